@@ -1,0 +1,127 @@
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { randomUUID } from 'node:crypto';
+import { errors } from '@platform/errors';
+import { ROLE_TYPES, SCOPES, type AuthContext, type RoleType, type Scope } from './roles';
+
+export const TOKEN_ISSUER = 'platform.identity';
+export const TOKEN_AUDIENCE = 'platform';
+const ALG = 'EdDSA';
+
+export type TokenType = 'ACCESS_TOKEN' | 'REFRESH_TOKEN';
+
+export interface TokenClaims {
+  token_type: TokenType;
+  user_id: string;
+  domain_id: string;
+  workspace_id: string;
+  role_type: RoleType;
+  role_id: string;
+  scope: Scope;
+  permissions: string[];
+  user_type: 'USER' | 'APP';
+}
+
+/** Keys come as PEM text (JWT_PUBLIC_KEY / JWT_PRIVATE_KEY) or files (JWT_PUBLIC_KEY_FILE / ...). */
+function readKey(name: string): string | undefined {
+  if (process.env[name]) return process.env[name]!.replace(/\\n/g, '\n');
+  const file = process.env[`${name}_FILE`];
+  return file ? readFileSync(file, 'utf8') : undefined;
+}
+
+export function publicKeyFromEnv(): KeyObject {
+  const pem = readKey('JWT_PUBLIC_KEY');
+  if (!pem) throw new Error('JWT_PUBLIC_KEY (or JWT_PUBLIC_KEY_FILE) is required to verify tokens');
+  return createPublicKey(pem);
+}
+
+export function privateKeyFromEnv(): KeyObject {
+  const pem = readKey('JWT_PRIVATE_KEY');
+  if (!pem) throw new Error('JWT_PRIVATE_KEY (or JWT_PRIVATE_KEY_FILE) is required to sign tokens');
+  return createPrivateKey(pem);
+}
+
+export function generateSigningKeys(): { privateKey: KeyObject; publicKey: KeyObject; privatePem: string; publicPem: string } {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  return {
+    privateKey,
+    publicKey,
+    privatePem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    publicPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+  };
+}
+
+/** Signs tokens (identity only). */
+export class TokenSigner {
+  constructor(private readonly privateKey: KeyObject) {}
+
+  async sign(claims: TokenClaims, ttlSeconds: number): Promise<string> {
+    const now = Math.floor(Date.now() / 1000);
+    return new SignJWT({ ...claims })
+      .setProtectedHeader({ alg: ALG, typ: 'JWT' })
+      .setIssuer(TOKEN_ISSUER)
+      .setAudience(TOKEN_AUDIENCE)
+      .setSubject(claims.user_id)
+      .setJti(randomUUID())
+      .setIssuedAt(now)
+      .setExpirationTime(now + ttlSeconds)
+      .sign(this.privateKey);
+  }
+}
+
+/** Verifies tokens locally with the public key; no call to identity. */
+export class TokenVerifier {
+  constructor(private readonly publicKey: KeyObject) {}
+
+  /** Any valid token of the platform, with its claims; throws ERROR_AUTHENTICATE_FAILURE otherwise. */
+  async verify(token: string): Promise<TokenClaims & { exp: number; jti: string }> {
+    try {
+      const { payload } = await jwtVerify(token, this.publicKey, {
+        issuer: TOKEN_ISSUER,
+        audience: TOKEN_AUDIENCE,
+        algorithms: [ALG],
+      });
+      const c = payload as unknown as TokenClaims & { exp: number; jti: string };
+      if (
+        (c.token_type !== 'ACCESS_TOKEN' && c.token_type !== 'REFRESH_TOKEN') ||
+        typeof c.domain_id !== 'string' ||
+        typeof c.user_id !== 'string' ||
+        !ROLE_TYPES.includes(c.role_type) ||
+        !SCOPES.includes(c.scope) ||
+        !Array.isArray(c.permissions)
+      ) {
+        throw errors.authenticateFailure('Token claims are invalid.');
+      }
+      return c;
+    } catch (e) {
+      if (e instanceof joseErrors.JWTExpired) throw errors.authenticateFailure('Token is expired.');
+      if (e instanceof joseErrors.JOSEError || e instanceof TypeError) throw errors.authenticateFailure('Token is invalid.');
+      throw e;
+    }
+  }
+
+  /** An access token, as the caller's context. A refresh token is refused here. */
+  async authenticate(token: string): Promise<AuthContext> {
+    const c = await this.verify(token);
+    if (c.token_type !== 'ACCESS_TOKEN') throw errors.authenticateFailure('An access token is required.');
+    return {
+      userId: c.user_id,
+      domainId: c.domain_id,
+      workspaceId: c.workspace_id ?? '',
+      roleType: c.role_type,
+      roleId: c.role_id ?? '',
+      scope: c.scope,
+      permissions: c.permissions,
+      userType: c.user_type ?? 'USER',
+    };
+  }
+}
+
+/** The token from `Authorization: Bearer <token>`, or a 401. */
+export function bearerToken(header: string | undefined): string {
+  if (!header) throw errors.authenticateFailure('Authorization header with a Bearer token is required.');
+  const m = /^Bearer\s+([A-Za-z0-9._~+/=-]+)\s*$/i.exec(header);
+  if (!m) throw errors.authenticateFailure('Authorization header must be "Bearer <token>".');
+  return m[1];
+}

@@ -1,0 +1,142 @@
+import request from 'supertest';
+import { z } from 'zod';
+import { createLogger } from '@platform/core';
+import { errors } from '@platform/errors';
+import { bearer, mintToken, testVerifier } from '@platform/testing';
+import { createServiceApp, operation, request as requestSchema, listResponse } from './index';
+
+const access = { permission: 'demo:Thing.write', roles: ['WORKSPACE_OWNER', 'DOMAIN_ADMIN'] as const };
+let down = false;
+const app = createServiceApp({
+  service: 'demo',
+  logger: createLogger('demo', 'silent'),
+  verifier: testVerifier,
+  bodyLimit: '2kb',
+  readiness: { postgres: async () => (down ? Promise.reject(new Error('down')) : 1) },
+  operations: [
+    operation({
+      path: '/demo/v1/thing/create',
+      access,
+      schema: requestSchema({ name: z.string().min(1), size: z.number().int().optional(), nested: z.object({ a: z.string() }).optional() }),
+      handler: (input, ctx) => ({ name: input.name, domain_id: ctx.auth.domainId }),
+    }),
+    operation({ path: '/demo/v1/thing/list', access, schema: requestSchema({}), handler: () => listResponse([{ a: 1 }], 1) }),
+    operation({ path: '/demo/v1/thing/delete', access, schema: requestSchema({}), handler: () => undefined }),
+    operation({ path: '/demo/v1/thing/missing', access, schema: requestSchema({}), handler: () => { throw errors.notFound('thing_id', 'x'); } }),
+    operation({
+      path: '/demo/v1/thing/crash',
+      access: 'public',
+      schema: requestSchema({}),
+      handler: () => {
+        throw new Error('SELECT secret FROM users -- boom');
+      },
+    }),
+  ],
+});
+
+describe('service app', () => {
+  it('runs an operation with a valid token and a valid body', async () => {
+    const res = await request(app).post('/demo/v1/thing/create').set('Authorization', await bearer()).send({ name: 'x' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ name: 'x', domain_id: 'domain-test' });
+    expect(res.headers['x-request-id']).toMatch(/[0-9a-f-]{36}/);
+  });
+
+  it('keeps a given request id', async () => {
+    const res = await request(app).post('/demo/v1/thing/list').set('Authorization', await bearer()).set('x-request-id', 'abc-123').send({});
+    expect(res.headers['x-request-id']).toBe('abc-123');
+    expect(res.body).toEqual({ results: [{ a: 1 }], total_count: 1 });
+  });
+
+  it('answers Empty as {}', async () => {
+    const res = await request(app).post('/demo/v1/thing/delete').set('Authorization', await bearer());
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({});
+  });
+
+  it('refuses a missing, malformed, expired or refresh token with 401', async () => {
+    for (const auth of [undefined, 'Basic abc', 'Bearer not.a.token', `Bearer ${await mintToken({ ttlSeconds: -10 })}`, `Bearer ${await mintToken({ tokenType: 'REFRESH_TOKEN' })}`]) {
+      const r = request(app).post('/demo/v1/thing/create');
+      if (auth) r.set('Authorization', auth);
+      const res = await r.send({ name: 'x' });
+      expect(res.status).toBe(401);
+      expect(res.body.error.code).toBe('ERROR_AUTHENTICATE_FAILURE');
+    }
+  });
+
+  it('refuses a role that the operation does not allow with 403', async () => {
+    const res = await request(app).post('/demo/v1/thing/create').set('Authorization', await bearer({ roleType: 'WORKSPACE_MEMBER' })).send({ name: 'x' });
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('ERROR_PERMISSION_DENIED');
+    const narrowed = await request(app).post('/demo/v1/thing/create').set('Authorization', await bearer({ permissions: ['demo:Thing.read'] })).send({ name: 'x' });
+    expect(narrowed.status).toBe(403);
+  });
+
+  it('names the field of a validation failure', async () => {
+    const auth = await bearer();
+    const missing = await request(app).post('/demo/v1/thing/create').set('Authorization', auth).send({});
+    expect(missing.status).toBe(400);
+    expect(missing.body.error).toEqual({ code: 'ERROR_REQUIRED_PARAMETER', message: 'Required parameter. (key = name)', status: 400 });
+    const wrong = await request(app).post('/demo/v1/thing/create').set('Authorization', auth).send({ name: 'x', size: 'big' });
+    expect(wrong.body.error.code).toBe('ERROR_INVALID_PARAMETER');
+    expect(wrong.body.error.message).toContain('key = size');
+    const nested = await request(app).post('/demo/v1/thing/create').set('Authorization', auth).send({ name: 'x', nested: { a: 1 } });
+    expect(nested.body.error.message).toContain('key = nested.a');
+    const unknown = await request(app).post('/demo/v1/thing/create').set('Authorization', auth).send({ name: 'x', colour: 'red' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.message).toContain('key = colour');
+  });
+
+  it('answers malformed JSON, wrong content type, oversized and non-object bodies with 4xx envelopes', async () => {
+    const auth = await bearer();
+    const bad = await request(app).post('/demo/v1/thing/create').set('Authorization', auth).set('Content-Type', 'application/json').send('{"name": ');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('ERROR_INVALID_JSON');
+    const text = await request(app).post('/demo/v1/thing/create').set('Authorization', auth).set('Content-Type', 'text/plain').send('name=x');
+    expect(text.status).toBe(415);
+    const big = await request(app).post('/demo/v1/thing/create').set('Authorization', auth).send({ name: 'x'.repeat(5000) });
+    expect(big.status).toBe(413);
+    expect(big.body.error.code).toBe('ERROR_PAYLOAD_TOO_LARGE');
+    for (const body of ['[1,2]', '"str"', '42', 'null']) {
+      const res = await request(app).post('/demo/v1/thing/create').set('Authorization', auth).set('Content-Type', 'application/json').send(body);
+      expect(res.status).toBe(400);
+      expect(res.body.error.status).toBe(400);
+    }
+  });
+
+  it('answers unknown paths with 404 and other methods with 405', async () => {
+    const nf = await request(app).post('/demo/v1/nope/list').send({});
+    expect(nf.status).toBe(404);
+    expect(nf.body.error.code).toBe('ERROR_NOT_FOUND');
+    const get = await request(app).get('/demo/v1/thing/list');
+    expect(get.status).toBe(405);
+    expect(get.headers.allow).toBe('POST');
+    expect(get.body.error.code).toBe('ERROR_METHOD_NOT_ALLOWED');
+  });
+
+  it('passes service errors through the envelope', async () => {
+    const res = await request(app).post('/demo/v1/thing/missing').set('Authorization', await bearer()).send({});
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: { code: 'ERROR_NOT_FOUND', message: 'Resource not found. (thing_id = x)', status: 404 } });
+  });
+
+  it('answers an unexpected exception with a 500 that leaks nothing', async () => {
+    const res = await request(app).post('/demo/v1/thing/crash').send({});
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ error: { code: 'ERROR_UNKNOWN', message: 'Internal error.', status: 500 } });
+    expect(JSON.stringify(res.body)).not.toMatch(/SELECT|stack/);
+  });
+
+  it('serves health, readiness and metrics', async () => {
+    expect((await request(app).get('/healthz')).body.status).toBe('ok');
+    expect((await request(app).get('/readyz')).status).toBe(200);
+    down = true;
+    const r = await request(app).get('/readyz');
+    down = false;
+    expect(r.status).toBe(503);
+    expect(r.body.checks.postgres).toBe('unavailable');
+    await request(app).post('/demo/v1/thing/list').set('Authorization', await bearer()).send({});
+    const m = await request(app).get('/metrics');
+    expect(m.text).toMatch(/http_request_duration_seconds_count\{[^}]*operation="\/demo\/v1\/thing\/list"/);
+  });
+});

@@ -1,0 +1,214 @@
+import { randomUUID } from 'node:crypto';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Logger } from '@platform/core';
+import { ApiError, errors, isApiError } from '@platform/errors';
+import { bearerToken, isAllowed, type TokenVerifier } from '@platform/auth';
+import type { Operation, RequestContext } from './operation';
+import { parseInput } from './validation';
+
+export interface ServiceAppOptions {
+  service: string;
+  operations: Operation<any>[];
+  logger: Logger;
+  /** Verifies access tokens; needed when any operation is not public. */
+  verifier?: TokenVerifier;
+  /** Each check throws (or rejects) when its dependency is down; /readyz answers 503 then. */
+  readiness?: Record<string, () => Promise<unknown>>;
+  bodyLimit?: string;
+  /** Extra routes (e.g. webhook ingestion), mounted before the 404 fallback. */
+  routes?: (app: express.Express, helpers: RouteHelpers) => void;
+}
+
+export interface RouteHelpers {
+  /** Runs a handler with the same error envelope, logging and metrics as operations. */
+  wrap: (label: string, fn: (req: Request, res: Response, ctx: Omit<RequestContext, 'auth'>) => Promise<void>) => express.RequestHandler;
+  jsonBody: express.RequestHandler;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const READY_TIMEOUT_MS = 2000;
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    requestId: string;
+    log: Logger;
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+    p.then(
+      (v) => {
+        clearTimeout(t);
+        resolve(v);
+      },
+      (e) => {
+        clearTimeout(t);
+        reject(e);
+      },
+    );
+  });
+}
+
+/** Errors from libraries that are the caller's fault, as envelopes; anything else is a 500. */
+function toApiError(err: unknown): ApiError | undefined {
+  if (isApiError(err)) return err;
+  const e = err as { type?: string; status?: number; code?: string; meta?: { target?: unknown } } | undefined;
+  switch (e?.type) {
+    case 'entity.too.large':
+      return errors.payloadTooLarge((err as { limit?: number }).limit ? `${(err as { limit: number }).limit} bytes` : 'the limit');
+    case 'entity.parse.failed':
+      return errors.malformedJson();
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return errors.unsupportedMediaType();
+    case 'request.aborted':
+      return new ApiError(400, 'ERROR_REQUEST_ABORTED', 'Request aborted.');
+    case 'stream.encoding.set':
+    case 'request.size.invalid':
+      return errors.invalidArgument('Invalid request body.');
+  }
+  // Unique violations (pg 23505 or Prisma P2002) that a service did not anticipate.
+  if (e?.code === '23505' || e?.code === 'P2002') return errors.conflict('ERROR_ALREADY_EXISTS', 'Resource already exists.');
+  if (e?.code === 'P2025') return new ApiError(404, 'ERROR_NOT_FOUND', 'Resource not found.');
+  return undefined;
+}
+
+export function createServiceApp(options: ServiceAppOptions): express.Express {
+  const { service, logger } = options;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('trust proxy', true);
+
+  const registry = new Registry();
+  registry.setDefaultLabels({ service });
+  collectDefaultMetrics({ register: registry });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Latency of each operation',
+    labelNames: ['operation', 'status'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'Requests by operation and status',
+    labelNames: ['operation', 'status'],
+    registers: [registry],
+  });
+
+  const sendError = (req: Request, res: Response, err: unknown) => {
+    let apiError = toApiError(err);
+    if (!apiError) {
+      req.log.error({ err, req_id: req.requestId }, 'unexpected error');
+      apiError = errors.unknown();
+    } else if (apiError.status >= 500) {
+      req.log.error({ err, req_id: req.requestId }, 'server error');
+    }
+    if (apiError.status === 405) res.setHeader('Allow', 'POST');
+    if (!res.headersSent) res.status(apiError.status).json(apiError.toEnvelope());
+  };
+
+  // Request id and one log line per request.
+  app.use((req, res, next) => {
+    const incoming = req.headers['x-request-id'];
+    req.requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    req.log = logger.child({ req_id: req.requestId });
+    res.setHeader('x-request-id', req.requestId);
+    const start = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - start) / 1e6;
+      const label = (res.locals.operation as string | undefined) ?? 'other';
+      duration.observe({ operation: label, status: String(res.statusCode) }, ms / 1000);
+      requests.inc({ operation: label, status: String(res.statusCode) });
+      req.log.info({ method: req.method, path: req.path, status: res.statusCode, duration_ms: Math.round(ms * 100) / 100 }, 'request');
+    });
+    next();
+  });
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok', service });
+  });
+  app.get('/readyz', async (req, res) => {
+    const checks: Record<string, string> = {};
+    let ok = true;
+    await Promise.all(
+      Object.entries(options.readiness ?? {}).map(async ([name, check]) => {
+        try {
+          await withTimeout(check(), READY_TIMEOUT_MS);
+          checks[name] = 'ok';
+        } catch (e) {
+          ok = false;
+          checks[name] = 'unavailable';
+          req.log.warn({ check: name, err: (e as Error).message }, 'readiness check failed');
+        }
+      }),
+    );
+    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable', service, checks });
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.setHeader('Content-Type', registry.contentType);
+    res.send(await registry.metrics());
+  });
+
+  const limit = options.bodyLimit ?? '1mb';
+  const parseJson = express.json({ limit, strict: false, type: () => true });
+  const jsonBody: express.RequestHandler = (req, res, next) => {
+    const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+    if (!hasBody) {
+      req.body = {};
+      return next();
+    }
+    if (!req.is('application/json') && !req.is('application/*+json')) return next(errors.unsupportedMediaType());
+    parseJson(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      if (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) {
+        return next(errors.invalidArgument('Request body must be a JSON object.'));
+      }
+      next();
+    });
+  };
+
+  const wrap: RouteHelpers['wrap'] = (label, fn) => async (req, res, next) => {
+    res.locals.operation = label;
+    try {
+      await fn(req, res, { requestId: req.requestId, logger: req.log });
+    } catch (e) {
+      next(e);
+    }
+  };
+
+  const paths = new Set<string>();
+  for (const op of options.operations) {
+    if (paths.has(op.path)) throw new Error(`operation path declared twice: ${op.path}`);
+    paths.add(op.path);
+    if (op.access !== 'public' && !options.verifier) throw new Error(`${op.path} needs a token verifier`);
+    app.post(op.path, jsonBody, async (req, res, next) => {
+      res.locals.operation = op.path;
+      try {
+        let auth = undefined as unknown as RequestContext['auth'];
+        if (op.access !== 'public') {
+          auth = await options.verifier!.authenticate(bearerToken(req.headers.authorization));
+          if (!isAllowed(auth, op.access)) throw errors.permissionDenied(`Permission denied. (${op.access.permission})`);
+          req.log = req.log.child({ domain_id: auth.domainId, user_id: auth.userId });
+        }
+        const input = parseInput(op.schema, req.body);
+        const result = await op.handler(input, { requestId: req.requestId, logger: req.log, auth });
+        res.status(200).json(result ?? {});
+      } catch (e) {
+        next(e);
+      }
+    });
+    app.all(op.path, (_req, _res, next) => next(errors.methodNotAllowed(_req.method)));
+  }
+
+  options.routes?.(app, { wrap, jsonBody });
+
+  app.use((req, _res, next) => next(errors.pathNotFound(req.path)));
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => sendError(req, res, err));
+  return app;
+}

@@ -1,0 +1,4 @@
+export * from './operation';
+export * from './validation';
+export * from './app';
+export * from './schemas';

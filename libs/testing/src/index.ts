@@ -1,0 +1,3 @@
+export * from './database';
+export * from './tokens';
+export * from './redis';

@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+// Builds an app to dist/apps/<app>/: main.js, plus worker.js and admin.js where the app has them.
+// esbuild bundles the app and the libs (resolving the @platform/* paths of tsconfig.base.json) and
+// leaves node_modules as runtime dependencies, so the output runs with plain `node`.
+import { build } from 'esbuild';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
+const app = process.argv[2];
+if (!app || !existsSync(`apps/${app}/src/main.ts`)) {
+  console.error('usage: node tools/build/build-app.mjs <app>');
+  process.exit(2);
+}
+const entries = { main: 'src/main.ts', worker: 'src/worker.ts', admin: 'src/admin/cli.ts' };
+const entryPoints = Object.fromEntries(
+  Object.entries(entries)
+    .map(([name, file]) => [name, path.join('apps', app, file)])
+    .filter(([, file]) => existsSync(file)),
+);
+await build({
+  entryPoints,
+  outdir: path.join('dist/apps', app),
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  packages: 'external',
+  sourcemap: true,
+  tsconfig: 'tsconfig.base.json',
+  logLevel: 'warning',
+  plugins: [
+    {
+      // The libs are always bundled; a missing one is a build error, never a runtime require.
+      name: 'platform-libs',
+      setup(b) {
+        b.onResolve({ filter: /^@platform\// }, (args) => {
+          const file = path.resolve('libs', args.path.slice('@platform/'.length), 'src/index.ts');
+          if (!existsSync(file)) return { errors: [{ text: `no lib for ${args.path} (${file})` }] };
+          return { path: file };
+        });
+      },
+    },
+  ],
+});
+console.log(`built dist/apps/${app}: ${Object.keys(entryPoints).map((n) => `${n}.js`).join(', ')}`);
