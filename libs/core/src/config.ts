@@ -1,3 +1,5 @@
+import modulesJson from '../../../config/modules.json';
+
 /** Reads configuration from the environment; every variable has a documented default or is required. */
 export function env(name: string, fallback?: string): string {
   const value = process.env[name];
@@ -20,16 +22,14 @@ export function envBool(name: string, fallback: boolean): boolean {
   return ['1', 'true', 'yes', 'on'].includes(raw.toLowerCase());
 }
 
-/** The seven modules, their default ports and path prefixes: the one route table of the platform. */
-export const MODULES = {
-  identity: { port: 8101, versions: ['v1', 'v2'], worker: false },
-  'cost-analysis': { port: 8102, versions: ['v1'], worker: true },
-  statistics: { port: 8103, versions: ['v1'], worker: false },
-  repository: { port: 8104, versions: ['v2'], worker: false },
-  monitoring: { port: 8105, versions: ['v1'], worker: true },
-  inventory: { port: 8106, versions: ['v1'], worker: false },
-  opsflow: { port: 8107, versions: ['v1'], worker: false },
-} as const;
+/**
+ * The seven modules, their default ports and versions: the platform's one route table
+ * (config/modules.json), read by the apps, the local gateway and the deployment generators.
+ */
+export const MODULES = modulesJson as Record<
+  'identity' | 'cost-analysis' | 'statistics' | 'repository' | 'monitoring' | 'inventory' | 'opsflow',
+  { port: number; versions: string[]; worker: boolean }
+>;
 export type ModuleName = keyof typeof MODULES;
 
 /** Default database URL of a module: platform_<module> with dashes as underscores. */

@@ -2,3 +2,4 @@ export * from './operation';
 export * from './validation';
 export * from './app';
 export * from './schemas';
+export * from './serve';

@@ -1,0 +1,97 @@
+import Redis from 'ioredis';
+import { createPool, createPrisma } from '@platform/db';
+import { createLogger } from '@platform/core';
+import { isApiError } from '@platform/errors';
+import type { RoleType } from '@platform/auth';
+import { PrismaClient } from '../generated/prisma/client';
+import { loadConfig } from '../config';
+import { DirectorySync } from '../directory/sync';
+import { AdminService } from './service';
+
+const USAGE = `usage: npm run admin -- <noun> <verb> [--flags]
+  domain create --domain-id D --name N
+  workspace create --domain-id D --workspace-id W --name N
+  user create --domain-id D --user-id U --password P [--role-type DOMAIN_ADMIN|WORKSPACE_OWNER|WORKSPACE_MEMBER --workspace-id W] [--name N] [--email E]
+  user mfa-enable --domain-id D --user-id U
+  project create --domain-id D --workspace-id W --project-id P --name N [--project-group-id G]`;
+
+function parseFlags(args: string[]): Record<string, string> {
+  const flags: Record<string, string> = {};
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (!a.startsWith('--')) throw new Error(`unexpected argument ${a}`);
+    const value = args[i + 1];
+    if (value === undefined || value.startsWith('--')) throw new Error(`${a} needs a value`);
+    flags[a.slice(2)] = value;
+    i++;
+  }
+  return flags;
+}
+
+async function main() {
+  const [noun, verb, ...rest] = process.argv.slice(2);
+  if (!noun || !verb) {
+    console.error(USAGE);
+    process.exit(2);
+  }
+  const f = parseFlags(rest);
+  const need = (k: string) => {
+    if (!f[k]) throw new Error(`--${k} is required\n${USAGE}`);
+    return f[k];
+  };
+  const config = loadConfig();
+  const pool = createPool(config.databaseUrl, { max: 2 });
+  const prisma = createPrisma(PrismaClient, pool);
+  const admin = new AdminService(prisma);
+  try {
+    let out: unknown;
+    const cmd = `${noun} ${verb}`;
+    switch (cmd) {
+      case 'domain create':
+        out = await admin.createDomain({ domainId: need('domain-id'), name: need('name') });
+        break;
+      case 'workspace create':
+        out = await admin.createWorkspace({ domainId: need('domain-id'), workspaceId: need('workspace-id'), name: need('name') });
+        break;
+      case 'user create':
+        out = await admin.createUser({
+          domainId: need('domain-id'),
+          userId: need('user-id'),
+          password: need('password'),
+          name: f['name'],
+          email: f['email'],
+          roleType: f['role-type'] as RoleType | undefined,
+          workspaceId: f['workspace-id'],
+        });
+        break;
+      case 'user mfa-enable':
+        out = await admin.enableMfa({ domainId: need('domain-id'), userId: need('user-id') });
+        break;
+      case 'project create':
+        out = await admin.createProject({
+          domainId: need('domain-id'),
+          workspaceId: need('workspace-id'),
+          projectId: need('project-id'),
+          name: need('name'),
+          projectGroupId: f['project-group-id'],
+        });
+        break;
+      default:
+        throw new Error(`unknown command "${cmd}"\n${USAGE}`);
+    }
+    if (noun === 'project') {
+      const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2 });
+      await new DirectorySync({ prisma, redis, redisPrefix: '', logger: createLogger('admin', 'silent') }).publish(need('domain-id'));
+      redis.disconnect();
+    }
+    console.log(JSON.stringify(out, null, 2));
+  } finally {
+    await prisma.$disconnect().catch(() => {});
+    await pool.end().catch(() => {});
+  }
+}
+
+main().catch((err) => {
+  console.error(isApiError(err) ? `${err.code}: ${err.message}` : (err?.message ?? String(err)));
+  process.exit(1);
+});

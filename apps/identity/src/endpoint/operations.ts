@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import { ALL_ROLES } from '@platform/auth';
+import { operation, request } from '@platform/http';
+import { QuerySchema } from '@platform/query';
+import { listEndpoints, type EndpointConfig } from './service';
+
+export function endpointOperations(config: EndpointConfig) {
+  return [
+    operation({
+      path: '/identity/v1/endpoint/list',
+      access: { permission: 'identity:Endpoint.read', roles: ALL_ROLES },
+      schema: request({
+        query: QuerySchema.optional(),
+        service: z.string().max(64).optional(),
+        endpoint_type: z.enum(['public', 'internal']).optional(),
+      }),
+      handler: (input) => listEndpoints(config, input),
+    }),
+  ];
+}

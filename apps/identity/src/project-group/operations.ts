@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { WORKSPACE_ROLES, type RoleType } from '@platform/auth';
+import { id, name, operation, request, stringList, tags } from '@platform/http';
+import { QuerySchema, StatisticsQuerySchema } from '@platform/query';
+import type { ProjectGroupService } from './service';
+
+// Upstream: writes need WORKSPACE_OWNER (a DOMAIN_ADMIN becomes one through a workspace-scoped grant);
+// reads are open to DOMAIN_ADMIN, WORKSPACE_OWNER and WORKSPACE_MEMBER (a member sees only their groups).
+const write = { permission: 'identity:ProjectGroup.write', roles: ['WORKSPACE_OWNER'] as RoleType[] };
+const read = { permission: 'identity:ProjectGroup.read', roles: WORKSPACE_ROLES };
+
+export function projectGroupOperations(service: ProjectGroupService) {
+  return [
+    operation({
+      path: '/identity/v2/project-group/create',
+      access: write,
+      schema: request({ name, tags: tags.optional(), parent_group_id: id.optional() }),
+      handler: (input, { auth }) => service.create(auth, input),
+    }),
+    operation({
+      path: '/identity/v2/project-group/update',
+      access: write,
+      schema: request({ project_group_id: id, name: name.optional(), tags: tags.optional() }),
+      handler: (input, { auth }) => service.update(auth, input),
+    }),
+    operation({
+      path: '/identity/v2/project-group/change-parent-group',
+      access: write,
+      schema: request({ project_group_id: id, parent_group_id: id }),
+      handler: (input, { auth }) => service.changeParentGroup(auth, input),
+    }),
+    operation({
+      path: '/identity/v2/project-group/delete',
+      access: write,
+      schema: request({ project_group_id: id }),
+      handler: async (input, { auth }) => {
+        await service.delete(auth, input.project_group_id);
+      },
+    }),
+    operation({
+      path: '/identity/v2/project-group/add-users',
+      access: write,
+      schema: request({ project_group_id: id, users: stringList.min(1) }),
+      handler: (input, { auth }) => service.addUsers(auth, input),
+    }),
+    operation({
+      path: '/identity/v2/project-group/remove-users',
+      access: write,
+      schema: request({ project_group_id: id, users: stringList.min(1) }),
+      handler: (input, { auth }) => service.removeUsers(auth, input),
+    }),
+    operation({
+      path: '/identity/v2/project-group/get',
+      access: read,
+      schema: request({ project_group_id: id }),
+      handler: (input, { auth }) => service.get(auth, input.project_group_id),
+    }),
+    operation({
+      path: '/identity/v2/project-group/list',
+      access: read,
+      schema: request({
+        query: QuerySchema.optional(),
+        project_group_id: z.string().optional(),
+        name: z.string().optional(),
+        workspace_id: z.string().optional(),
+        parent_group_id: z.string().optional(),
+      }),
+      handler: (input, { auth }) => service.list(auth, input),
+    }),
+    operation({
+      path: '/identity/v2/project-group/stat',
+      access: read,
+      schema: request({ query: StatisticsQuerySchema }),
+      handler: (input, { auth }) => service.stat(auth, input.query),
+    }),
+  ];
+}

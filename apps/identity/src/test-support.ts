@@ -1,0 +1,50 @@
+import { createLogger } from '@platform/core';
+import { createPrisma } from '@platform/db';
+import { createTempDatabase, createTestRedis, testSigner, testVerifier, type TempDatabase } from '@platform/testing';
+import { PrismaClient } from './generated/prisma/client';
+import { createApp } from './app';
+import { AdminService } from './admin/service';
+import { loadConfig, type IdentityConfig } from './config';
+import type { IdentityDeps } from './deps';
+
+/** A real identity app on a fresh database and an isolated Redis prefix, for one test file. */
+export async function createTestIdentity(overrides: Partial<IdentityConfig> = {}) {
+  const db: TempDatabase = await createTempDatabase({ app: 'identity' });
+  const r = createTestRedis('identity');
+  const prisma = createPrisma(PrismaClient, db.pool);
+  const config = { ...loadConfig(), ...overrides };
+  const deps: IdentityDeps = {
+    config,
+    logger: createLogger('identity', 'silent'),
+    pool: db.pool,
+    prisma,
+    redis: r.redis,
+    redisPrefix: r.prefix,
+    signer: testSigner,
+    verifier: testVerifier,
+  };
+  const app = createApp(deps);
+  const admin = new AdminService(prisma);
+  return {
+    app,
+    deps,
+    admin,
+    prisma,
+    async close() {
+      await prisma.$disconnect().catch(() => {});
+      await r.cleanup();
+      await db.drop();
+    },
+  };
+}
+
+/** A domain with a workspace, a domain admin, an owner and a member (all with password "password-1"). */
+export async function seedDomain(admin: AdminService, domainId: string, workspaces = ['ws-1']) {
+  await admin.createDomain({ domainId, name: domainId });
+  for (const w of workspaces) await admin.createWorkspace({ domainId, workspaceId: w, name: w });
+  await admin.createUser({ domainId, userId: 'admin', password: 'password-1', roleType: 'DOMAIN_ADMIN' });
+  await admin.createUser({ domainId, userId: 'owner', password: 'password-1', roleType: 'WORKSPACE_OWNER', workspaceId: workspaces[0] });
+  await admin.createUser({ domainId, userId: 'member', password: 'password-1', roleType: 'WORKSPACE_MEMBER', workspaceId: workspaces[0] });
+  await admin.createUser({ domainId, userId: 'member2', password: 'password-1', roleType: 'WORKSPACE_MEMBER', workspaceId: workspaces[0] });
+  await admin.createUser({ domainId, userId: 'loner', password: 'password-1' });
+}

@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { operation, stringList } from '@platform/http';
+import { SCOPES } from '@platform/auth';
+import type { TokenService } from './service';
+
+const timeout = z.number().int().positive().max(2_147_483_647);
+
+export function tokenOperations(service: TokenService) {
+  return [
+    operation({
+      path: '/identity/v2/token/issue',
+      access: 'public',
+      summary: 'Issue an access and a refresh token from credentials',
+      schema: z.strictObject({
+        credentials: z.record(z.string(), z.unknown()),
+        domain_id: z.string().min(1).max(255),
+        auth_type: z.enum(['LOCAL', 'EXTERNAL', 'MFA']).optional(),
+        timeout: timeout.optional(),
+        verify_code: z.string().max(32).optional(),
+      }),
+      handler: (input) => service.issue(input),
+    }),
+    operation({
+      path: '/identity/v2/token/grant',
+      access: 'public',
+      summary: 'Exchange a refresh token for a scoped access token',
+      schema: z.strictObject({
+        grant_type: z.enum(['REFRESH_TOKEN', 'SYSTEM_TOKEN']),
+        token: z.string().min(1).max(8192),
+        scope: z.enum(SCOPES),
+        timeout: timeout.optional(),
+        permissions: stringList.optional(),
+        domain_id: z.string().max(255).optional(),
+        workspace_id: z.string().max(255).optional(),
+      }),
+      handler: (input) => service.grant(input),
+    }),
+  ];
+}

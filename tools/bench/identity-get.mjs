@@ -1,0 +1,98 @@
+#!/usr/bin/env node
+// project-group/get through the identity app (token check, zod, logging, metrics, Prisma) against a
+// minimal node:http + pg server running the same query, at the same concurrency, in one run.
+//   npm run build && node tools/bench/identity-get.mjs   (BENCH_SECONDS, BENCH_CONCURRENCY, BENCH_GROUPS)
+import { spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import http from 'node:http';
+import path from 'node:path';
+import pg from 'pg';
+import { SignJWT } from 'jose';
+import { migrateApp } from '../prisma/migrate.mjs';
+import { load } from './lib/load.mjs';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+const seconds = Number(process.env.BENCH_SECONDS || 10);
+const concurrency = Number(process.env.BENCH_CONCURRENCY || 32);
+const groups = Number(process.env.BENCH_GROUPS || 10_000);
+const dbName = 'bench_identity';
+const adminUrl = 'postgresql://postgres@127.0.0.1:5432/postgres';
+const dbUrl = `postgresql://postgres@127.0.0.1:5432/${dbName}`;
+
+const admin = new pg.Client({ connectionString: adminUrl });
+await admin.connect();
+await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+await admin.end();
+await migrateApp('identity', dbUrl);
+const seed = new pg.Client({ connectionString: dbUrl });
+await seed.connect();
+await seed.query(`INSERT INTO domain (domain_id, name) VALUES ('d1', 'd1')`);
+await seed.query(
+  `INSERT INTO project_group (domain_id, project_group_id, workspace_id, name, tags, users)
+   SELECT 'd1', 'pg-' || lpad(i::text, 12, '0'), 'ws-1', 'group ' || i, jsonb_build_object('n', i), ARRAY['owner']
+   FROM generate_series(1, $1) i`,
+  [groups],
+);
+await seed.query('ANALYZE');
+await seed.end();
+
+const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+const token = await new SignJWT({
+  token_type: 'ACCESS_TOKEN', user_id: 'owner', domain_id: 'd1', workspace_id: 'ws-1', role_type: 'WORKSPACE_OWNER',
+  role_id: 'managed-workspace-owner', scope: 'WORKSPACE', permissions: ['*'], user_type: 'USER',
+})
+  .setProtectedHeader({ alg: 'EdDSA' }).setIssuer('platform.identity').setAudience('platform').setSubject('owner')
+  .setIssuedAt().setExpirationTime('1h').sign(privateKey);
+
+const appPort = 18101;
+const rawPort = 18199;
+const app = spawn(process.execPath, [path.join(root, 'dist/apps/identity/main.js')], {
+  env: {
+    ...process.env, PORT: String(appPort), DATABASE_URL: dbUrl, BOOTSTRAP_DOMAIN_ID: 'd1', BOOTSTRAP_PASSWORD: 'bench-password',
+    JWT_PRIVATE_KEY: privateKey.export({ type: 'pkcs8', format: 'pem' }), JWT_PUBLIC_KEY: publicKey.export({ type: 'spki', format: 'pem' }),
+    LOG_LEVEL: process.env.LOG_LEVEL || 'info',
+  },
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+
+// The raw server: parse the body, run the same query on a pool of the same size, answer JSON.
+const pool = new pg.Pool({ connectionString: dbUrl, max: 10 });
+const raw = http.createServer((req, res) => {
+  let body = '';
+  req.on('data', (c) => (body += c));
+  req.on('end', async () => {
+    const { project_group_id } = JSON.parse(body);
+    const { rows } = await pool.query('SELECT * FROM project_group WHERE domain_id = $1 AND project_group_id = $2', ['d1', project_group_id]);
+    const out = JSON.stringify(rows[0]);
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(out) });
+    res.end(out);
+  });
+});
+await new Promise((r) => raw.listen(rawPort, '127.0.0.1', r));
+
+async function waitReady(port) {
+  for (let i = 0; i < 100; i++) {
+    const ok = await new Promise((resolve) => http.get(`http://127.0.0.1:${port}/readyz`, (r) => (r.resume(), resolve(r.statusCode === 200))).on('error', () => resolve(false)));
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('app did not become ready');
+}
+await waitReady(appPort);
+
+const body = (i) => ({ project_group_id: `pg-${String((i * 7919) % groups + 1).padStart(12, '0')}` });
+const run = async (label, port, headers) => {
+  await load({ url: `http://127.0.0.1:${port}/identity/v2/project-group/get`, body, headers, concurrency, durationMs: 2000 }); // warm-up
+  const r = await load({ url: `http://127.0.0.1:${port}/identity/v2/project-group/get`, body, headers, concurrency, durationMs: seconds * 1000 });
+  console.log(`${label.padEnd(10)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  (${r.requests} requests, ${r.errors} errors)`);
+  return r;
+};
+console.log(`project-group/get, ${groups} groups, concurrency ${concurrency}, ${seconds} s each`);
+const a = await run('raw', rawPort, {});
+const b = await run('identity', appPort, { authorization: `Bearer ${token}` });
+console.log(`ratio identity/raw throughput: ${(b.rps / a.rps).toFixed(2)} (target >= 0.6)`);
+
+app.kill('SIGTERM');
+raw.close();
+await pool.end();
+process.exit(a.errors || b.errors ? 1 : 0);

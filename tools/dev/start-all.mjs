@@ -1,0 +1,95 @@
+#!/usr/bin/env node
+// `npm start`: builds, creates the databases, applies migrations, then runs every app, its worker and the
+// local gateway (http://127.0.0.1:8080) in the foreground. Ctrl-C (SIGINT/SIGTERM) stops them all.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
+import net from 'node:net';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname), '../..');
+process.chdir(root);
+const modules = JSON.parse(readFileSync('config/modules.json', 'utf8'));
+const apps = readdirSync('apps').filter((a) => existsSync(`apps/${a}/src/main.ts`) && modules[a]);
+const log = (msg) => console.log(`[start] ${msg}`);
+
+function reachable(port) {
+  return new Promise((resolve) => {
+    const s = net.connect({ host: '127.0.0.1', port }, () => (s.end(), resolve(true)));
+    s.on('error', () => resolve(false));
+  });
+}
+
+function run(cmd, args) {
+  const r = spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true', NX_TUI: 'false' } });
+  if (r.status !== 0) {
+    console.error(`[start] failed: ${cmd} ${args.join(' ')}`);
+    process.exit(1);
+  }
+}
+
+// Signing keys for local runs (production passes JWT_PRIVATE_KEY / JWT_PUBLIC_KEY from a Secret).
+const keyDir = path.join(root, '.local/keys');
+const privFile = path.join(keyDir, 'jwt-private.pem');
+const pubFile = path.join(keyDir, 'jwt-public.pem');
+if (!process.env.JWT_PUBLIC_KEY && !existsSync(pubFile)) {
+  mkdirSync(keyDir, { recursive: true });
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  writeFileSync(privFile, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+  writeFileSync(pubFile, publicKey.export({ type: 'spki', format: 'pem' }));
+  log(`generated a local token signing key pair in ${path.relative(root, keyDir)}/`);
+}
+
+for (const [name, port] of [['PostgreSQL', 5432], ['Redis', 6379]]) {
+  if (!(await reachable(port))) {
+    console.error(`[start] ${name} is not reachable on 127.0.0.1:${port}; start it first (see README).`);
+    process.exit(1);
+  }
+}
+
+log(`building ${apps.join(', ')}`);
+run('node_modules/.bin/nx', ['run-many', '-t', 'build', '--projects', apps.join(','), '--outputStyle=stream']);
+log('applying migrations');
+run(process.execPath, ['tools/prisma/migrate.mjs']);
+
+const children = [];
+const baseEnv = {
+  ...process.env,
+  PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL || `http://127.0.0.1:${process.env.GATEWAY_PORT || 8080}`,
+  // The local platform may fetch files from this machine (e.g. a cost CSV on localhost).
+  ALLOW_PRIVATE_URLS: process.env.ALLOW_PRIVATE_URLS ?? 'true',
+  ...(process.env.JWT_PUBLIC_KEY ? {} : { JWT_PUBLIC_KEY_FILE: pubFile, JWT_PRIVATE_KEY_FILE: privFile }),
+};
+function start(label, file, env) {
+  const child = spawn(process.execPath, ['--enable-source-maps', file], { stdio: 'inherit', env: { ...baseEnv, ...env } });
+  child.on('exit', (code, signal) => {
+    if (!stopping) {
+      console.error(`[start] ${label} exited (${signal ?? code}); stopping everything`);
+      stop(1);
+    }
+  });
+  children.push(child);
+}
+for (const app of apps) {
+  const env = { PORT: String(modules[app].port) };
+  start(app, `dist/apps/${app}/main.js`, env);
+  if (existsSync(`dist/apps/${app}/worker.js`)) start(`${app} worker`, `dist/apps/${app}/worker.js`, env);
+}
+start('gateway', 'tools/gateway/gateway.mjs', {});
+
+let stopping = false;
+function stop(code = 0) {
+  if (stopping) return;
+  stopping = true;
+  log('stopping');
+  for (const c of children) c.kill('SIGTERM');
+  let left = children.length;
+  for (const c of children) {
+    if (c.exitCode !== null || c.signalCode !== null) left--;
+    else c.on('exit', () => --left === 0 && process.exit(code));
+  }
+  if (left === 0) process.exit(code);
+  setTimeout(() => process.exit(code), 12_000).unref();
+}
+process.on('SIGINT', () => stop(0));
+process.on('SIGTERM', () => stop(0));

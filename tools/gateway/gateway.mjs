@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+// The local API gateway: routes /<module>/... to that module's app by the first path segment, with the
+// route table of config/modules.json. Ports: GATEWAY_PORT (8080); each app at <MODULE>_URL or 127.0.0.1:<port>.
+import http from 'node:http';
+import { readFileSync } from 'node:fs';
+
+const modules = JSON.parse(readFileSync(new URL('../../config/modules.json', import.meta.url), 'utf8'));
+const port = Number(process.env.GATEWAY_PORT || 8080);
+const host = process.env.GATEWAY_HOST || '127.0.0.1';
+
+export function routeTable(env = process.env) {
+  return Object.fromEntries(
+    Object.entries(modules).map(([name, m]) => {
+      const key = `${name.replace(/-/g, '_').toUpperCase()}_URL`;
+      return [name, new URL(env[key] || `http://127.0.0.1:${m.port}`)];
+    }),
+  );
+}
+
+const routes = routeTable();
+const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+
+function envelope(res, status, code, message) {
+  if (res.headersSent) return res.destroy();
+  const body = JSON.stringify({ error: { code, message, status } });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+const server = http.createServer((req, res) => {
+  const path = req.url || '/';
+  if (path === '/healthz') return res.end(JSON.stringify({ status: 'ok', service: 'gateway' }));
+  const segment = path.split('/')[1]?.split('?')[0];
+  const target = segment && Object.hasOwn(routes, segment) ? routes[segment] : undefined;
+  if (!target) return envelope(res, 404, 'ERROR_NOT_FOUND', `No module serves ${path.split('?')[0]}.`);
+  const headers = { ...req.headers, 'x-forwarded-for': req.socket.remoteAddress, 'x-forwarded-host': req.headers.host };
+  const upstream = http.request(
+    { host: target.hostname, port: target.port, method: req.method, path, headers, agent },
+    (up) => {
+      res.writeHead(up.statusCode || 502, up.headers);
+      up.pipe(res);
+    },
+  );
+  upstream.on('error', () => envelope(res, 503, 'ERROR_SERVICE_UNAVAILABLE', `Module ${segment} is unavailable.`));
+  req.pipe(upstream);
+});
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  server.listen(port, host, () => console.log(JSON.stringify({ msg: 'gateway listening', port, routes: Object.fromEntries(Object.entries(routes).map(([k, v]) => [k, v.origin])) })));
+  const stop = () => server.close(() => process.exit(0));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
