@@ -30,6 +30,14 @@ for (const dir of process.argv.slice(2)) {
         },
       },
     };
+    if (kind === 'apps') {
+      project.tags.push(`module:${name}`);
+      const cmd = (command) => ({ executor: 'nx:run-commands', options: { command, cwd: '{workspaceRoot}' } });
+      project.targets.build = { ...cmd(`node tools/build/build-app.mjs ${name}`), outputs: [`{workspaceRoot}/dist/apps/${name}`], cache: true };
+      project.targets.serve = { ...cmd(`node dist/apps/${name}/main.js`), dependsOn: ['build'] };
+      project.targets.migrate = cmd(`node tools/prisma/migrate.mjs --app ${name}`);
+      project.targets['prisma-generate'] = cmd(`node tools/prisma/generate-all.mjs ${name}`);
+    }
     writeFileSync(path.join(dir, 'project.json'), JSON.stringify(project, null, 2) + '\n');
   }
 }
