@@ -10,7 +10,8 @@ import path from 'node:path';
 const root = path.resolve(import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname), '../..');
 process.chdir(root);
 const modules = JSON.parse(readFileSync('config/modules.json', 'utf8'));
-const apps = readdirSync('apps').filter((a) => existsSync(`apps/${a}/src/main.ts`) && modules[a]);
+const only = process.env.START_APPS ? process.env.START_APPS.split(',') : undefined; // e.g. START_APPS=identity,monitoring
+const apps = readdirSync('apps').filter((a) => existsSync(`apps/${a}/src/main.ts`) && modules[a] && (!only || only.includes(a)));
 const log = (msg) => console.log(`[start] ${msg}`);
 
 function reachable(port) {
@@ -50,7 +51,7 @@ for (const [name, port] of [['PostgreSQL', 5432], ['Redis', 6379]]) {
 log(`building ${apps.join(', ')}`);
 run('node_modules/.bin/nx', ['run-many', '-t', 'build', '--projects', apps.join(','), '--outputStyle=stream']);
 log('applying migrations');
-run(process.execPath, ['tools/prisma/migrate.mjs']);
+for (const app of apps) if (existsSync(`apps/${app}/prisma/schema.prisma`)) run(process.execPath, ['tools/prisma/migrate.mjs', '--app', app]);
 
 const children = [];
 const baseEnv = {

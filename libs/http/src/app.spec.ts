@@ -140,3 +140,25 @@ describe('service app', () => {
     expect(m.text).toMatch(/http_request_duration_seconds_count\{[^}]*operation="\/demo\/v1\/thing\/list"/);
   });
 });
+
+describe('openapi', () => {
+  it('documents every operation with its request schema, and serves a page', async () => {
+    const res = await request(app).get('/demo/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    expect(Object.keys(res.body.paths)).toEqual([
+      '/demo/v1/thing/crash',
+      '/demo/v1/thing/create',
+      '/demo/v1/thing/delete',
+      '/demo/v1/thing/list',
+      '/demo/v1/thing/missing',
+    ]);
+    const create = res.body.paths['/demo/v1/thing/create'].post;
+    expect(create.requestBody.content['application/json'].schema.required).toEqual(['name']);
+    expect(create['x-role-types']).toEqual(['WORKSPACE_OWNER', 'DOMAIN_ADMIN']);
+    expect(res.body.paths['/demo/v1/thing/crash'].post.security).toEqual([]);
+    const page = await request(app).get('/demo/docs');
+    expect(page.headers['content-type']).toMatch(/html/);
+    expect(page.text).toContain('/demo/v1/thing/create');
+  });
+});

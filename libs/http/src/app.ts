@@ -6,6 +6,7 @@ import { ApiError, errors, isApiError } from '@platform/errors';
 import { bearerToken, isAllowed, type TokenVerifier } from '@platform/auth';
 import type { Operation, RequestContext } from './operation';
 import { parseInput } from './validation';
+import { buildOpenApi, docsPage } from './openapi';
 
 export interface ServiceAppOptions {
   service: string;
@@ -152,6 +153,16 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
   app.get('/metrics', async (_req, res) => {
     res.setHeader('Content-Type', registry.contentType);
     res.send(await registry.metrics());
+  });
+
+  // OpenAPI 3.1 from the operation table, and a browsable page, under the module's own prefix.
+  let openapi: ReturnType<typeof buildOpenApi> | undefined;
+  const doc = () => (openapi ??= buildOpenApi(service, options.operations));
+  app.get(`/${service}/openapi.json`, (_req, res) => {
+    res.json(doc());
+  });
+  app.get(`/${service}/docs`, (_req, res) => {
+    res.type('html').send(docsPage(service, doc()));
   });
 
   const limit = options.bodyLimit ?? '1mb';
