@@ -1,0 +1,107 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import YAML from 'yaml';
+
+const root = path.resolve(__dirname, '../../..');
+const modules = JSON.parse(readFileSync(path.join(root, 'config/modules.json'), 'utf8')) as Record<string, { port: number; worker: boolean }>;
+const read = (rel: string) => readFileSync(path.join(root, rel), 'utf8');
+const docs = (rel: string) => YAML.parseAllDocuments(read(rel)).map((d) => d.toJSON());
+
+const validate = (files: string[]) =>
+  spawnSync(process.execPath, [path.join(root, 'tools/deploy/validate-k8s.mjs'), ...files], { encoding: 'utf8', cwd: root });
+
+describe('deployment files', () => {
+  it('are up to date with the route table', () => {
+    const r = spawnSync(process.execPath, [path.join(root, 'tools/deploy/generate.mjs'), '--check'], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  });
+
+  const k8sFiles = [
+    ...readdirSync(path.join(root, 'k8s/base')).map((f) => `k8s/base/${f}`),
+    'k8s/overlays/production/namespace.yaml',
+  ].filter((f) => f.endsWith('.yaml') && !f.endsWith('kustomization.yaml'));
+
+  it('every manifest validates against the Kubernetes schemas', () => {
+    const r = validate(k8sFiles);
+    expect(r.stdout).toMatch(/ 0 invalid/);
+    expect(r.status).toBe(0);
+  });
+
+  it('the validator does refuse a broken manifest', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'k8s-bad-'));
+    const bad = docs('k8s/base/identity.yaml')[0];
+    bad.spec.template.spec.containers[0].ports[0].containerPort = 'eighty';
+    writeFileSync(path.join(dir, 'bad.yaml'), YAML.stringify(bad));
+    const r = validate([path.join(dir, 'bad.yaml')]);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toMatch(/containerPort must be integer/);
+  });
+
+  it('has, per app, a probed non-root Deployment, Service, HPA, PDB and migration Job; workers as Deployments', () => {
+    const all = k8sFiles.flatMap(docs);
+    const find = (kind: string, name: string) => all.find((d) => d.kind === kind && d.metadata.name === name);
+    for (const [m, c] of Object.entries(modules)) {
+      const dep = find('Deployment', m);
+      const ctr = dep.spec.template.spec.containers[0];
+      expect(ctr.readinessProbe.httpGet.path).toBe('/readyz');
+      expect(ctr.livenessProbe.httpGet.path).toBe('/healthz');
+      expect(ctr.securityContext).toMatchObject({ runAsNonRoot: true, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true });
+      expect(ctr.resources.requests).toBeDefined();
+      expect(ctr.ports[0].containerPort).toBe(c.port);
+      expect(find('Service', m)).toBeDefined();
+      expect(find('HorizontalPodAutoscaler', m)).toBeDefined();
+      expect(find('PodDisruptionBudget', m)).toBeDefined();
+      expect(find('Job', `${m}-migrate`).spec.template.spec.containers[0].command).toEqual(['node', 'tools/prisma/migrate.mjs', '--app', m]);
+      if (c.worker) expect(find('Deployment', `${m}-worker`).spec.template.spec.containers[0].command).toEqual(['node', 'dist/worker.js']);
+    }
+    const ingress = find('Ingress', 'platform');
+    const paths = ingress.spec.rules[0].http.paths.map((p: any) => [p.path, p.backend.service.name]);
+    expect(paths).toEqual(Object.keys(modules).map((m) => [`/${m}`, m]));
+  });
+
+  it('kustomizations name only files that exist', () => {
+    for (const dir of ['k8s/base', 'k8s/overlays/production']) {
+      const k = YAML.parse(read(`${dir}/kustomization.yaml`));
+      for (const r of k.resources) expect(existsSync(path.join(root, dir, r))).toBe(true);
+    }
+    expect(existsSync(path.join(root, 'k8s/overlays/production/secrets.env.example'))).toBe(true);
+  });
+
+  it('compose has postgres, redis, every app with its migration and worker, and the gateway', () => {
+    const c = YAML.parse(read('docker/compose.yaml'));
+    for (const [m, cfg] of Object.entries(modules)) {
+      expect(c.services[m].depends_on[`${m}-migrate`].condition).toBe('service_completed_successfully');
+      expect(c.services[`${m}-migrate`].build.args.APP).toBe(m);
+      expect(c.services[m].environment.PORT).toBe(String(cfg.port));
+      if (cfg.worker) expect(c.services[`${m}-worker`].command).toEqual(['node', 'dist/worker.js']);
+      expect(c.services.gateway.depends_on[m]).toBeDefined();
+    }
+    expect(c.services.postgres.healthcheck).toBeDefined();
+    expect(c.services.redis.healthcheck).toBeDefined();
+  });
+
+  it('the Dockerfile is multi-stage, runs as non-root with production dependencies only', () => {
+    const d = read('docker/Dockerfile');
+    expect(d.match(/^FROM /gm)!.length).toBeGreaterThanOrEqual(3);
+    const final = d.slice(d.lastIndexOf('\nFROM '));
+    expect(final).toMatch(/^USER node$/m);
+    expect(d).toMatch(/npm ci --omit=dev/);
+    expect(final).not.toMatch(/npm ci(?! --omit)/);
+    expect(d).toMatch(/^ARG APP$/m);
+  });
+
+  it('nginx accepts the generated gateway config', () => {
+    const nginx = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
+    if (!nginx) throw new Error('nginx is not installed (apt-get install nginx-light); .ci/run installs it');
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'nginx-check-'));
+    // The compose config names the apps by service name; check it with each resolved locally.
+    const conf = read('docker/nginx.conf').replace(/server ([a-z-]+):(\d+);/g, 'server 127.0.0.1:$2;').replace('pid /tmp/nginx.pid', `pid ${dir}/nginx.pid`)
+      .replace('access_log /dev/stdout', 'access_log off');
+    writeFileSync(path.join(dir, 'nginx.conf'), conf);
+    const r = spawnSync(nginx, ['-t', '-p', dir, '-c', path.join(dir, 'nginx.conf')], { encoding: 'utf8' });
+    expect(r.stderr).toMatch(/test is successful/);
+  });
+});
