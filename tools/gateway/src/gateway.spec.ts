@@ -1,0 +1,70 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+
+const root = path.resolve(__dirname, '../../..');
+
+function listen(handler: http.RequestListener): Promise<http.Server> {
+  return new Promise((resolve) => {
+    const s = http.createServer(handler);
+    s.listen(0, '127.0.0.1', () => resolve(s));
+  });
+}
+
+function post(port: number, p: string, body = '{}') {
+  return new Promise<{ status: number; body: any; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path: p, method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+      let data = '';
+      res.on('data', (c) => (data += c));
+      res.on('end', () => resolve({ status: res.statusCode!, body: data ? JSON.parse(data) : undefined, headers: res.headers }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('local gateway', () => {
+  let gateway: ChildProcess;
+  let identity: http.Server;
+  const port = 18080 + (process.pid % 500);
+
+  beforeAll(async () => {
+    identity = await listen((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json', 'x-upstream': 'identity' });
+        res.end(JSON.stringify({ path: req.url, body: JSON.parse(body || '{}'), auth: req.headers.authorization ?? null }));
+      });
+    });
+    const env = {
+      ...process.env,
+      GATEWAY_PORT: String(port),
+      IDENTITY_URL: `http://127.0.0.1:${(identity.address() as AddressInfo).port}`,
+      MONITORING_URL: 'http://127.0.0.1:1', // nothing listens there
+    };
+    gateway = spawn(process.execPath, [path.join(root, 'tools/gateway/gateway.mjs')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((resolve) => gateway.stdout!.once('data', () => resolve()));
+  });
+  afterAll(() => {
+    gateway.kill('SIGTERM');
+    identity.close();
+  });
+
+  it('routes by the first path segment, passing path, body and headers through', async () => {
+    const res = await post(port, '/identity/v2/project-group/list', '{"name":"x"}');
+    expect(res.status).toBe(200);
+    expect(res.headers['x-upstream']).toBe('identity');
+    expect(res.body).toEqual({ path: '/identity/v2/project-group/list', body: { name: 'x' }, auth: null });
+  });
+
+  it('answers an unknown module with a 404 envelope and a down module with a 503 envelope', async () => {
+    const nf = await post(port, '/nope/v1/x/list');
+    expect(nf.status).toBe(404);
+    expect(nf.body.error.code).toBe('ERROR_NOT_FOUND');
+    const down = await post(port, '/monitoring/v1/event/list');
+    expect(down.status).toBe(503);
+    expect(down.body.error.code).toBe('ERROR_SERVICE_UNAVAILABLE');
+  });
+});
