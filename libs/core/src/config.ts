@@ -1,3 +1,5 @@
+// The route table lives at the repository root so the gateway and deployment generators read it too.
+// eslint-disable-next-line @nx/enforce-module-boundaries
 import modulesJson from '../../../config/modules.json';
 
 /** Reads configuration from the environment; every variable has a documented default or is required. */

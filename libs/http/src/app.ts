@@ -219,7 +219,6 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
   options.routes?.(app, { wrap, jsonBody });
 
   app.use((req, _res, next) => next(errors.pathNotFound(req.path)));
-  // eslint-disable-next-line @typescript-eslint/no-unused-vars
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => sendError(req, res, err));
   return app;
 }
