@@ -8,7 +8,7 @@ import type { IdentityConfig } from '../config';
  * it is (a restart changes nothing). When BOOTSTRAP_PASSWORD is unset, a generated password is printed
  * once, when the user is first created.
  */
-export async function bootstrap(prisma: PrismaClient, config: IdentityConfig['bootstrap'], logger: Logger, print = (s: string) => process.stdout.write(s)) {
+export async function bootstrap(prisma: PrismaClient, config: IdentityConfig['bootstrap'], logger: Logger, print: (s: string) => unknown = (s) => process.stdout.write(s)) {
   const admin = new AdminService(prisma);
   const { domainId, workspaceId, userId } = config;
   if (!(await prisma.domain.findUnique({ where: { domain_id: domainId } }))) {

@@ -1,7 +1,5 @@
 import { MODULES, type ModuleName } from '@platform/core';
-import { ApiError } from '@platform/errors';
-import { applyOnly, type Query } from '@platform/query';
-import { evaluateInMemory } from '@platform/query';
+import { applyOnly, defineResource, listInMemory, resolveOnly, type Query } from '@platform/query';
 
 export interface EndpointInfo {
   service: string;
@@ -46,13 +44,19 @@ export function endpoints(config: EndpointConfig): EndpointInfo[] {
   });
 }
 
+const endpointResource = defineResource({
+  table: 'endpoint',
+  idKey: 'service',
+  keywordKeys: ['service', 'name', 'endpoint'],
+  fields: Object.fromEntries(
+    ['service', 'name', 'endpoint', 'internal_endpoint', 'state', 'version'].map((k) => [k, { column: k, type: 'string' as const }]),
+  ),
+});
+
 export function listEndpoints(config: EndpointConfig, input: { service?: string; endpoint_type?: 'public' | 'internal'; query?: Query }) {
-  if (input.endpoint_type && !['public', 'internal'].includes(input.endpoint_type)) {
-    throw new ApiError(400, 'ERROR_INVALID_PARAMETER', 'Invalid parameter. (key = endpoint_type, reason = public or internal)');
-  }
   const rows = endpoints(config)
     .filter((e) => !input.service || e.service === input.service)
     .map((e) => (input.endpoint_type === 'internal' ? { ...e, endpoint: e.internal_endpoint } : e));
-  const { rows: page, total_count } = evaluateInMemory(rows, input.query);
-  return { results: page.map((r) => applyOnly(r, input.query?.only)), total_count };
+  const { rows: page, total_count } = listInMemory(endpointResource, rows, input.query);
+  return { results: page.map((r) => applyOnly(r, resolveOnly(endpointResource, input.query))), total_count };
 }

@@ -1,7 +1,7 @@
 import type { AuthContext } from '@platform/auth';
 import { generateId, isoOrEmpty } from '@platform/core';
 import { ApiError, errors } from '@platform/errors';
-import { applyOnly, runList, runStat, type Condition, type Query, type StatisticsQuery } from '@platform/query';
+import { applyOnly, resolveOnly, runList, runStat, type Condition, type Query, type StatisticsQuery } from '@platform/query';
 import type { IdentityDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
 import type { DirectorySync } from '../directory/sync';
@@ -205,7 +205,8 @@ export class ProjectGroupService {
       if (input[key] !== undefined) scope.push({ key, value: input[key], operator: 'eq' });
     }
     const { rows, total_count } = await runList(this.deps.pool, projectGroupResource, input.query, scope);
-    return { results: rows.map((r) => applyOnly(toProjectGroupInfo(r as ProjectGroupRow), input.query?.only)), total_count };
+    const only = resolveOnly(projectGroupResource, input.query);
+    return { results: rows.map((r) => applyOnly(toProjectGroupInfo(r as ProjectGroupRow), only)), total_count };
   }
 
   async stat(auth: AuthContext, query: StatisticsQuery) {

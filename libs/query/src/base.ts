@@ -1,0 +1,80 @@
+import { errors, isApiError } from '@platform/errors';
+import { Scope, type Col, type Ref } from './filter';
+import type { Resource } from './resource';
+import type { SortItem } from './schemas';
+import type { Ctx } from './sql';
+
+export interface SqlRunner {
+  query(text: string, values?: unknown[]): Promise<{ rows: any[] }>;  
+}
+
+/** The resource's fields as seen through a table (or CTE) alias. */
+export function baseScope(resource: Resource, alias: string): Scope {
+  const cols = new Map<string, Col>();
+  for (const f of resource.fields.values()) {
+    cols.set(f.key, { sql: `${alias}.${f.column}`, kind: f.type, notNull: f.notNull, dateFormat: f.dateFormat });
+  }
+  return new Scope(cols);
+}
+
+/** One ORDER BY item with MongoDB's null order (nulls first ascending, last descending). */
+export function orderItem(ref: Pick<Ref, 'sql' | 'notNull'>, desc: boolean): string {
+  if (ref.notNull) return `${ref.sql} ${desc ? 'DESC' : 'ASC'}`;
+  return `${ref.sql} ${desc ? 'DESC NULLS LAST' : 'ASC NULLS FIRST'}`;
+}
+
+/**
+ * The ORDER BY expressions of one sort key. JSON values sort by MongoDB's (BSON) type order first —
+ * null/missing < numbers < strings < objects < arrays < booleans — then by jsonb order within a type.
+ */
+export function sortExprs(ref: Pick<Ref, 'sql' | 'notNull' | 'kind'>): Pick<Ref, 'sql' | 'notNull'>[] {
+  if (ref.kind !== 'json' && ref.kind !== 'json_array') return [ref];
+  const rank = `(CASE jsonb_typeof(${ref.sql}) WHEN 'number' THEN 2 WHEN 'string' THEN 3 WHEN 'object' THEN 4 WHEN 'array' THEN 5 WHEN 'boolean' THEN 6 ELSE 1 END)`;
+  return [{ sql: rank, notNull: true }, { sql: ref.sql, notNull: false }];
+}
+
+export function compileSort(
+  sort: readonly SortItem[] | null | undefined,
+  scope: Scope,
+  ctx: Ctx,
+  prefix: string,
+  idKey?: string,
+): string[] {
+  const items: string[] = [];
+  const seen = new Set<string>();
+  (sort ?? []).forEach((s, i) => {
+    const ref = scope.resolve(s.key, `${prefix}.sort[${i}].key`, ctx);
+    seen.add(s.key);
+    for (const e of sortExprs(ref)) items.push(orderItem(e, Boolean(s.desc)));
+  });
+  if (idKey && !seen.has(idKey)) items.push(orderItem(scope.resolve(idKey, 'idKey', ctx), false));
+  return items;
+}
+
+export interface PageWindow {
+  offset: number;
+  limit: number | null;
+}
+
+/** upstream: start is 1-based (missing or < 1 means 1) and applies with a limit > 0. */
+export function pageWindow(page: { start?: number | null; limit?: number | null } | null | undefined, max = 0): PageWindow {
+  const start = Math.max(1, page?.start ?? 1);
+  let limit = page?.limit && page.limit > 0 ? page.limit : null;
+  if (max > 0) limit = limit === null ? max : Math.min(limit, max);
+  return { offset: limit === null ? 0 : start - 1, limit };
+}
+
+/** Runs one statement; Postgres data errors caused by user values (bad regex, overflow) become 400s. */
+export async function execute(db: SqlRunner, text: string, values: unknown[], prefix: string): Promise<any[]> {  
+  try {
+    const r = await db.query(text, values);
+    return r.rows;
+  } catch (e) {
+    if (isApiError(e)) throw e;
+    const code = (e as { code?: unknown })?.code;
+    if (typeof code === 'string' && code.startsWith('22')) {
+      throw errors.invalidParameter(prefix, (e as Error).message);
+    }
+    throw e;
+  }
+}

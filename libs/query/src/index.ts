@@ -1,0 +1,30 @@
+export { defineResource, splitKey } from './resource';
+export type { CompiledField, FieldSpec, FieldType, Resource, ResourceSpec } from './resource';
+export {
+  AnalyzeQuerySchema,
+  ConditionSchema,
+  GranularitySchema,
+  PageSchema,
+  QuerySchema,
+  SortSchema,
+  StatisticsQuerySchema,
+  TimeSeriesAnalyzeQuerySchema,
+  parseAnalyzeQuery,
+  parseQuery,
+  parseStatisticsQuery,
+  parseTimeSeriesAnalyzeQuery,
+  parseWith,
+} from './schemas';
+export type { AnalyzeQuery, Condition, Granularity, Page, Query, SortItem, StatisticsQuery, TimeSeriesAnalyzeQuery } from './schemas';
+export type { SqlRunner } from './base';
+export { compileList, runList } from './list';
+export type { CompiledList, CompileOptions } from './list';
+export { compileStat, runStat } from './stat';
+export type { CompiledStat } from './stat';
+export { compileAnalyze, runAnalyze } from './analyze';
+export type { CompiledAnalyze } from './analyze';
+export { applyOnly, resolveOnly } from './only';
+export { FILTER_OPERATORS } from './filter';
+export { parseIso8601, parseTimediff } from './time';
+export type { CompiledSql } from './sql';
+export { listInMemory } from './memory';

@@ -1,0 +1,113 @@
+import { errors } from '@platform/errors';
+import { baseScope, compileSort, execute, pageWindow, type SqlRunner } from './base';
+import { arrayOrNull, compileCondition, compileWhere, Scope, type Col } from './filter';
+import { splitKey, type Resource } from './resource';
+import type { Condition, Query } from './schemas';
+import { Ctx, type CompiledSql } from './sql';
+
+export interface CompileOptions {
+  /** Name of the query in the request, for error keys (default `query`). */
+  prefix?: string;
+  /** Clock for timediff values (tests). */
+  now?: Date;
+}
+
+export interface CompiledList extends CompiledSql {
+  countOnly: boolean;
+  unwind?: { column: string; path: string[] };
+}
+
+const T = 't';
+
+/** The FROM clause and scope of a query, with `unwind` applied (each array element becomes a row). */
+function source(resource: Resource, query: Query | undefined, ctx: Ctx, prefix: string) {
+  const scope = baseScope(resource, T);
+  let from = `${resource.table} AS ${T}`;
+  let unwindScope: Scope | undefined;
+  let unwind: CompiledList['unwind'];
+  if (query?.unwind) {
+    const key = `${prefix}.unwind.path`;
+    const s = splitKey(resource.fields, query.unwind.path);
+    const ref = scope.resolve(query.unwind.path, key, ctx);
+    if (!s || ref.each) throw errors.invalidParameter(key, 'unwind needs an array field');
+    let kind: Col['kind'];
+    if (ref.kind === 'string_array') {
+      from += ` CROSS JOIN LATERAL unnest(${ref.sql}) AS u(v)`;
+      kind = 'string';
+    } else if (ref.kind === 'json' || ref.kind === 'json_array') {
+      from += ` CROSS JOIN LATERAL jsonb_array_elements(${arrayOrNull(ref.sql)}) AS u(v)`;
+      kind = 'json';
+    } else {
+      throw errors.invalidParameter(key, 'unwind needs an array field');
+    }
+    const cols = new Map(scope.cols);
+    cols.set(query.unwind.path, { sql: 'u.v', kind });
+    unwindScope = new Scope(cols);
+    unwind = { column: resource.spec.fields[s.name].column, path: s.path };
+  }
+  return { scope: unwindScope ?? scope, from, unwind };
+}
+
+export function compileList(
+  resource: Resource,
+  query: Query | undefined,
+  scopeConds: readonly Condition[],
+  opts: CompileOptions = {},
+): CompiledList {
+  const prefix = opts.prefix ?? 'query';
+  const now = opts.now ?? new Date();
+  const ctx = new Ctx();
+  const q = query ?? {};
+  const { scope, from, unwind } = source(resource, query, ctx, prefix);
+  let where = compileWhere(q, scopeConds, scope, resource.keywordKeys, ctx, prefix, now);
+  (q.unwind?.filter ?? []).forEach((c, i) => {
+    where += ` AND ${compileCondition(c, scope, { ctx, errKey: `${prefix}.unwind.filter[${i}]`, now })}`;
+  });
+  const count = `SELECT count(*)::float8 AS __qtotal FROM ${from} WHERE ${where}`;
+  if (q.count_only) return { text: count, values: ctx.values, countOnly: true, unwind };
+  const order = compileSort(q.sort, scope, ctx, prefix, resource.idKey);
+  const win = pageWindow(q.page, resource.maxLimit);
+  let page = `SELECT ${T}.*${unwind ? ', u.v AS __qunwind' : ''}, 1 AS __qrow FROM ${from} WHERE ${where} ORDER BY ${order.join(', ')}`;
+  if (win.limit !== null) page += ` LIMIT ${ctx.add(win.limit, 'int8')}`;
+  if (win.offset > 0) page += ` OFFSET ${ctx.add(win.offset, 'int8')}`;
+  const text = `SELECT c.__qtotal, p.* FROM (${count}) AS c LEFT JOIN LATERAL (${page}) AS p ON TRUE`;
+  return { text, values: ctx.values, countOnly: false, unwind };
+}
+
+function setIn(obj: unknown, path: string[], value: unknown): unknown {
+  if (path.length === 0) return value;
+  const base = obj && typeof obj === 'object' && !Array.isArray(obj) ? { ...(obj as Record<string, unknown>) } : {};
+  base[path[0]] = setIn(base[path[0]], path.slice(1), value);
+  return base;
+}
+
+/**
+ * list: the table's rows as `pg` returns them, the page of them the query asks for, and the total
+ * count of matches (paging ignored). `count_only` answers no rows and the real total.
+ */
+export async function runList(
+  db: SqlRunner,
+  resource: Resource,
+  query: Query | undefined,
+  scope: Condition[],
+  opts: CompileOptions = {},
+): Promise<{ rows: any[]; total_count: number }> {  
+  const c = compileList(resource, query, scope, opts);
+  const rows = await execute(db, c.text, c.values, opts.prefix ?? 'query');
+  const total = Number(rows[0]?.__qtotal ?? 0);
+  if (c.countOnly) return { rows: [], total_count: total };
+  const out = [];
+  for (const r of rows) {
+    if (r.__qrow === null || r.__qrow === undefined) continue;
+    delete r.__qtotal;
+    delete r.__qrow;
+    if (c.unwind) {
+      const el = r.__qunwind;
+      delete r.__qunwind;
+      const { column, path } = c.unwind;
+      r[column] = setIn(r[column], path, [el]);
+    }
+    out.push(r);
+  }
+  return { rows: out, total_count: total };
+}
