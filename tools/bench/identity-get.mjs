@@ -46,7 +46,7 @@ const token = await new SignJWT({
 
 const appPort = 18101;
 const rawPort = 18199;
-const app = spawn(process.execPath, [path.join(root, 'dist/apps/identity/main.js')], {
+const app = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), path.join(root, 'dist/apps/identity/main.js')], {
   env: {
     ...process.env, PORT: String(appPort), DATABASE_URL: dbUrl, BOOTSTRAP_DOMAIN_ID: 'd1', BOOTSTRAP_PASSWORD: 'bench-password',
     JWT_PRIVATE_KEY: privateKey.export({ type: 'pkcs8', format: 'pem' }), JWT_PUBLIC_KEY: publicKey.export({ type: 'spki', format: 'pem' }),
@@ -93,6 +93,7 @@ const b = await run('identity', appPort, { authorization: `Bearer ${token}` });
 console.log(`ratio identity/raw throughput: ${(b.rps / a.rps).toFixed(2)} (target >= 0.6)`);
 
 app.kill('SIGTERM');
+await new Promise((r) => app.on('exit', r));
 raw.close();
 await pool.end();
 process.exit(a.errors || b.errors ? 1 : 0);

@@ -72,7 +72,16 @@ export class TokenSigner {
 
 /** Verifies tokens locally with the public key; no call to identity. */
 export class TokenVerifier {
-  constructor(private readonly publicKey: KeyObject) {}
+  /**
+   * Access tokens already verified, until they expire: a client sends the same token many times, and
+   * the signature check is the costliest step of a request. Bounded; the oldest entries go first.
+   */
+  private readonly verified = new Map<string, { ctx: AuthContext; expMs: number }>();
+
+  constructor(
+    private readonly publicKey: KeyObject,
+    private readonly cacheSize = 10_000,
+  ) {}
 
   /** Any valid token of the platform, with its claims; throws ERROR_AUTHENTICATE_FAILURE otherwise. */
   async verify(token: string): Promise<TokenClaims & { exp: number; jti: string }> {
@@ -103,9 +112,14 @@ export class TokenVerifier {
 
   /** An access token, as the caller's context. A refresh token is refused here. */
   async authenticate(token: string): Promise<AuthContext> {
+    const hit = this.verified.get(token);
+    if (hit) {
+      if (hit.expMs > Date.now()) return hit.ctx;
+      this.verified.delete(token);
+    }
     const c = await this.verify(token);
     if (c.token_type !== 'ACCESS_TOKEN') throw errors.authenticateFailure('An access token is required.');
-    return {
+    const ctx: AuthContext = {
       userId: c.user_id,
       domainId: c.domain_id,
       workspaceId: c.workspace_id ?? '',
@@ -115,6 +129,9 @@ export class TokenVerifier {
       permissions: c.permissions,
       userType: c.user_type ?? 'USER',
     };
+    if (this.verified.size >= this.cacheSize) this.verified.delete(this.verified.keys().next().value!);
+    this.verified.set(token, { ctx, expMs: c.exp * 1000 });
+    return ctx;
   }
 }
 

@@ -117,7 +117,13 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
   app.use((req, res, next) => {
     const incoming = req.headers['x-request-id'];
     req.requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    req.log = logger.child({ req_id: req.requestId });
+    // The request's logger is made on first use: most requests log only their one line at the end.
+    let log: Logger | undefined;
+    Object.defineProperty(req, 'log', {
+      configurable: true,
+      get: () => (log ??= logger.child({ req_id: req.requestId, ...res.locals.caller })),
+      set: (v: Logger) => (log = v),
+    });
     res.setHeader('x-request-id', req.requestId);
     const start = process.hrtime.bigint();
     res.on('finish', () => {
@@ -125,7 +131,10 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
       const label = (res.locals.operation as string | undefined) ?? 'other';
       duration.observe({ operation: label, status: String(res.statusCode) }, ms / 1000);
       requests.inc({ operation: label, status: String(res.statusCode) });
-      req.log.info({ method: req.method, path: req.path, status: res.statusCode, duration_ms: Math.round(ms * 100) / 100 }, 'request');
+      logger.info(
+        { req_id: req.requestId, ...res.locals.caller, method: req.method, path: req.path, status: res.statusCode, duration_ms: Math.round(ms * 100) / 100 },
+        'request',
+      );
     });
     next();
   });
@@ -204,7 +213,7 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
         if (op.access !== 'public') {
           auth = await options.verifier!.authenticate(bearerToken(req.headers.authorization));
           if (!isAllowed(auth, op.access)) throw errors.permissionDenied(`Permission denied. (${op.access.permission})`);
-          req.log = req.log.child({ domain_id: auth.domainId, user_id: auth.userId });
+          res.locals.caller = { domain_id: auth.domainId, user_id: auth.userId };
         }
         const input = parseInput(op.schema, req.body);
         const result = await op.handler(input, { requestId: req.requestId, logger: req.log, auth });
