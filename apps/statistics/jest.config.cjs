@@ -1,5 +1,0 @@
-module.exports = {
-  ...require('../../jest.preset.cjs'),
-  displayName: 'statistics',
-  rootDir: __dirname,
-};
