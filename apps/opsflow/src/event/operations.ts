@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { WORKSPACE_ROLES } from '@platform/auth';
+import { operation, request } from '@platform/http';
+import { QuerySchema, StatisticsQuerySchema } from '@platform/query';
+import { callerIn } from '../request';
+import { EVENT_TYPES, type EventService } from './service';
+
+// Events are task history in workspaces: DOMAIN_ADMIN reads the whole domain, WORKSPACE_OWNER and
+// WORKSPACE_MEMBER read their workspace. USER tokens (no workspace) are refused.
+const read = { permission: 'opsflow:Event.read', roles: WORKSPACE_ROLES };
+
+export function eventOperations(service: EventService) {
+  return [
+    operation({
+      path: '/opsflow/v1/event/list',
+      access: read,
+      schema: request({
+        query: QuerySchema.optional(),
+        task_id: z.string().optional(),
+        event_type: z.enum(EVENT_TYPES).optional(),
+        user_type: z.string().optional(),
+        event_id: z.string().optional(),
+        user_id: z.string().optional(),
+        workspace_id: z.string().optional(),
+        project_id: z.string().optional(),
+      }),
+      handler: (input, { auth }) => service.list(callerIn(auth, input.domain_id), input),
+    }),
+    operation({
+      path: '/opsflow/v1/event/stat',
+      access: read,
+      schema: request({ query: StatisticsQuerySchema }),
+      handler: (input, { auth }) => service.stat(callerIn(auth, input.domain_id), input.query),
+    }),
+  ];
+}

@@ -1,0 +1,120 @@
+import type { AuthContext } from '@platform/auth';
+import { generateId, isoOrEmpty } from '@platform/core';
+import { errors } from '@platform/errors';
+import { applyOnly, parseIso8601, resolveOnly, runList, runStat, type Condition, type Query, type StatisticsQuery } from '@platform/query';
+import type { OpsflowDeps } from '../deps';
+import { eventResource, type EventRow } from './repository';
+
+export const EVENT_TYPES = ['CREATED', 'UPDATED', 'CHANGE_STATUS', 'COMMENTED'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export function toEventInfo(r: EventRow) {
+  return {
+    event_id: r.event_id,
+    event_type: r.event_type,
+    name: r.name,
+    description: r.description,
+    user_type: r.user_type,
+    user_id: r.user_id,
+    domain_id: r.domain_id,
+    workspace_id: r.workspace_id,
+    project_id: r.project_id,
+    task_id: r.task_id,
+    created_at: isoOrEmpty(r.created_at),
+  };
+}
+
+/** One action on a task, as the task side reports it. */
+export interface RecordInput {
+  event_key: string;
+  domain_id: string;
+  workspace_id?: string;
+  project_id: string;
+  task_id: string;
+  event_type: EventType;
+  name: string;
+  description?: string;
+  user_type: string;
+  user_id: string;
+  created_at?: string;
+}
+
+export interface ListInput {
+  query?: Query;
+  task_id?: string;
+  event_type?: EventType;
+  user_type?: string;
+  event_id?: string;
+  user_id?: string;
+  workspace_id?: string;
+  project_id?: string;
+}
+
+/** What a caller may see: their domain, and only their workspace with a workspace-scoped token. */
+function visibility(auth: AuthContext): Condition[] {
+  const c: Condition[] = [{ key: 'domain_id', value: auth.domainId, operator: 'eq' }];
+  if (auth.scope === 'WORKSPACE') c.push({ key: 'workspace_id', value: auth.workspaceId, operator: 'eq' });
+  return c;
+}
+
+export class EventService {
+  constructor(private readonly deps: OpsflowDeps) {}
+
+  /**
+   * Records an event, idempotent on (domain_id, event_key): a retried delivery answers the event
+   * already recorded and writes nothing. The project must be in identity's directory; the event takes
+   * its workspace from it.
+   */
+  async record(input: RecordInput): Promise<{ event: ReturnType<typeof toEventInfo>; created: boolean }> {
+    // Redis unreachable is not the producer's fault: 503, so it retries later (the event key makes that safe).
+    const project = await this.deps.directory.getProject(input.domain_id, input.project_id).catch((err: Error) => {
+      this.deps.logger.warn({ err: err.message }, 'project directory unavailable');
+      throw errors.unavailable('The project directory is unavailable; retry later.');
+    });
+    if (!project) throw errors.notFound('project_id', input.project_id);
+    if (input.workspace_id !== undefined && input.workspace_id !== project.workspace_id) {
+      throw errors.invalidParameter('workspace_id', `project ${input.project_id} is in workspace ${project.workspace_id}`);
+    }
+    const { rows } = await this.deps.pool.query<EventRow>(
+      `INSERT INTO event (domain_id, event_id, event_key, event_type, name, description, user_type, user_id, workspace_id, project_id, task_id, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, COALESCE($12::timestamptz, now()))
+       ON CONFLICT (domain_id, event_key) DO NOTHING RETURNING *`,
+      [
+        input.domain_id,
+        generateId('event'),
+        input.event_key,
+        input.event_type,
+        input.name,
+        input.description ?? '',
+        input.user_type,
+        input.user_id,
+        project.workspace_id,
+        input.project_id,
+        input.task_id,
+        input.created_at ? parseIso8601(input.created_at) : null,
+      ],
+    );
+    if (rows[0]) return { event: toEventInfo(rows[0]), created: true };
+    const existing = await this.deps.prisma.event.findUnique({ where: { domain_id_event_key: { domain_id: input.domain_id, event_key: input.event_key } } });
+    if (!existing) throw errors.notFound('event_key', input.event_key); // deleted between the two statements: nothing to answer
+    const same = existing.task_id === input.task_id && existing.event_type === input.event_type && existing.user_id === input.user_id;
+    if (!same) throw errors.conflict('ERROR_ALREADY_EXISTS', `event_key ${input.event_key} already records another action (${existing.event_id}).`);
+    return { event: toEventInfo(existing), created: false };
+  }
+
+  async list(auth: AuthContext, input: ListInput) {
+    const scope = visibility(auth);
+    for (const k of ['task_id', 'event_type', 'user_type', 'event_id', 'user_id', 'workspace_id', 'project_id'] as const) {
+      if (input[k] !== undefined) scope.push({ key: k, value: input[k], operator: 'eq' });
+    }
+    // A task's history reads in the order it happened unless the query sorts otherwise.
+    const query: Query = { ...input.query, sort: input.query?.sort?.length ? input.query.sort : [{ key: 'created_at' }] };
+    const { rows, total_count } = await runList(this.deps.pool, eventResource, query, scope);
+    const only = resolveOnly(eventResource, input.query);
+    return { results: rows.map((r) => applyOnly(toEventInfo(r as EventRow), only)), total_count };
+  }
+
+  async stat(auth: AuthContext, query: StatisticsQuery) {
+    return runStat(this.deps.pool, eventResource, query, visibility(auth));
+  }
+}

@@ -1,0 +1,44 @@
+import Redis from 'ioredis';
+import { createLogger } from '@platform/core';
+import { createPool, createPrisma, migrateApp } from '@platform/db';
+import { DirectoryClient } from '@platform/directory';
+import { runMain, serve } from '@platform/http';
+import { TokenVerifier, publicKeyFromEnv } from '@platform/auth';
+import { PrismaClient } from './generated/prisma/client';
+import { createApp } from './app';
+import { loadConfig } from './config';
+import type { OpsflowDeps } from './deps';
+
+async function main() {
+  const config = loadConfig();
+  const logger = createLogger('opsflow');
+  if (!config.ingestTokens.length) logger.warn('OPSFLOW_INGEST_TOKENS is unset: event ingestion is off');
+  if (config.migrateOnStart) migrateApp('opsflow', config.databaseUrl);
+
+  const pool = createPool(config.databaseUrl);
+  const prisma = createPrisma(PrismaClient, pool);
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 3, enableOfflineQueue: false });
+  redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+  const deps: OpsflowDeps = {
+    config,
+    logger,
+    pool,
+    prisma,
+    redis,
+    verifier: new TokenVerifier(publicKeyFromEnv()),
+    directory: new DirectoryClient(redis),
+  };
+
+  serve(createApp(deps), {
+    port: config.port,
+    logger,
+    service: 'opsflow',
+    onShutdown: async () => {
+      await prisma.$disconnect().catch(() => {});
+      await pool.end().catch(() => {});
+      redis.disconnect();
+    },
+  });
+}
+
+runMain('opsflow', main);

@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import { ALL_ROLES, type RoleType } from '@platform/auth';
+import { id, name, operation, struct, tags } from '@platform/http';
+import { QuerySchema, StatisticsQuerySchema } from '@platform/query';
+import { callerIn, domainRequest, onlySchema } from '../request';
+import type { SchemaService } from './service';
+import { SYNC_MODES, syncOptionsSchema } from './source';
+
+// Upstream's repository services: writes need DOMAIN_ADMIN; reads are open to every role of the
+// domain (DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER, USER): schemas are domain-wide reference data.
+const write = { permission: 'repository:Schema.write', roles: ['DOMAIN_ADMIN'] as RoleType[] };
+const read = { permission: 'repository:Schema.read', roles: ALL_ROLES };
+
+const syncMode = z.enum(SYNC_MODES);
+/** ListValue: any JSON values (labels are usually strings). */
+const labels = z.array(z.unknown()).max(100);
+const schemaRequest = domainRequest({ schema_id: id });
+
+export function schemaOperations(service: SchemaService) {
+  return [
+    operation({
+      path: '/repository/v2/schema/create',
+      access: write,
+      schema: domainRequest({
+        schema_id: id,
+        name,
+        schema: struct,
+        sync_mode: syncMode.optional(),
+        sync_options: syncOptionsSchema.optional(),
+        labels: labels.optional(),
+        tags: tags.optional(),
+      }),
+      handler: (input, { auth }) => service.create(callerIn(auth, input.domain_id), input),
+    }),
+    operation({
+      path: '/repository/v2/schema/update',
+      access: write,
+      schema: domainRequest({
+        schema_id: id,
+        schema: struct,
+        name: name.optional(),
+        sync_mode: syncMode.optional(),
+        sync_options: syncOptionsSchema.optional(),
+        labels: labels.optional(),
+        tags: tags.optional(),
+      }),
+      handler: (input, { auth }) => service.update(callerIn(auth, input.domain_id), input),
+    }),
+    operation({
+      path: '/repository/v2/schema/sync',
+      access: write,
+      schema: schemaRequest,
+      handler: (input, { auth }) => service.sync(callerIn(auth, input.domain_id), input.schema_id),
+    }),
+    operation({
+      path: '/repository/v2/schema/delete',
+      access: write,
+      schema: schemaRequest,
+      handler: async (input, { auth }) => {
+        await service.delete(callerIn(auth, input.domain_id), input.schema_id);
+      },
+    }),
+    operation({
+      path: '/repository/v2/schema/get',
+      access: read,
+      schema: domainRequest({ schema_id: id, only: onlySchema.optional() }),
+      handler: (input, { auth }) => service.get(callerIn(auth, input.domain_id), input.schema_id, input.only),
+    }),
+    operation({
+      path: '/repository/v2/schema/list',
+      access: read,
+      schema: domainRequest({
+        query: QuerySchema.optional(),
+        schema_id: z.string().optional(),
+        name: z.string().optional(),
+        sync_mode: syncMode.optional(),
+        remote_repository_name: z.string().optional(),
+      }),
+      handler: (input, { auth }) => service.list(callerIn(auth, input.domain_id), input),
+    }),
+    operation({
+      path: '/repository/v2/schema/stat',
+      access: read,
+      schema: domainRequest({ query: StatisticsQuerySchema }),
+      handler: (input, { auth }) => service.stat(callerIn(auth, input.domain_id), input.query),
+    }),
+  ];
+}

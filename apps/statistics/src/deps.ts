@@ -1,0 +1,18 @@
+import type { Pool } from 'pg';
+import type { Logger } from '@platform/core';
+import type { TokenVerifier } from '@platform/auth';
+import type { PrismaClient } from './generated/prisma/client';
+import type { StatisticsConfig } from './config';
+import type { PluginRegistry } from './plugin/registry';
+import type { SecretBox } from './secret/secret-box';
+
+/** Everything statistics' operations need, made once by main.ts (or a test) and handed to createApp. */
+export interface StatisticsDeps {
+  config: StatisticsConfig;
+  logger: Logger;
+  pool: Pool;
+  prisma: PrismaClient;
+  verifier: TokenVerifier;
+  plugins: PluginRegistry;
+  secrets: SecretBox;
+}

@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import type { RoleType } from '@platform/auth';
+import { id, name, operation, struct, tags } from '@platform/http';
+import { QuerySchema, StatisticsQuerySchema } from '@platform/query';
+import { callerIn, domainRequest, onlySchema } from '../request';
+import type { StorageService } from './service';
+
+// Upstream's statistics services (schedule, history) allow only DOMAIN_ADMIN, for reads and writes:
+// a storage is a domain-wide resource holding credentials.
+const write = { permission: 'statistics:Storage.write', roles: ['DOMAIN_ADMIN'] as RoleType[] };
+const read = { permission: 'statistics:Storage.read', roles: ['DOMAIN_ADMIN'] as RoleType[] };
+
+/** PluginRequest: every field is R in the spec. */
+const pluginRequest = z.strictObject({
+  plugin_id: id,
+  version: z.string().trim().min(1).max(64),
+  options: struct,
+  secret_data: struct,
+  schema: z.string().trim().min(1).max(255),
+});
+const storageRequest = domainRequest({ storage_id: id });
+
+export function storageOperations(service: StorageService) {
+  return [
+    operation({
+      path: '/statistics/v1/storage/register',
+      access: write,
+      schema: domainRequest({ name, user_id: id, plugin_info: pluginRequest.optional(), tags: tags.optional() }),
+      handler: (input, { auth }) => service.register(callerIn(auth, input.domain_id), input),
+    }),
+    operation({
+      path: '/statistics/v1/storage/update',
+      access: write,
+      schema: domainRequest({ storage_id: id, name: name.optional(), tags: tags.optional() }),
+      handler: (input, { auth }) => service.update(callerIn(auth, input.domain_id), input),
+    }),
+    operation({
+      path: '/statistics/v1/storage/update-plugin',
+      access: write,
+      schema: domainRequest({
+        storage_id: id,
+        version: z.string().trim().min(1).max(64).optional(),
+        options: struct.optional(),
+        secret_data: struct.optional(),
+      }),
+      handler: (input, { auth }) => service.updatePlugin(callerIn(auth, input.domain_id), input),
+    }),
+    operation({
+      path: '/statistics/v1/storage/verify-plugin',
+      access: write,
+      schema: storageRequest,
+      handler: async (input, { auth }) => {
+        await service.verifyPlugin(callerIn(auth, input.domain_id), input.storage_id);
+      },
+    }),
+    operation({
+      path: '/statistics/v1/storage/enable',
+      access: write,
+      schema: storageRequest,
+      handler: (input, { auth }) => service.setState(callerIn(auth, input.domain_id), input.storage_id, 'ENABLED'),
+    }),
+    operation({
+      path: '/statistics/v1/storage/disable',
+      access: write,
+      schema: storageRequest,
+      handler: (input, { auth }) => service.setState(callerIn(auth, input.domain_id), input.storage_id, 'DISABLED'),
+    }),
+    operation({
+      path: '/statistics/v1/storage/deregister',
+      access: write,
+      schema: storageRequest,
+      handler: async (input, { auth }) => {
+        await service.deregister(callerIn(auth, input.domain_id), input.storage_id);
+      },
+    }),
+    operation({
+      path: '/statistics/v1/storage/get',
+      access: read,
+      schema: domainRequest({ storage_id: id, only: onlySchema.optional() }),
+      handler: (input, { auth }) => service.get(callerIn(auth, input.domain_id), input.storage_id, input.only),
+    }),
+    operation({
+      path: '/statistics/v1/storage/list',
+      access: read,
+      schema: domainRequest({
+        query: QuerySchema.optional(),
+        storage_id: z.string().optional(),
+        name: z.string().optional(),
+        state: z.enum(['ENABLED', 'DISABLED']).optional(),
+        user_id: z.string().optional(),
+      }),
+      handler: (input, { auth }) => service.list(callerIn(auth, input.domain_id), input),
+    }),
+    operation({
+      path: '/statistics/v1/storage/stat',
+      access: read,
+      schema: domainRequest({ query: StatisticsQuerySchema }),
+      handler: (input, { auth }) => service.stat(callerIn(auth, input.domain_id), input.query),
+    }),
+  ];
+}

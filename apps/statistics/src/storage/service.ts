@@ -1,0 +1,211 @@
+import type { AuthContext } from '@platform/auth';
+import { generateId, isoOrEmpty } from '@platform/core';
+import { ApiError, errors } from '@platform/errors';
+import { resolveOnly, runList, runStat, applyOnly, type Condition, type Query, type StatisticsQuery } from '@platform/query';
+import type { StatisticsDeps } from '../deps';
+import type { Prisma } from '../generated/prisma/client';
+import { parseAt, verifyFailure, type Struct } from '../plugin/registry';
+import { projectOnly } from '../request';
+import { storageResource, type StorageRow, type StoredPluginInfo } from './repository';
+
+type Tx = Prisma.TransactionClient;
+
+const EMPTY_PLUGIN: StoredPluginInfo = { plugin_id: '', version: '', options: {}, secret_id: '', metadata: {} };
+
+export function toStorageInfo(r: StorageRow) {
+  const p = { ...EMPTY_PLUGIN, ...((r.plugin_info ?? {}) as Partial<StoredPluginInfo>) };
+  return {
+    storage_id: r.storage_id,
+    name: r.name,
+    state: r.state,
+    options: (r.options ?? {}) as Struct,
+    capability: (r.capability ?? {}) as Struct,
+    plugin_info: { plugin_id: p.plugin_id, version: p.version, options: p.options, secret_id: p.secret_id, metadata: p.metadata },
+    tags: (r.tags ?? {}) as Struct,
+    user_id: r.user_id,
+    domain_id: r.domain_id,
+    created_at: isoOrEmpty(r.created_at),
+  };
+}
+
+export interface PluginRequest {
+  plugin_id: string;
+  version: string;
+  options: Struct;
+  secret_data: Struct;
+  schema: string;
+}
+
+export interface ListInput {
+  query?: Query;
+  storage_id?: string;
+  name?: string;
+  state?: string;
+  user_id?: string;
+}
+
+const json = (v: unknown) => v as Prisma.InputJsonValue;
+const key = (domainId: string, storageId: string) => ({ domain_id_storage_id: { domain_id: domainId, storage_id: storageId } });
+/** The additional authenticated data of a sealed secret: it opens only as this domain's this secret. */
+const aad = (domainId: string, secretId: string) => `${domainId}:${secretId}`;
+
+export class StorageService {
+  constructor(private readonly deps: StatisticsDeps) {}
+
+  /** The storage in the caller's domain, else ERROR_NOT_FOUND (never "exists but not yours"). */
+  private async find(auth: AuthContext, storageId: string, tx: Tx = this.deps.prisma, lock = false): Promise<StorageRow> {
+    const s = lock
+      ? (await tx.$queryRawUnsafe<StorageRow[]>('SELECT * FROM storage WHERE domain_id = $1 AND storage_id = $2 FOR UPDATE', auth.domainId, storageId))[0]
+      : await tx.storage.findUnique({ where: key(auth.domainId, storageId) });
+    if (!s) throw errors.notFound('storage_id', storageId);
+    return s;
+  }
+
+  private pluginOf(s: StorageRow): StoredPluginInfo {
+    const p = s.plugin_info as Partial<StoredPluginInfo> | null;
+    if (!p?.plugin_id) throw new ApiError(400, 'ERROR_STORAGE_HAS_NO_PLUGIN', `Storage ${s.storage_id} was registered without a plugin.`);
+    return { ...EMPTY_PLUGIN, ...p };
+  }
+
+  /** Seals secret_data as a new secret of the storage; returns its id. */
+  private async createSecret(tx: Tx, domainId: string, storageId: string, schema: string, secretData: Struct): Promise<string> {
+    const secret_id = generateId('secret');
+    await tx.secret.create({
+      data: { domain_id: domainId, secret_id, storage_id: storageId, schema, ...this.deps.secrets.seal(secretData, aad(domainId, secret_id)) },
+    });
+    return secret_id;
+  }
+
+  async register(auth: AuthContext, input: { name: string; user_id: string; plugin_info?: PluginRequest; tags?: Struct }) {
+    if (input.user_id !== auth.userId) {
+      throw errors.permissionDenied(`Permission denied. (key = user_id, reason = ${input.user_id} is not the user of the access token)`);
+    }
+    const storage_id = generateId('storage');
+    let plugin: { info: Omit<StoredPluginInfo, 'secret_id'>; options: Struct; capability: Struct; schema: string; secret: Struct } | undefined;
+    if (input.plugin_info) {
+      const req = input.plugin_info;
+      const def = this.deps.plugins.get(req.plugin_id);
+      const version = this.deps.plugins.version(def, req.version, 'plugin_info.version');
+      const options = parseAt(def.options, req.options, ['plugin_info', 'options']);
+      const schema = this.deps.plugins.schema(def, req.schema, 'plugin_info.schema');
+      const secret = parseAt(def.secretData, req.secret_data, ['plugin_info', 'secret_data']);
+      plugin = {
+        info: { plugin_id: def.plugin_id, version, options: req.options, metadata: def.metadata(version, options) },
+        options,
+        capability: def.capability,
+        schema,
+        secret,
+      };
+    }
+    const row = await this.deps.prisma.$transaction(async (tx) => {
+      const secret_id = plugin ? await this.createSecret(tx, auth.domainId, storage_id, plugin.schema, plugin.secret) : '';
+      return tx.storage.create({
+        data: {
+          domain_id: auth.domainId,
+          storage_id,
+          name: input.name,
+          state: 'ENABLED',
+          options: json(plugin?.options ?? {}),
+          capability: json(plugin?.capability ?? {}),
+          plugin_info: json(plugin ? { ...plugin.info, secret_id } : EMPTY_PLUGIN),
+          tags: json(input.tags ?? {}),
+          user_id: input.user_id,
+        },
+      });
+    });
+    return toStorageInfo(row);
+  }
+
+  async update(auth: AuthContext, input: { storage_id: string; name?: string; tags?: Struct }) {
+    const s = await this.find(auth, input.storage_id);
+    const updated = await this.deps.prisma.storage.update({
+      where: key(s.domain_id, s.storage_id),
+      data: { ...(input.name !== undefined && { name: input.name }), ...(input.tags !== undefined && { tags: json(input.tags) }) },
+    });
+    return toStorageInfo(updated);
+  }
+
+  /**
+   * New version, options and/or secret_data. The plugin's metadata is refreshed (upstream re-inits the
+   * plugin); new secret_data replaces the old secret (a new secret_id, the old one deleted).
+   */
+  async updatePlugin(auth: AuthContext, input: { storage_id: string; version?: string; options?: Struct; secret_data?: Struct }) {
+    const row = await this.deps.prisma.$transaction(async (tx) => {
+      const s = await this.find(auth, input.storage_id, tx, true);
+      const current = this.pluginOf(s);
+      const def = this.deps.plugins.get(current.plugin_id, 'plugin_info.plugin_id');
+      const version = input.version !== undefined ? this.deps.plugins.version(def, input.version, 'version') : current.version;
+      const given = input.options ?? current.options;
+      const options = parseAt(def.options, given, input.options !== undefined ? ['options'] : ['plugin_info', 'options']);
+      let secret_id = current.secret_id;
+      if (input.secret_data !== undefined) {
+        const secret = parseAt(def.secretData, input.secret_data, ['secret_data']);
+        const old = secret_id ? await tx.secret.findUnique({ where: { domain_id_secret_id: { domain_id: s.domain_id, secret_id } } }) : null;
+        secret_id = await this.createSecret(tx, s.domain_id, s.storage_id, old?.schema ?? this.deps.plugins.schema(def, undefined, 'schema'), secret);
+        await tx.secret.deleteMany({ where: { domain_id: s.domain_id, storage_id: s.storage_id, NOT: { secret_id } } });
+      }
+      const plugin_info: StoredPluginInfo = { plugin_id: def.plugin_id, version, options: given, secret_id, metadata: def.metadata(version, options) };
+      return tx.storage.update({
+        where: key(s.domain_id, s.storage_id),
+        data: { plugin_info: json(plugin_info), options: json(options), capability: json(def.capability) },
+      });
+    });
+    return toStorageInfo(row);
+  }
+
+  /** Runs the plugin's verify against the real target with the decrypted secret. Empty on success. */
+  async verifyPlugin(auth: AuthContext, storageId: string) {
+    const s = await this.find(auth, storageId);
+    if (s.state !== 'ENABLED') {
+      throw new ApiError(400, 'ERROR_STORAGE_STATE_DISABLED', `Storage ${s.storage_id} is disabled: its plugin may not be used.`);
+    }
+    const p = this.pluginOf(s);
+    const def = this.deps.plugins.get(p.plugin_id, 'plugin_info.plugin_id');
+    const secret = p.secret_id
+      ? await this.deps.prisma.secret.findUnique({ where: { domain_id_secret_id: { domain_id: s.domain_id, secret_id: p.secret_id } } })
+      : null;
+    if (!secret) throw verifyFailure(`the secret of storage ${s.storage_id} is missing`);
+    const secretData = this.deps.secrets.open(secret, aad(secret.domain_id, secret.secret_id));
+    await def.verify({
+      version: p.version,
+      options: parseAt(def.options, p.options, ['plugin_info', 'options']),
+      secretData,
+      schema: secret.schema,
+      timeoutMs: this.deps.config.verifyTimeoutMs,
+      allowPrivateHosts: this.deps.config.allowPrivateHosts,
+    });
+  }
+
+  async setState(auth: AuthContext, storageId: string, state: 'ENABLED' | 'DISABLED') {
+    const s = await this.find(auth, storageId);
+    const updated = await this.deps.prisma.storage.update({ where: key(s.domain_id, s.storage_id), data: { state } });
+    return toStorageInfo(updated);
+  }
+
+  /** Removes the storage and its secret. */
+  async deregister(auth: AuthContext, storageId: string) {
+    await this.deps.prisma.$transaction(async (tx) => {
+      const s = await this.find(auth, storageId, tx, true);
+      await tx.secret.deleteMany({ where: { domain_id: s.domain_id, storage_id: s.storage_id } });
+      await tx.storage.delete({ where: key(s.domain_id, s.storage_id) });
+    });
+  }
+
+  async get(auth: AuthContext, storageId: string, only?: string[]) {
+    return projectOnly(toStorageInfo(await this.find(auth, storageId)), only);
+  }
+
+  async list(auth: AuthContext, input: ListInput) {
+    const scope: Condition[] = [{ key: 'domain_id', value: auth.domainId, operator: 'eq' }];
+    for (const k of ['storage_id', 'name', 'state', 'user_id'] as const) {
+      if (input[k] !== undefined) scope.push({ key: k, value: input[k], operator: 'eq' });
+    }
+    const { rows, total_count } = await runList(this.deps.pool, storageResource, input.query, scope);
+    const only = resolveOnly(storageResource, input.query);
+    return { results: rows.map((r) => applyOnly(toStorageInfo(r as StorageRow), only)), total_count };
+  }
+
+  async stat(auth: AuthContext, query: StatisticsQuery) {
+    return runStat(this.deps.pool, storageResource, query, [{ key: 'domain_id', value: auth.domainId, operator: 'eq' }]);
+  }
+}
