@@ -1,0 +1,148 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import { bearer } from '@platform/testing';
+import { createTestMonitoring, type TestMonitoring } from '../test-support';
+
+/** A loopback stand-in for a Prometheus HTTP API: answers the instant query the way Prometheus does. */
+function fakePrometheus(): Promise<{ url: string; queries: string[]; close(): void }> {
+  const queries: string[] = [];
+  const server = http.createServer((req, res) => {
+    const u = new URL(req.url ?? '/', 'http://x');
+    if (u.pathname === '/prom/api/v1/query') {
+      queries.push(u.searchParams.get('query') ?? '');
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ status: 'success', data: { resultType: 'vector', result: [{ metric: {}, value: [Date.now() / 1000, '1'] }] } }));
+    } else {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('404 page not found');
+    }
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/prom`,
+        queries,
+        close: () => {
+          server.closeAllConnections();
+          server.close();
+        },
+      }),
+    ),
+  );
+}
+
+describe('monitoring data-source', () => {
+  let t: TestMonitoring;
+  let locked: TestMonitoring;
+  let admin: string;
+  let member: string;
+  let otherDomain: string;
+  let prom: Awaited<ReturnType<typeof fakePrometheus>>;
+
+  beforeAll(async () => {
+    prom = await fakePrometheus();
+    t = await createTestMonitoring({ worker: false, allowPrivateUrls: true });
+    locked = await createTestMonitoring({ worker: false, allowPrivateUrls: false });
+    admin = await bearer({ domainId: 'd1', roleType: 'DOMAIN_ADMIN' });
+    member = await bearer({ domainId: 'd1', workspaceId: 'ws-1', roleType: 'WORKSPACE_MEMBER' });
+    otherDomain = await bearer({ domainId: 'd2', roleType: 'DOMAIN_ADMIN' });
+  });
+  afterAll(async () => {
+    await t.close();
+    await locked.close();
+    prom.close();
+  });
+
+  const call = (path: string, auth: string, body: object = {}, app = t.app) => request(app).post(`/monitoring/v1/data-source/${path}`).set('Authorization', auth).send(body);
+  const register = async (name: string, options: object = { url: prom.url }, extra: object = {}) => {
+    const res = await call('register', admin, { name, plugin_info: { plugin_id: 'plugin-prometheus-mon-datasource', options, provider: 'prometheus', ...extra }, tags: { team: 'sre' } });
+    expect(res.status).toBe(200);
+    return res.body;
+  };
+
+  it('registers a Prometheus data source with every field of DataSourceInfo', async () => {
+    const ds = await register('prom');
+    expect(ds).toEqual({
+      data_source_id: expect.stringMatching(/^ds-[0-9a-f]{12}$/),
+      name: 'prom',
+      state: 'ENABLED',
+      monitoring_type: 'METRIC',
+      provider: 'prometheus',
+      capability: { supported_schema: [], use_resource_secret: false, monitoring_type: 'METRIC' },
+      plugin_info: {
+        plugin_id: 'plugin-prometheus-mon-datasource',
+        version: '1.1.0',
+        options: { url: prom.url },
+        metadata: { supported_stat: ['AVERAGE', 'MAX', 'MIN', 'SUM'], supported_resource_type: [], required_keys: ['url'], query_api: 'prometheus/v1' },
+        upgrade_mode: 'AUTO',
+        secret_id: '',
+        provider: 'prometheus',
+      },
+      tags: { team: 'sre' },
+      domain_id: 'd1',
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+    });
+  });
+
+  it('validates the plugin info: required keys, types, version, secret or provider', async () => {
+    const bad = async (plugin_info: object) => (await call('register', admin, { name: 'x', plugin_info })).body.error;
+    const base = { plugin_id: 'plugin-prometheus-mon-datasource', provider: 'prometheus' };
+    expect(await bad({ ...base, options: {} })).toMatchObject({ code: 'ERROR_REQUIRED_PARAMETER', message: expect.stringContaining('plugin_info.options.url') });
+    expect(await bad({ ...base, options: { url: 'ftp://x' } })).toMatchObject({ code: 'ERROR_INVALID_PARAMETER' });
+    expect(await bad({ ...base, options: { url: prom.url, timeout_ms: 'soon' } })).toMatchObject({ code: 'ERROR_INVALID_PARAMETER' });
+    expect(await bad({ ...base, options: { url: prom.url }, version: '0.1', upgrade_mode: 'MANUAL' })).toMatchObject({ code: 'ERROR_INVALID_PLUGIN_VERSION' });
+    expect(await bad({ ...base, options: { url: prom.url }, upgrade_mode: 'MANUAL' })).toMatchObject({ code: 'ERROR_REQUIRED_PARAMETER' });
+    expect(await bad({ plugin_id: 'plugin-prometheus-mon-datasource', options: { url: prom.url } })).toMatchObject({ message: expect.stringContaining('secret_id | provider') });
+    expect(await bad({ plugin_id: 'plugin-nope', provider: 'x' })).toMatchObject({ code: 'ERROR_NOT_FOUND' });
+  });
+
+  it('verify-plugin checks the source really answers as Prometheus', async () => {
+    const ds = await register('reachable');
+    expect((await call('verify-plugin', admin, { data_source_id: ds.data_source_id })).body).toEqual({});
+    expect(prom.queries).toContain('vector(1)');
+
+    const notProm = await register('wrong-path', { url: prom.url.replace('/prom', '/other') });
+    const wrong = await call('verify-plugin', admin, { data_source_id: notProm.data_source_id });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error).toMatchObject({ code: 'ERROR_PLUGIN_VERIFY_FAILED', message: expect.stringContaining('HTTP 404') });
+
+    // A port nothing listens on: refused connection, a clear 400.
+    const down = await register('down', { url: 'http://127.0.0.1:1', timeout_ms: 2000 });
+    const refused = await call('verify-plugin', admin, { data_source_id: down.data_source_id });
+    expect(refused.body.error).toMatchObject({ code: 'ERROR_PLUGIN_VERIFY_FAILED', message: expect.stringContaining('not reachable') });
+  });
+
+  it('without ALLOW_PRIVATE_URLS a loopback source is refused before any request is made', async () => {
+    const before = prom.queries.length;
+    const res = await call('register', admin, { name: 'p', plugin_info: { plugin_id: 'plugin-prometheus-mon-datasource', options: { url: prom.url }, provider: 'prometheus' } }, locked.app);
+    const v = await call('verify-plugin', admin, { data_source_id: res.body.data_source_id }, locked.app);
+    expect(v.body.error).toMatchObject({ code: 'ERROR_PLUGIN_VERIFY_FAILED', message: expect.stringContaining('private address') });
+    expect(prom.queries.length).toBe(before);
+  });
+
+  it('updates, update-plugin (metadata refreshed), enable/disable, deregister; reads are domain-wide, writes admin-only', async () => {
+    const ds = await register('lifecycle', { url: prom.url }, { version: '1.0.0', upgrade_mode: 'MANUAL' });
+    expect(ds.plugin_info.version).toBe('1.0.0');
+    expect((await call('update', admin, { data_source_id: ds.data_source_id, name: 'renamed', tags: {} })).body).toMatchObject({ name: 'renamed', tags: {} });
+    const up = await call('update-plugin', admin, { data_source_id: ds.data_source_id, options: { url: prom.url, timeout_ms: 1000 }, upgrade_mode: 'AUTO' });
+    expect(up.body.plugin_info).toMatchObject({ version: '1.1.0', upgrade_mode: 'AUTO', options: { url: prom.url, timeout_ms: 1000 }, metadata: { required_keys: ['url'] }, provider: 'prometheus' });
+    expect((await call('update-plugin', admin, { data_source_id: ds.data_source_id, options: {} })).body.error.code).toBe('ERROR_REQUIRED_PARAMETER');
+
+    expect((await call('disable', admin, { data_source_id: ds.data_source_id })).body.state).toBe('DISABLED');
+    expect((await call('enable', admin, { data_source_id: ds.data_source_id })).body.state).toBe('ENABLED');
+    expect((await call('get', member, { data_source_id: ds.data_source_id })).body.name).toBe('renamed');
+    expect((await call('disable', member, { data_source_id: ds.data_source_id })).status).toBe(403);
+    expect((await call('get', otherDomain, { data_source_id: ds.data_source_id })).status).toBe(404);
+
+    const list = await call('list', member, { monitoring_type: 'METRIC', query: { filter: [{ k: 'name', v: 'renamed', o: 'eq' }] } });
+    expect(list.body).toEqual({ results: [expect.objectContaining({ data_source_id: ds.data_source_id })], total_count: 1 });
+    expect((await call('list', otherDomain, {})).body.total_count).toBe(0);
+    const kw = await call('list', admin, { query: { keyword: 'renam' } });
+    expect(kw.body.total_count).toBe(1);
+    const stat = await call('stat', admin, { query: { aggregate: [{ group: { keys: [{ key: 'provider', name: 'provider' }], fields: [{ name: 'n', operator: 'count' }] } }] } });
+    expect(stat.body.results).toEqual([{ provider: 'prometheus', n: expect.any(Number) }]);
+
+    expect((await call('deregister', admin, { data_source_id: ds.data_source_id })).body).toEqual({});
+    expect((await call('get', admin, { data_source_id: ds.data_source_id })).status).toBe(404);
+  });
+});

@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { WORKSPACE_ROLES, type RoleType } from '@platform/auth';
+import { id, name, operation, request, struct, tags } from '@platform/http';
+import { QuerySchema, StatisticsQuerySchema } from '@platform/query';
+import { pluginInfoRequest, pluginVersion, upgradeMode } from '../plugin-schema';
+import type { DataSourceService } from './service';
+
+// Upstream: DOMAIN_ADMIN writes; DOMAIN_ADMIN, WORKSPACE_OWNER and WORKSPACE_MEMBER read.
+const write = { permission: 'monitoring:DataSource.write', roles: ['DOMAIN_ADMIN'] as RoleType[] };
+const read = { permission: 'monitoring:DataSource.read', roles: WORKSPACE_ROLES };
+const P = '/monitoring/v1/data-source';
+
+export function dataSourceOperations(service: DataSourceService) {
+  const byId = request({ data_source_id: id });
+  return [
+    operation({
+      path: `${P}/register`,
+      access: write,
+      schema: request({
+        name,
+        plugin_info: z.strictObject({ ...pluginInfoRequest, secret_id: z.string().max(255).optional(), provider: z.string().max(255).optional() }),
+        tags: tags.optional(),
+      }),
+      handler: (input, { auth }) => service.register(auth, input),
+    }),
+    operation({
+      path: `${P}/update`,
+      access: write,
+      schema: request({ data_source_id: id, name: name.optional(), tags: tags.optional() }),
+      handler: (input, { auth }) => service.update(auth, input),
+    }),
+    operation({ path: `${P}/enable`, access: write, schema: byId, handler: (input, { auth }) => service.setState(auth, input.data_source_id, 'ENABLED') }),
+    operation({ path: `${P}/disable`, access: write, schema: byId, handler: (input, { auth }) => service.setState(auth, input.data_source_id, 'DISABLED') }),
+    operation({
+      path: `${P}/deregister`,
+      access: write,
+      schema: byId,
+      handler: async (input, { auth }) => {
+        await service.deregister(auth, input.data_source_id);
+      },
+    }),
+    operation({
+      path: `${P}/update-plugin`,
+      access: write,
+      schema: request({ data_source_id: id, version: pluginVersion.optional(), options: struct.optional(), upgrade_mode: upgradeMode.optional() }),
+      handler: (input, { auth }) => service.updatePlugin(auth, input),
+    }),
+    operation({
+      path: `${P}/verify-plugin`,
+      access: write,
+      schema: byId,
+      handler: async (input, { auth }) => {
+        await service.verifyPlugin(auth, input.data_source_id);
+      },
+    }),
+    operation({ path: `${P}/get`, access: read, schema: byId, handler: (input, { auth }) => service.get(auth, input.data_source_id) }),
+    operation({
+      path: `${P}/list`,
+      access: read,
+      schema: request({
+        query: QuerySchema.optional(),
+        data_source_id: z.string().optional(),
+        name: z.string().optional(),
+        state: z.string().optional(),
+        monitoring_type: z.string().optional(),
+        provider: z.string().optional(),
+      }),
+      handler: (input, { auth }) => service.list(auth, input),
+    }),
+    operation({
+      path: `${P}/stat`,
+      access: read,
+      schema: request({ query: StatisticsQuerySchema }),
+      handler: (input, { auth }) => service.stat(auth, input.query),
+    }),
+  ];
+}

@@ -1,0 +1,25 @@
+import type Redis from 'ioredis';
+import type { Pool } from 'pg';
+import type { Logger } from '@platform/core';
+import type { TokenVerifier } from '@platform/auth';
+import type { Queue } from '@platform/queue';
+import type { PrismaClient } from './generated/prisma/client';
+import type { MonitoringConfig } from './config';
+import type { DeliveryJob } from './ingest/job';
+
+/** Everything monitoring's operations need, made once by main.ts (or a test) and handed to createApp. */
+export interface MonitoringDeps {
+  config: MonitoringConfig;
+  logger: Logger;
+  pool: Pool;
+  prisma: PrismaClient;
+  /** Reads identity's project directory (webhook create checks its project_id there). */
+  redis: Redis;
+  /** Prefix of the directory keys (tests isolate themselves with it). */
+  redisPrefix: string;
+  verifier: TokenVerifier;
+  /** The queue of accepted webhook deliveries (its connection fails fast when Redis is down). */
+  queue: Queue<DeliveryJob>;
+  /** Whether the queue's Redis connection is up (the webhook URL answers 503 at once when it is not). */
+  queueReady: () => boolean;
+}

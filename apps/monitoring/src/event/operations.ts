@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { WORKSPACE_ROLES } from '@platform/auth';
+import { id, operation, request, struct } from '@platform/http';
+import { QuerySchema, StatisticsQuerySchema } from '@platform/query';
+import type { IngestService } from '../ingest/accept';
+import type { EventService } from './service';
+
+const read = { permission: 'monitoring:Event.read', roles: WORKSPACE_ROLES };
+const P = '/monitoring/v1/event';
+const filter = z.string().optional();
+
+export function eventOperations(service: EventService, ingest: IngestService) {
+  return [
+    // Public: authorized by the webhook's access key, like the webhook URL (same checks, same queue).
+    operation({
+      path: `${P}/create`,
+      access: 'public',
+      schema: request({ webhook_id: id, access_key: z.string().min(1).max(255), data: struct }),
+      handler: async (input) => {
+        await ingest.accept(input.webhook_id, input.access_key, input.data);
+      },
+    }),
+    operation({ path: `${P}/get`, access: read, schema: request({ event_id: id }), handler: (input, { auth }) => service.get(auth, input.event_id) }),
+    operation({
+      path: `${P}/list`,
+      access: read,
+      schema: request({
+        query: QuerySchema.optional(),
+        event_id: filter,
+        event_key: filter,
+        event_type: filter,
+        severity: filter,
+        resource: filter,
+        provider: filter,
+        account: filter,
+        workspace_id: filter,
+        project_id: filter,
+        alert_id: filter,
+        webhook_id: filter,
+      }),
+      handler: (input, { auth }) => service.list(auth, input),
+    }),
+    operation({
+      path: `${P}/stat`,
+      access: read,
+      schema: request({ query: StatisticsQuerySchema }),
+      handler: (input, { auth }) => service.stat(auth, input.query),
+    }),
+  ];
+}

@@ -1,0 +1,124 @@
+import { generateId } from '@platform/core';
+import type { PluginRegistry, Struct } from '../plugins/registry';
+import { EVENT_TYPES, ParseError, SEVERITIES, type ParseContext, type ParsedEvent, type WebhookPlugin } from '../plugins/webhook';
+import type { DeliveryJob } from './job';
+
+/** An event row as the store writes it. */
+export interface EventRow {
+  event_id: string;
+  event_key: string;
+  event_type: string;
+  title: string;
+  description: string;
+  severity: string;
+  rule: string;
+  image_url: string;
+  resource: { resource_id?: string; resource_type?: string; name?: string };
+  resource_id: string;
+  provider: string;
+  account: string;
+  additional_info: Struct;
+  occurred_at: string | null;
+  delivery_seq: number;
+}
+
+export type Outcome = 'STORED' | 'PARSE_ERROR' | 'NO_EVENTS' | 'SUBSCRIPTION_CONFIRMED' | 'UNSUBSCRIBED' | 'RECOVERY_WITHOUT_ALERT';
+
+/** A delivery parsed and ready to store. */
+export interface PreparedDelivery {
+  job: DeliveryJob;
+  outcome: Outcome;
+  error: string;
+  events: EventRow[];
+  raw_data: Struct;
+}
+
+const MAX_TEXT = 100_000;
+
+/** Postgres text and jsonb refuse U+0000; payloads are otherwise kept as sent. */
+export function sanitize<T>(v: T): T {
+  if (typeof v === 'string') return v.replace(/\u0000/g, '') as T;
+  if (Array.isArray(v)) return v.map(sanitize) as T;
+  if (v && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[sanitize(k)] = sanitize(x);
+    return out as T;
+  }
+  return v;
+}
+
+const text = (v: unknown, max = MAX_TEXT) => sanitize(typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v)).slice(0, max);
+
+function toRow(e: ParsedEvent, seq: number): EventRow {
+  if (!e || typeof e.event_key !== 'string' || !e.event_key) throw new ParseError('the plugin answered an event without event_key');
+  if (!EVENT_TYPES.includes(e.event_type)) throw new ParseError(`the plugin answered an unknown event_type ${String(e.event_type)}`);
+  const severity = e.severity ?? 'NONE';
+  if (!SEVERITIES.includes(severity)) throw new ParseError(`the plugin answered an unknown severity ${String(severity)}`);
+  const occurred = e.occurred_at ? new Date(e.occurred_at) : null;
+  const resource = sanitize(Object.fromEntries(Object.entries(e.resource ?? {}).filter(([, v]) => v !== undefined && v !== '')));
+  return {
+    event_id: generateId('event'),
+    event_key: text(e.event_key, 255),
+    event_type: e.event_type,
+    title: text(e.title, 1000),
+    description: text(e.description),
+    severity,
+    rule: text(e.rule, 1000),
+    image_url: text(e.image_url, 2000),
+    resource,
+    resource_id: text(resource.resource_id, 1000),
+    provider: text(e.provider, 255),
+    account: text(e.account, 255),
+    additional_info: sanitize(e.additional_info ?? {}),
+    occurred_at: occurred && !Number.isNaN(occurred.getTime()) ? occurred.toISOString() : null,
+    delivery_seq: seq,
+  };
+}
+
+/** Upstream's event for a payload its plugin could not parse. */
+function errorEvent(webhookName: string, message: string): EventRow {
+  return toRow(
+    {
+      event_key: generateId('error'),
+      event_type: 'ERROR',
+      title: `Webhook Event Parsing Error - ${webhookName}`,
+      description: message,
+      severity: 'CRITICAL',
+      occurred_at: new Date(),
+    },
+    0,
+  );
+}
+
+/** The plugin a delivery is parsed with: AUTO follows the latest version, a pinned version must still exist. */
+function pluginFor(registry: PluginRegistry<WebhookPlugin>, job: DeliveryJob): WebhookPlugin {
+  let plugin: WebhookPlugin;
+  try {
+    plugin = registry.get(job.webhook.plugin_id);
+  } catch {
+    throw new ParseError(`webhook plugin ${job.webhook.plugin_id} is not installed`);
+  }
+  if (job.webhook.upgrade_mode !== 'AUTO' && !plugin.versions.includes(job.webhook.version)) {
+    throw new ParseError(`version ${job.webhook.version} of ${plugin.plugin_id} is not installed`);
+  }
+  return plugin;
+}
+
+/**
+ * Parses one delivery with its webhook's plugin. Whatever goes wrong in the plugin — a payload of
+ * another format, a bug, a refused SNS confirmation — becomes upstream's ERROR event: nothing that
+ * was accepted disappears.
+ */
+export async function prepareDelivery(registry: PluginRegistry<WebhookPlugin>, job: DeliveryJob, ctx: ParseContext): Promise<PreparedDelivery> {
+  const raw_data = sanitize(job.data);
+  try {
+    const plugin = pluginFor(registry, job);
+    const result = await plugin.parse(job.webhook.options, structuredClone(job.data), ctx);
+    const events = result.events.map((e, i) => toRow(e, i));
+    const outcome: Outcome = events.length ? 'STORED' : ((result.outcome as Outcome | undefined) ?? 'NO_EVENTS');
+    return { job, outcome, error: '', events, raw_data };
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    return { job, outcome: 'PARSE_ERROR', error: text(message, 2000), events: [errorEvent(job.webhook.name, message)], raw_data };
+  }
+}

@@ -1,0 +1,194 @@
+import type { Pool, PoolClient } from 'pg';
+import { generateId } from '@platform/core';
+import type { EventRow, Outcome, PreparedDelivery } from './prepare';
+
+interface OpenAlert {
+  alert_id: string;
+  state: string;
+  isNew: boolean;
+  touched: boolean;
+  resolved: boolean;
+  domain_id: string;
+  workspace_id: string;
+  project_id: string;
+  webhook_id: string;
+  event_key: string;
+  title: string;
+  severity: string;
+}
+
+const alertKey = (domain: string, project: string, eventKey: string) => JSON.stringify([domain, project, eventKey]);
+
+async function tx<T>(pool: Pool, fn: (c: PoolClient) => Promise<T>): Promise<T> {
+  const c = await pool.connect();
+  try {
+    await c.query('BEGIN');
+    const out = await fn(c);
+    await c.query('COMMIT');
+    return out;
+  } catch (e) {
+    await c.query('ROLLBACK').catch(() => {});
+    throw e;
+  } finally {
+    c.release();
+  }
+}
+
+/**
+ * Stores parsed deliveries in ONE transaction: each delivery row first (its primary key is the job
+ * id, so a delivery already stored — a job re-run after a crash or a stall — is skipped), then the
+ * events, linked to alerts as upstream links them, then the webhooks' request counters. Either all
+ * of it is committed or none, so a delivery is stored exactly once however often its job runs.
+ * Returns the number of deliveries that were new.
+ */
+export async function storeDeliveries(pool: Pool, deliveries: PreparedDelivery[], sameEventSeconds: number): Promise<number> {
+  if (!deliveries.length) return 0;
+  return tx(pool, async (c) => {
+    const inserted = await c.query<{ delivery_id: string }>(
+      `INSERT INTO webhook_delivery (delivery_id, domain_id, webhook_id, outcome, event_count, error, received_at)
+       SELECT d.delivery_id, d.domain_id, d.webhook_id, d.outcome, d.event_count, d.error, d.received_at
+       FROM jsonb_to_recordset($1::jsonb) AS d(delivery_id text, domain_id text, webhook_id text, outcome text, event_count int, error text, received_at timestamptz)
+       ON CONFLICT (delivery_id) DO NOTHING
+       RETURNING delivery_id`,
+      [
+        JSON.stringify(
+          deliveries.map((d) => ({
+            delivery_id: d.job.delivery_id,
+            domain_id: d.job.webhook.domain_id,
+            webhook_id: d.job.webhook.webhook_id,
+            outcome: d.outcome,
+            event_count: d.events.length,
+            error: d.error,
+            received_at: d.job.received_at,
+          })),
+        ),
+      ],
+    );
+    const fresh = new Set(inserted.rows.map((r) => r.delivery_id));
+    const todo = deliveries.filter((d) => fresh.has(d.job.delivery_id));
+    if (!todo.length) return 0;
+
+    // Serialize deliveries of the same (domain, project, event_key) across workers, in one order.
+    const keys = [...new Set(todo.flatMap((d) => d.events.map((e) => alertKey(d.job.webhook.domain_id, d.job.webhook.project_id, e.event_key))))];
+    if (keys.length) {
+      await c.query(`SELECT pg_advisory_xact_lock(hashtextextended(k, 7)) FROM (SELECT unnest($1::text[]) AS k ORDER BY 1) AS s`, [keys]);
+    }
+
+    // The alert of the latest non-recovery event of each key within the window (upstream's get_event_by_key).
+    const open = new Map<string, OpenAlert>();
+    if (keys.length) {
+      const found = await c.query(
+        `SELECT DISTINCT ON (a.domain_id, a.project_id, a.event_key) a.*
+         FROM alert a
+         JOIN (SELECT k->>0 AS domain_id, k->>1 AS project_id, k->>2 AS event_key FROM unnest($1::jsonb[]) AS k) AS w
+           ON a.domain_id = w.domain_id AND a.project_id = w.project_id AND a.event_key = w.event_key
+         WHERE a.last_event_at >= now() - make_interval(secs => $2)
+         ORDER BY a.domain_id, a.project_id, a.event_key, a.last_event_at DESC`,
+        [keys, sameEventSeconds],
+      );
+      for (const a of found.rows) open.set(alertKey(a.domain_id, a.project_id, a.event_key), { ...a, isNew: false, touched: false, resolved: false });
+    }
+
+    const events: (EventRow & { alert_id: string; raw_data: unknown; domain_id: string; workspace_id: string; project_id: string; webhook_id: string; delivery_id: string })[] = [];
+    const outcomes: { delivery_id: string; outcome: Outcome; event_count: number }[] = [];
+    const counters = new Map<string, { domain_id: string; webhook_id: string; total: number; error: number }>();
+    for (const d of todo) {
+      const w = d.job.webhook;
+      const counter = counters.get(w.webhook_id) ?? { domain_id: w.domain_id, webhook_id: w.webhook_id, total: 0, error: 0 };
+      counter.total += 1;
+      if (d.outcome === 'PARSE_ERROR') counter.error += 1;
+      counters.set(w.webhook_id, counter);
+
+      let stored = 0;
+      for (const e of d.events) {
+        const key = alertKey(w.domain_id, w.project_id, e.event_key);
+        let alert = open.get(key);
+        if (alert && alert.state !== 'RESOLVED') {
+          if (e.event_type === 'RECOVERY') {
+            alert.state = 'RESOLVED';
+            alert.resolved = true;
+          } else {
+            alert.touched = true;
+          }
+        } else if (e.event_type === 'RECOVERY') {
+          continue; // upstream keeps no recovery without an open alert; the delivery row records it
+        } else {
+          alert = {
+            alert_id: generateId('alert'),
+            state: e.event_type === 'ERROR' ? 'ERROR' : 'TRIGGERED',
+            isNew: true,
+            touched: true,
+            resolved: false,
+            domain_id: w.domain_id,
+            workspace_id: w.workspace_id,
+            project_id: w.project_id,
+            webhook_id: w.webhook_id,
+            event_key: e.event_key,
+            title: e.title,
+            severity: e.severity,
+          };
+          open.set(key, alert);
+        }
+        stored++;
+        events.push({ ...e, alert_id: alert.alert_id, raw_data: d.raw_data, domain_id: w.domain_id, workspace_id: w.workspace_id, project_id: w.project_id, webhook_id: w.webhook_id, delivery_id: d.job.delivery_id });
+      }
+      if (stored !== d.events.length) outcomes.push({ delivery_id: d.job.delivery_id, outcome: stored ? d.outcome : 'RECOVERY_WITHOUT_ALERT', event_count: stored });
+    }
+
+    const alerts = [...open.values()];
+    const created = alerts.filter((a) => a.isNew);
+    if (created.length) {
+      await c.query(
+        `INSERT INTO alert (domain_id, alert_id, workspace_id, project_id, webhook_id, event_key, state, title, severity, last_event_at, resolved_at)
+         SELECT a.domain_id, a.alert_id, a.workspace_id, a.project_id, a.webhook_id, a.event_key, a.state, a.title, a.severity, now(), CASE WHEN a.state = 'RESOLVED' THEN now() END
+         FROM jsonb_to_recordset($1::jsonb) AS a(domain_id text, alert_id text, workspace_id text, project_id text, webhook_id text, event_key text, state text, title text, severity text)`,
+        [JSON.stringify(created)],
+      );
+    }
+    const changed = alerts.filter((a) => !a.isNew && (a.touched || a.resolved));
+    if (changed.length) {
+      await c.query(
+        `UPDATE alert a SET
+           state = x.state,
+           last_event_at = CASE WHEN x.touched THEN now() ELSE a.last_event_at END,
+           resolved_at = CASE WHEN x.resolved THEN now() ELSE a.resolved_at END
+         FROM jsonb_to_recordset($1::jsonb) AS x(domain_id text, alert_id text, state text, touched boolean, resolved boolean)
+         WHERE a.domain_id = x.domain_id AND a.alert_id = x.alert_id`,
+        [JSON.stringify(changed.map(({ domain_id, alert_id, state, touched, resolved }) => ({ domain_id, alert_id, state, touched, resolved })))],
+      );
+    }
+    if (events.length) {
+      await c.query(
+        `INSERT INTO event (domain_id, event_id, event_key, event_type, title, description, severity, rule, image_url, resource, resource_id,
+                            provider, account, additional_info, raw_data, workspace_id, project_id, alert_id, webhook_id, delivery_id, delivery_seq, occurred_at)
+         SELECT e.domain_id, e.event_id, e.event_key, e.event_type, e.title, e.description, e.severity, e.rule, e.image_url, e.resource, e.resource_id,
+                e.provider, e.account, e.additional_info, e.raw_data, e.workspace_id, e.project_id, e.alert_id, e.webhook_id, e.delivery_id, e.delivery_seq, e.occurred_at
+         FROM jsonb_to_recordset($1::jsonb) AS e(domain_id text, event_id text, event_key text, event_type text, title text, description text, severity text,
+              rule text, image_url text, resource jsonb, resource_id text, provider text, account text, additional_info jsonb, raw_data jsonb,
+              workspace_id text, project_id text, alert_id text, webhook_id text, delivery_id text, delivery_seq int, occurred_at timestamptz)`,
+        [JSON.stringify(events)],
+      );
+    }
+    if (outcomes.length) {
+      await c.query(
+        `UPDATE webhook_delivery d SET outcome = x.outcome, event_count = x.event_count
+         FROM jsonb_to_recordset($1::jsonb) AS x(delivery_id text, outcome text, event_count int) WHERE d.delivery_id = x.delivery_id`,
+        [JSON.stringify(outcomes)],
+      );
+    }
+    const counted = [...counters.values()].sort((a, b) => (a.domain_id + a.webhook_id < b.domain_id + b.webhook_id ? -1 : 1));
+    // Row locks on the webhooks in one order, so concurrent batches never deadlock on their counters.
+    await c.query(
+      `SELECT 1 FROM webhook WHERE (domain_id, webhook_id) IN (SELECT x->>'domain_id', x->>'webhook_id' FROM jsonb_array_elements($1::jsonb) AS x)
+       ORDER BY domain_id, webhook_id FOR UPDATE`,
+      [JSON.stringify(counted)],
+    );
+    await c.query(
+      `UPDATE webhook w SET requests_total = w.requests_total + x.total, requests_error = w.requests_error + x.error
+       FROM jsonb_to_recordset($1::jsonb) AS x(domain_id text, webhook_id text, total bigint, error bigint)
+       WHERE w.domain_id = x.domain_id AND w.webhook_id = x.webhook_id`,
+      [JSON.stringify(counted)],
+    );
+    return todo.length;
+  });
+}

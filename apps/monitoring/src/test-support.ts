@@ -1,0 +1,88 @@
+import { createLogger } from '@platform/core';
+import { createPrisma } from '@platform/db';
+import { DirectoryPublisher } from '@platform/directory';
+import { createQueueConnection, type Worker } from '@platform/queue';
+import { createTempDatabase, createTestRedis, testVerifier, TEST_REDIS_URL } from '@platform/testing';
+import { PrismaClient } from './generated/prisma/client';
+import { createApp } from './app';
+import { loadConfig, type MonitoringConfig } from './config';
+import type { MonitoringDeps } from './deps';
+import { startDeliveryWorker } from './ingest/worker-runtime';
+import { createDeliveryQueue } from './queues';
+
+export interface TestOptions {
+  allowPrivateUrls?: boolean;
+  snsConfirmHosts?: string[];
+  /** Start an in-process delivery worker (default true). */
+  worker?: boolean;
+  ingest?: Partial<MonitoringConfig['ingest']>;
+  workerConfig?: Partial<MonitoringConfig['worker']>;
+  /** Redis URL of the app's delivery queue (a dead one simulates Redis being down). */
+  queueRedisUrl?: string;
+}
+
+/** A real monitoring app (and worker) on a fresh database and an isolated Redis prefix, for one test file. */
+export async function createTestMonitoring(o: TestOptions = {}) {
+  const db = await createTempDatabase({ app: 'monitoring' });
+  const r = createTestRedis('monitoring');
+  const queuePrefix = r.prefix.replace(/:$/, '');
+  const base = loadConfig();
+  const config: MonitoringConfig = {
+    ...base,
+    redisUrl: TEST_REDIS_URL,
+    databaseUrl: db.url,
+    publicBaseUrl: 'https://monitoring.example.test',
+    allowPrivateUrls: o.allowPrivateUrls ?? false,
+    snsConfirmHosts: o.snsConfirmHosts ?? [],
+    ingest: { ...base.ingest, queuePrefix, ...o.ingest },
+    worker: { ...base.worker, concurrency: 32, batchSize: 50, lockDurationMs: 5000, stalledIntervalMs: 2000, ...o.workerConfig },
+  };
+  const prisma = createPrisma(PrismaClient, db.pool);
+  const logger = createLogger('monitoring', 'silent');
+  const { queue, connection, ready } = createDeliveryQueue(o.queueRedisUrl ?? TEST_REDIS_URL, config.ingest.queue, queuePrefix);
+  const deps: MonitoringDeps = { config, logger, pool: db.pool, prisma, redis: r.redis, redisPrefix: r.prefix, verifier: testVerifier, queue, queueReady: ready };
+  const app = createApp(deps);
+
+  let worker: Worker | undefined;
+  let workerConnection: ReturnType<typeof createQueueConnection> | undefined;
+  const startWorker = async () => {
+    workerConnection = createQueueConnection(TEST_REDIS_URL);
+    worker = startDeliveryWorker({ config, pool: db.pool, connection: workerConnection, prefix: queuePrefix, logger });
+    await worker.waitUntilReady();
+  };
+  if (o.worker ?? true) await startWorker();
+
+  const publisher = new DirectoryPublisher(r.redis, r.prefix);
+  return {
+    app,
+    deps,
+    config,
+    queue,
+    queuePrefix,
+    db,
+    /** identity's directory entry for a domain: these projects, in these workspaces. */
+    publishProjects: (domainId: string, projects: { project_id: string; workspace_id: string }[]) =>
+      publisher.publish(domainId, { projects: projects.map((p) => ({ ...p, project_group_id: '', name: p.project_id })), groups: [] }),
+    /** Waits until `n` deliveries are stored (or throws after `timeoutMs`). */
+    async waitForDeliveries(n: number, timeoutMs = 15_000) {
+      const end = Date.now() + timeoutMs;
+      for (;;) {
+        const { rows } = await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_delivery');
+        if (rows[0].n >= n) return rows[0].n;
+        if (Date.now() > end) throw new Error(`only ${rows[0].n} of ${n} deliveries stored after ${timeoutMs} ms`);
+        await new Promise((res) => setTimeout(res, 50));
+      }
+    },
+    async close() {
+      await worker?.close().catch(() => {});
+      workerConnection?.disconnect();
+      await queue.close().catch(() => {});
+      connection.disconnect();
+      await prisma.$disconnect().catch(() => {});
+      await r.cleanup();
+      await db.drop();
+    },
+  };
+}
+
+export type TestMonitoring = Awaited<ReturnType<typeof createTestMonitoring>>;

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { WORKSPACE_ROLES, type RoleType } from '@platform/auth';
+import { id, name, operation, request, struct, tags } from '@platform/http';
+import { QuerySchema, StatisticsQuerySchema } from '@platform/query';
+import { pluginInfoRequest, pluginVersion, upgradeMode } from '../plugin-schema';
+import type { WebhookService } from './service';
+
+// Upstream: WORKSPACE_OWNER and WORKSPACE_MEMBER write; DOMAIN_ADMIN also reads.
+const write = { permission: 'monitoring:Webhook.write', roles: ['WORKSPACE_OWNER', 'WORKSPACE_MEMBER'] as RoleType[] };
+const read = { permission: 'monitoring:Webhook.read', roles: WORKSPACE_ROLES };
+const P = '/monitoring/v1/webhook';
+
+export function webhookOperations(service: WebhookService) {
+  const byId = request({ webhook_id: id });
+  return [
+    operation({
+      path: `${P}/create`,
+      access: write,
+      schema: request({ name, plugin_info: z.strictObject(pluginInfoRequest), project_id: id, tags: tags.optional() }),
+      handler: (input, { auth }) => service.create(auth, input),
+    }),
+    operation({
+      path: `${P}/update`,
+      access: write,
+      schema: request({ webhook_id: id, name: name.optional(), tags: tags.optional() }),
+      handler: (input, { auth }) => service.update(auth, input),
+    }),
+    operation({
+      path: `${P}/update-plugin`,
+      access: write,
+      schema: request({ webhook_id: id, version: pluginVersion.optional(), options: struct.optional(), upgrade_mode: upgradeMode.optional() }),
+      handler: (input, { auth }) => service.updatePlugin(auth, input),
+    }),
+    operation({
+      path: `${P}/verify-plugin`,
+      access: write,
+      schema: byId,
+      handler: async (input, { auth }) => {
+        await service.verifyPlugin(auth, input.webhook_id);
+      },
+    }),
+    operation({ path: `${P}/enable`, access: write, schema: byId, handler: (input, { auth }) => service.setState(auth, input.webhook_id, 'ENABLED') }),
+    operation({ path: `${P}/disable`, access: write, schema: byId, handler: (input, { auth }) => service.setState(auth, input.webhook_id, 'DISABLED') }),
+    operation({
+      path: `${P}/delete`,
+      access: write,
+      schema: byId,
+      handler: async (input, { auth }) => {
+        await service.delete(auth, input.webhook_id);
+      },
+    }),
+    operation({ path: `${P}/get`, access: read, schema: byId, handler: (input, { auth }) => service.get(auth, input.webhook_id) }),
+    operation({
+      path: `${P}/list`,
+      access: read,
+      schema: request({
+        query: QuerySchema.optional(),
+        webhook_id: z.string().optional(),
+        name: z.string().optional(),
+        state: z.string().optional(),
+        access_key: z.string().optional(),
+        workspace_id: z.string().optional(),
+        project_id: z.string().optional(),
+      }),
+      handler: (input, { auth }) => service.list(auth, input),
+    }),
+    operation({
+      path: `${P}/stat`,
+      access: read,
+      schema: request({ query: StatisticsQuerySchema }),
+      handler: (input, { auth }) => service.stat(auth, input.query),
+    }),
+  ];
+}

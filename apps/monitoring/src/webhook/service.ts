@@ -1,0 +1,140 @@
+import type { AuthContext } from '@platform/auth';
+import { generateId, generateSecret, isoOrEmpty } from '@platform/core';
+import { DirectoryClient } from '@platform/directory';
+import { errors } from '@platform/errors';
+import { applyOnly, runList, runStat, type Query, type StatisticsQuery } from '@platform/query';
+import type { MonitoringDeps } from '../deps';
+import type { Prisma } from '../generated/prisma/client';
+import type { WebhookCache } from '../ingest/webhook-cache';
+import { checkStoredPluginInfo, resolvePluginInfo, updatedPluginInfo, type PluginInfoInput, type StoredPluginInfo } from '../plugins/plugin-info';
+import type { Struct, UpgradeMode } from '../plugins/registry';
+import { webhookPlugins } from '../plugins/webhook';
+import { equalsFilters, visibleInWorkspace, workspaceScope } from '../scope';
+import { webhookResource, type WebhookRow } from './repository';
+
+export function toWebhookInfo(r: WebhookRow) {
+  const p = (r.plugin_info ?? {}) as StoredPluginInfo;
+  return {
+    webhook_id: r.webhook_id,
+    name: r.name,
+    state: r.state,
+    access_key: r.access_key,
+    webhook_url: r.webhook_url,
+    capability: (r.capability ?? {}) as Struct,
+    plugin_info: { plugin_id: p.plugin_id, version: p.version, options: p.options ?? {}, metadata: p.metadata ?? {}, upgrade_mode: p.upgrade_mode },
+    tags: (r.tags ?? {}) as Struct,
+    requests: { total: Number(r.requests_total ?? 0), error: Number(r.requests_error ?? 0) },
+    domain_id: r.domain_id,
+    workspace_id: r.workspace_id,
+    project_id: r.project_id,
+    created_at: isoOrEmpty(r.created_at),
+  };
+}
+
+const FILTERS = { webhook_id: 'webhook_id', name: 'name', state: 'state', access_key: 'access_key', workspace_id: 'workspace_id', project_id: 'project_id' };
+
+/** Webhooks belong to a project of a workspace; their URL is how external systems post events. */
+export class WebhookService {
+  private readonly plugins = webhookPlugins();
+  private readonly directory: DirectoryClient;
+
+  constructor(
+    private readonly deps: MonitoringDeps,
+    private readonly cache: WebhookCache,
+  ) {
+    this.directory = new DirectoryClient(deps.redis, deps.redisPrefix);
+  }
+
+  private async find(auth: AuthContext, id: string): Promise<WebhookRow> {
+    const row = await this.deps.prisma.webhook.findUnique({ where: { domain_id_webhook_id: { domain_id: auth.domainId, webhook_id: id } } });
+    if (!row || !visibleInWorkspace(auth, row)) throw errors.notFound('webhook_id', id);
+    return row;
+  }
+
+  private async save(row: WebhookRow, data: Prisma.WebhookUpdateInput) {
+    const updated = await this.deps.prisma.webhook.update({ where: { domain_id_webhook_id: { domain_id: row.domain_id, webhook_id: row.webhook_id } }, data });
+    this.cache.invalidate(row.webhook_id);
+    return toWebhookInfo(updated);
+  }
+
+  /** The project must be a real project of the caller's workspace, as identity's directory knows it. */
+  private async checkProject(auth: AuthContext, projectId: string) {
+    let project;
+    try {
+      project = await this.directory.getProject(auth.domainId, projectId);
+    } catch (e) {
+      this.deps.logger.error({ err: (e as Error).message }, 'project directory unavailable');
+      throw errors.unavailable('Project directory unavailable; retry later.');
+    }
+    if (!project || project.workspace_id !== auth.workspaceId) throw errors.notFound('project_id', projectId);
+  }
+
+  async create(auth: AuthContext, input: { name: string; project_id: string; plugin_info: PluginInfoInput; tags?: Struct }) {
+    await this.checkProject(auth, input.project_id);
+    const { plugin, info } = resolvePluginInfo(this.plugins, input.plugin_info);
+    const webhook_id = generateId('webhook');
+    const access_key = generateSecret(24);
+    const row = await this.deps.prisma.webhook.create({
+      data: {
+        domain_id: auth.domainId,
+        webhook_id,
+        workspace_id: auth.workspaceId,
+        project_id: input.project_id,
+        name: input.name,
+        access_key,
+        webhook_url: `${this.deps.config.publicBaseUrl}/monitoring/v1/webhook/${webhook_id}/${access_key}/events`,
+        capability: plugin.capability as Prisma.InputJsonValue,
+        plugin_info: info as unknown as Prisma.InputJsonValue,
+        tags: (input.tags ?? {}) as Prisma.InputJsonValue,
+      },
+    });
+    return toWebhookInfo(row);
+  }
+
+  async update(auth: AuthContext, input: { webhook_id: string; name?: string; tags?: Struct }) {
+    const row = await this.find(auth, input.webhook_id);
+    return this.save(row, {
+      ...(input.name !== undefined && { name: input.name }),
+      ...(input.tags !== undefined && { tags: input.tags as Prisma.InputJsonValue }),
+    });
+  }
+
+  async setState(auth: AuthContext, id: string, state: 'ENABLED' | 'DISABLED') {
+    return this.save(await this.find(auth, id), { state });
+  }
+
+  /** Removes the webhook: its URL stops working at once; its events stay. */
+  async delete(auth: AuthContext, id: string) {
+    const row = await this.find(auth, id);
+    await this.deps.prisma.webhook.delete({ where: { domain_id_webhook_id: { domain_id: row.domain_id, webhook_id: row.webhook_id } } });
+    this.cache.invalidate(row.webhook_id);
+  }
+
+  async updatePlugin(auth: AuthContext, input: { webhook_id: string; version?: string; options?: Struct; upgrade_mode?: UpgradeMode }) {
+    const row = await this.find(auth, input.webhook_id);
+    const { info } = updatedPluginInfo(this.plugins, row.plugin_info as StoredPluginInfo, input);
+    return this.save(row, { plugin_info: info as unknown as Prisma.InputJsonValue });
+  }
+
+  /** The plugin and version exist and the options satisfy its required keys (an AUTO plugin moves to the latest version). */
+  async verifyPlugin(auth: AuthContext, id: string) {
+    const row = await this.find(auth, id);
+    const current = row.plugin_info as StoredPluginInfo;
+    const { info } = checkStoredPluginInfo(this.plugins, current);
+    if (info.version !== current.version) await this.save(row, { plugin_info: info as unknown as Prisma.InputJsonValue });
+  }
+
+  async get(auth: AuthContext, id: string) {
+    return toWebhookInfo(await this.find(auth, id));
+  }
+
+  async list(auth: AuthContext, input: { query?: Query } & Record<string, unknown>) {
+    const scope = [...workspaceScope(auth), ...equalsFilters(input, FILTERS)];
+    const { rows, total_count } = await runList(this.deps.pool, webhookResource, input.query, scope);
+    return { results: rows.map((r) => applyOnly(toWebhookInfo(r as WebhookRow), input.query?.only)), total_count };
+  }
+
+  async stat(auth: AuthContext, query: StatisticsQuery) {
+    return runStat(this.deps.pool, webhookResource, query, workspaceScope(auth));
+  }
+}

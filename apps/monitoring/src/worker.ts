@@ -1,0 +1,26 @@
+import { createLogger } from '@platform/core';
+import { createPool } from '@platform/db';
+import { onShutdownSignal, runMain } from '@platform/http';
+import { createQueueConnection, gracefulShutdown } from '@platform/queue';
+import { loadConfig } from './config';
+import { startDeliveryWorker } from './ingest/worker-runtime';
+
+/** monitoring's worker process: parses accepted webhook deliveries and stores their events. */
+async function main() {
+  const config = loadConfig();
+  const logger = createLogger('monitoring-worker');
+  const pool = createPool(config.databaseUrl);
+  const connection = createQueueConnection(config.redisUrl);
+  connection.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+  const worker = startDeliveryWorker({ config, pool, connection, prefix: config.ingest.queuePrefix, logger });
+  await worker.waitUntilReady();
+  logger.info({ queue: config.ingest.queue, concurrency: config.worker.concurrency }, 'monitoring worker started');
+  process.stdout.write(`worker ready ${process.pid}\n`);
+  const close = gracefulShutdown({ workers: [worker], connections: [connection] });
+  onShutdownSignal(logger, async () => {
+    await close();
+    await pool.end().catch(() => {});
+  });
+}
+
+runMain('monitoring-worker', main);

@@ -1,0 +1,148 @@
+#!/usr/bin/env node
+// Webhook ingestion end to end: Alertmanager payloads POSTed to a webhook URL of the built monitoring
+// app (dist/apps/monitoring/main.js), queued on BullMQ, parsed and stored by the built worker
+// (dist/apps/monitoring/worker.js). Reports the accepting request's latency (p50/p99) and events/s
+// from accepted to stored. Loopback only, bounded in time.
+//   node tools/build/build-app.mjs monitoring && node tools/bench/monitoring/webhook-ingest.mjs
+//   (BENCH_SECONDS=20, BENCH_CONCURRENCY=32, BENCH_KEYS=1000 distinct alerts, LOG_LEVEL=info)
+import { spawn } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import http from 'node:http';
+import path from 'node:path';
+import pg from 'pg';
+import Redis from 'ioredis';
+import { migrateApp } from '../../prisma/migrate.mjs';
+import { load } from '../lib/load.mjs';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
+const seconds = Number(process.env.BENCH_SECONDS || 20);
+const concurrency = Number(process.env.BENCH_CONCURRENCY || 32);
+const keys = Number(process.env.BENCH_KEYS || 1000);
+const dbName = 'bench_monitoring';
+const adminUrl = 'postgresql://postgres@127.0.0.1:5432/postgres';
+const dbUrl = `postgresql://postgres@127.0.0.1:5432/${dbName}`;
+const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+const queuePrefix = `bench-monitoring-${randomBytes(4).toString('hex')}`;
+const port = 18105;
+
+const admin = new pg.Client({ connectionString: adminUrl });
+await admin.connect();
+await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+await admin.end();
+await migrateApp('monitoring', dbUrl);
+
+const db = new pg.Pool({ connectionString: dbUrl, max: 2 });
+const accessKey = randomBytes(24).toString('base64url');
+const webhookId = 'webhook-bench00000001';
+await db.query(
+  `INSERT INTO webhook (domain_id, webhook_id, workspace_id, project_id, name, access_key, webhook_url, plugin_info)
+   VALUES ('d1', $1, 'ws-1', 'project-1', 'bench', $2, '', $3)`,
+  [webhookId, accessKey, JSON.stringify({ plugin_id: 'plugin-prometheus-mon-webhook', version: '1.1.0', options: {}, metadata: {}, upgrade_mode: 'AUTO' })],
+);
+
+const { publicKey } = generateKeyPairSync('ed25519');
+const env = {
+  ...process.env,
+  PORT: String(port),
+  DATABASE_URL: dbUrl,
+  REDIS_URL: redisUrl,
+  QUEUE_PREFIX: queuePrefix,
+  JWT_PUBLIC_KEY: publicKey.export({ type: 'spki', format: 'pem' }),
+  LOG_LEVEL: process.env.LOG_LEVEL || 'info',
+};
+const children = [
+  spawn(process.execPath, [path.join(root, 'dist/apps/monitoring/main.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] }),
+  spawn(process.execPath, [path.join(root, 'dist/apps/monitoring/worker.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] }),
+];
+const stop = async () => {
+  for (const c of children) c.kill('SIGTERM');
+  const redis = new Redis(redisUrl);
+  let cursor = '0';
+  do {
+    const [next, found] = await redis.scan(cursor, 'MATCH', `${queuePrefix}:*`, 'COUNT', 1000);
+    if (found.length) await redis.del(...found);
+    cursor = next;
+  } while (cursor !== '0');
+  redis.disconnect();
+  await db.end();
+};
+
+async function waitReady() {
+  for (let i = 0; i < 100; i++) {
+    const ok = await new Promise((resolve) => http.get(`http://127.0.0.1:${port}/readyz`, (r) => (r.resume(), resolve(r.statusCode === 200))).on('error', () => resolve(false)));
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('monitoring did not become ready');
+}
+await waitReady();
+
+const stored = async () => Number((await db.query('SELECT count(*) FROM webhook_delivery')).rows[0].count);
+const alert = (i) => ({
+  version: '4',
+  groupKey: `{}:{alertname="HighLoad"}`,
+  status: 'firing',
+  receiver: 'platform',
+  groupLabels: { alertname: 'HighLoad' },
+  commonLabels: { alertname: 'HighLoad', severity: 'warning' },
+  commonAnnotations: {},
+  externalURL: 'http://alertmanager:9093',
+  alerts: [
+    {
+      status: 'firing',
+      labels: { alertname: 'HighLoad', instance: `node-${i % keys}:9100`, severity: 'warning' },
+      annotations: { summary: `High load on node-${i % keys}`, description: 'load15 > 4 for 10m' },
+      startsAt: new Date().toISOString(),
+      endsAt: '0001-01-01T00:00:00Z',
+      generatorURL: 'http://prometheus:9090/graph?g0.expr=node_load15+%3E+4',
+      fingerprint: `fp-${(i % keys).toString(16).padStart(12, '0')}`,
+    },
+  ],
+});
+const url = `http://127.0.0.1:${port}/monitoring/v1/webhook/${webhookId}/${accessKey}/events`;
+
+// CPU seconds used so far: each child from /proc, Redis from INFO (the machine is shared: CPU per event is the stable figure).
+import { readFileSync } from 'node:fs';
+const tick = 100; // USER_HZ
+const procCpu = (pid) => {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(f[11]) + Number(f[12])) / tick;
+};
+const redisInfo = new Redis(redisUrl);
+const redisCpu = async () => {
+  const info = await redisInfo.info('cpu');
+  const get = (k) => Number(new RegExp(`${k}:([0-9.]+)`).exec(info)[1]);
+  return get('used_cpu_user') + get('used_cpu_sys');
+};
+const cpu = async () => ({ app: procCpu(children[0].pid), worker: procCpu(children[1].pid), redis: await redisCpu() });
+
+const w = await load({ url, body: alert, concurrency, durationMs: 2000 }); // warm-up (also stored)
+for (let i = 0; i < 300 && (await stored()) < w.requests - w.errors; i++) await new Promise((res) => setTimeout(res, 100));
+const warm = await stored();
+const cpu0 = await cpu();
+const t0 = Date.now();
+const r = await load({ url, body: alert, concurrency, durationMs: seconds * 1000 });
+const acceptedEnd = Date.now();
+const storedAtEnd = (await stored()) - warm;
+const accepted = r.requests - r.errors;
+const deadline = Date.now() + 120_000;
+let done = storedAtEnd;
+while (done < accepted && Date.now() < deadline) {
+  await new Promise((res) => setTimeout(res, 100));
+  done = (await stored()) - warm;
+}
+const t1 = Date.now();
+const cpu1 = await cpu();
+redisInfo.disconnect();
+const events = Number((await db.query('SELECT count(*) FROM event')).rows[0].count);
+const alerts = Number((await db.query('SELECT count(*) FROM alert')).rows[0].count);
+
+console.log(`webhook ingestion (Alertmanager payloads, ${keys} distinct alerts), concurrency ${concurrency}, ${seconds} s`);
+console.log(`accepting request  ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  (${r.requests} requests, ${r.errors} errors)`);
+console.log(`stored during load ${(storedAtEnd / ((acceptedEnd - t0) / 1000)).toFixed(0).padStart(6)} events/s  (${storedAtEnd} of ${accepted} by the end of the load)`);
+console.log(`end to end         ${(done / ((t1 - t0) / 1000)).toFixed(0).padStart(6)} events/s  (${done} accepted → stored in ${((t1 - t0) / 1000).toFixed(1)} s; backlog drained ${((t1 - acceptedEnd) / 1000).toFixed(1)} s after the load)`);
+const perEvent = (k) => (((cpu1[k] - cpu0[k]) * 1000) / done).toFixed(3);
+console.log(`CPU per event      app ${perEvent('app')} ms, worker ${perEvent('worker')} ms, redis ${perEvent('redis')} ms (Postgres and the load generator not counted)`);
+console.log(`rows: ${events} events in ${alerts} alerts; target >= 3000 events/s sustained, p99 < 50 ms`);
+await stop();
+process.exit(r.errors || done < accepted ? 1 : 0);
