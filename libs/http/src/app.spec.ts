@@ -48,6 +48,15 @@ describe('service app', () => {
     expect(res.body).toEqual({ results: [{ a: 1 }], total_count: 1 });
   });
 
+  it('refuses a body domain_id that is not the token\'s domain', async () => {
+    const ok = await request(app).post('/demo/v1/thing/create').set('Authorization', await bearer()).send({ name: 'x', domain_id: 'domain-test' });
+    expect(ok.status).toBe(200);
+    const other = await request(app).post('/demo/v1/thing/create').set('Authorization', await bearer()).send({ name: 'x', domain_id: 'domain-other' });
+    expect(other.status).toBe(403);
+    expect(other.body.error.code).toBe('ERROR_PERMISSION_DENIED');
+    expect(other.body.error.message).toContain('domain_id');
+  });
+
   it('answers Empty as {}', async () => {
     const res = await request(app).post('/demo/v1/thing/delete').set('Authorization', await bearer());
     expect(res.status).toBe(200);

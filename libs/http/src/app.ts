@@ -216,6 +216,10 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
           res.locals.caller = { domain_id: auth.domainId, user_id: auth.userId };
         }
         const input = parseInput(op.schema, req.body);
+        const bodyDomain = (input as { domain_id?: unknown } | undefined)?.domain_id;
+        if (auth && bodyDomain !== undefined && bodyDomain !== auth.domainId) {
+          throw errors.permissionDenied(`Permission denied. (key = domain_id, reason = ${String(bodyDomain)} is not the domain of the access token)`);
+        }
         const result = await op.handler(input, { requestId: req.requestId, logger: req.log, auth });
         res.status(200).json(result ?? {});
       } catch (e) {

@@ -10,9 +10,11 @@ export const tags = z.record(z.string().max(255), z.unknown()).refine((t) => Obj
 export const stringList = z.array(z.string().min(1).max(255)).max(1000);
 
 /**
- * A request object: unknown fields are refused (naming the field), and `domain_id` is accepted on
- * every request (upstream's samples carry it) but the caller's token decides the domain.
+ * A request object: unknown fields are refused (naming the field). `domain_id` is accepted on every
+ * request (upstream's samples carry it; `{ domainId: 'required' }` where the spec marks it R), but the
+ * caller's token decides the domain: the router refuses a body `domain_id` naming another domain.
  */
-export function request<T extends z.ZodRawShape>(shape: T) {
-  return z.strictObject({ domain_id: z.string().optional(), ...shape });
+export function request<T extends z.ZodRawShape>(shape: T, o: { domainId?: 'optional' | 'required' } = {}) {
+  const domain_id = o.domainId === 'required' ? id : z.string().max(255).optional();
+  return z.strictObject({ domain_id, ...shape });
 }

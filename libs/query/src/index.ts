@@ -23,7 +23,7 @@ export { compileStat, runStat } from './stat';
 export type { CompiledStat } from './stat';
 export { compileAnalyze, runAnalyze } from './analyze';
 export type { CompiledAnalyze } from './analyze';
-export { applyOnly, resolveOnly } from './only';
+export { applyOnly, applyGetOnly, OnlySchema, resolveOnly } from './only';
 export { FILTER_OPERATORS } from './filter';
 export { parseIso8601, parseTimediff } from './time';
 export type { CompiledSql } from './sql';

@@ -1,3 +1,5 @@
+import { errors } from '@platform/errors';
+import { z } from 'zod';
 import type { Resource } from './resource';
 import type { Query } from './schemas';
 
@@ -45,4 +47,15 @@ export function resolveOnly(resource: Resource, query: Query | undefined | null)
     return keys;
   }
   return undefined;
+}
+
+/** `only` of a get request: field names (dotted paths reach inside structs). */
+export const OnlySchema = z.array(z.string().trim().min(1).max(255)).max(100);
+
+/** `only` of a get, as upstream: the answer keeps just those fields; a name that is no field is a 400. */
+export function applyGetOnly<T extends object>(info: T, only: string[] | undefined): Partial<T> {
+  only?.forEach((key, i) => {
+    if (!(key.split('.')[0] in info)) throw errors.invalidParameter(`only[${i}]`, `${key} is not a field`);
+  });
+  return applyOnly(info, only);
 }

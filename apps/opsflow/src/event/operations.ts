@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { WORKSPACE_ROLES } from '@platform/auth';
 import { operation, request } from '@platform/http';
 import { QuerySchema, StatisticsQuerySchema } from '@platform/query';
-import { callerIn } from '../request';
 import { EVENT_TYPES, type EventService } from './service';
 
 // Events are task history in workspaces: DOMAIN_ADMIN reads the whole domain, WORKSPACE_OWNER and
@@ -24,13 +23,13 @@ export function eventOperations(service: EventService) {
         workspace_id: z.string().optional(),
         project_id: z.string().optional(),
       }),
-      handler: (input, { auth }) => service.list(callerIn(auth, input.domain_id), input),
+      handler: (input, { auth }) => service.list(auth, input),
     }),
     operation({
       path: '/opsflow/v1/event/stat',
       access: read,
       schema: request({ query: StatisticsQuerySchema }),
-      handler: (input, { auth }) => service.stat(callerIn(auth, input.domain_id), input.query),
+      handler: (input, { auth }) => service.stat(auth, input.query),
     }),
   ];
 }

@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { ALL_ROLES, type RoleType } from '@platform/auth';
-import { id, name, operation, struct, tags } from '@platform/http';
-import { QuerySchema, StatisticsQuerySchema } from '@platform/query';
-import { callerIn, domainRequest, onlySchema } from '../request';
+import { id, name, operation, struct, tags, request } from '@platform/http';
+import { QuerySchema, StatisticsQuerySchema, OnlySchema } from '@platform/query';
 import type { SchemaService } from './service';
 import { SYNC_MODES, syncOptionsSchema } from './source';
+
+/** The spec marks `domain_id` R on every request of this module (the token still decides the domain). */
+const domainRequest = <T extends z.ZodRawShape>(shape: T) => request(shape, { domainId: 'required' });
 
 // Upstream's repository services: writes need DOMAIN_ADMIN; reads are open to every role of the
 // domain (DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER, USER): schemas are domain-wide reference data.
@@ -30,7 +32,7 @@ export function schemaOperations(service: SchemaService) {
         labels: labels.optional(),
         tags: tags.optional(),
       }),
-      handler: (input, { auth }) => service.create(callerIn(auth, input.domain_id), input),
+      handler: (input, { auth }) => service.create(auth, input),
     }),
     operation({
       path: '/repository/v2/schema/update',
@@ -44,27 +46,27 @@ export function schemaOperations(service: SchemaService) {
         labels: labels.optional(),
         tags: tags.optional(),
       }),
-      handler: (input, { auth }) => service.update(callerIn(auth, input.domain_id), input),
+      handler: (input, { auth }) => service.update(auth, input),
     }),
     operation({
       path: '/repository/v2/schema/sync',
       access: write,
       schema: schemaRequest,
-      handler: (input, { auth }) => service.sync(callerIn(auth, input.domain_id), input.schema_id),
+      handler: (input, { auth }) => service.sync(auth, input.schema_id),
     }),
     operation({
       path: '/repository/v2/schema/delete',
       access: write,
       schema: schemaRequest,
       handler: async (input, { auth }) => {
-        await service.delete(callerIn(auth, input.domain_id), input.schema_id);
+        await service.delete(auth, input.schema_id);
       },
     }),
     operation({
       path: '/repository/v2/schema/get',
       access: read,
-      schema: domainRequest({ schema_id: id, only: onlySchema.optional() }),
-      handler: (input, { auth }) => service.get(callerIn(auth, input.domain_id), input.schema_id, input.only),
+      schema: domainRequest({ schema_id: id, only: OnlySchema.optional() }),
+      handler: (input, { auth }) => service.get(auth, input.schema_id, input.only),
     }),
     operation({
       path: '/repository/v2/schema/list',
@@ -76,13 +78,13 @@ export function schemaOperations(service: SchemaService) {
         sync_mode: syncMode.optional(),
         remote_repository_name: z.string().optional(),
       }),
-      handler: (input, { auth }) => service.list(callerIn(auth, input.domain_id), input),
+      handler: (input, { auth }) => service.list(auth, input),
     }),
     operation({
       path: '/repository/v2/schema/stat',
       access: read,
       schema: domainRequest({ query: StatisticsQuerySchema }),
-      handler: (input, { auth }) => service.stat(callerIn(auth, input.domain_id), input.query),
+      handler: (input, { auth }) => service.stat(auth, input.query),
     }),
   ];
 }

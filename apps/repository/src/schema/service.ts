@@ -2,10 +2,9 @@ import type { AuthContext } from '@platform/auth';
 import { isoOrEmpty } from '@platform/core';
 import { isUniqueViolation } from '@platform/db';
 import { ApiError, errors } from '@platform/errors';
-import { applyOnly, resolveOnly, runList, runStat, type Condition, type Query, type StatisticsQuery } from '@platform/query';
+import { applyOnly, resolveOnly, runList, runStat, type Condition, type Query, type StatisticsQuery, applyGetOnly } from '@platform/query';
 import type { RepositoryDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
-import { projectOnly } from '../request';
 import { assertJsonSchema } from './json-schema';
 import { schemaResource, type SchemaRow } from './repository';
 import { remoteFrom, type RemoteRepository, type SyncMode, type SyncOptions } from './source';
@@ -165,7 +164,7 @@ export class SchemaService {
   }
 
   async get(auth: AuthContext, schemaId: string, only?: string[]) {
-    return projectOnly(toSchemaInfo(await this.find(auth.domainId, schemaId)), only);
+    return applyGetOnly(toSchemaInfo(await this.find(auth.domainId, schemaId)), only);
   }
 
   async list(auth: AuthContext, input: ListInput) {

@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import type { RoleType } from '@platform/auth';
-import { id, name, operation, struct, tags } from '@platform/http';
-import { QuerySchema, StatisticsQuerySchema } from '@platform/query';
-import { callerIn, domainRequest, onlySchema } from '../request';
+import { id, name, operation, struct, tags, request } from '@platform/http';
+import { QuerySchema, StatisticsQuerySchema, OnlySchema } from '@platform/query';
 import type { StorageService } from './service';
+
+/** The spec marks `domain_id` R on every request of this module (the token still decides the domain). */
+const domainRequest = <T extends z.ZodRawShape>(shape: T) => request(shape, { domainId: 'required' });
 
 // Upstream's statistics services (schedule, history) allow only DOMAIN_ADMIN, for reads and writes:
 // a storage is a domain-wide resource holding credentials.
@@ -26,13 +28,13 @@ export function storageOperations(service: StorageService) {
       path: '/statistics/v1/storage/register',
       access: write,
       schema: domainRequest({ name, user_id: id, plugin_info: pluginRequest.optional(), tags: tags.optional() }),
-      handler: (input, { auth }) => service.register(callerIn(auth, input.domain_id), input),
+      handler: (input, { auth }) => service.register(auth, input),
     }),
     operation({
       path: '/statistics/v1/storage/update',
       access: write,
       schema: domainRequest({ storage_id: id, name: name.optional(), tags: tags.optional() }),
-      handler: (input, { auth }) => service.update(callerIn(auth, input.domain_id), input),
+      handler: (input, { auth }) => service.update(auth, input),
     }),
     operation({
       path: '/statistics/v1/storage/update-plugin',
@@ -43,41 +45,41 @@ export function storageOperations(service: StorageService) {
         options: struct.optional(),
         secret_data: struct.optional(),
       }),
-      handler: (input, { auth }) => service.updatePlugin(callerIn(auth, input.domain_id), input),
+      handler: (input, { auth }) => service.updatePlugin(auth, input),
     }),
     operation({
       path: '/statistics/v1/storage/verify-plugin',
       access: write,
       schema: storageRequest,
       handler: async (input, { auth }) => {
-        await service.verifyPlugin(callerIn(auth, input.domain_id), input.storage_id);
+        await service.verifyPlugin(auth, input.storage_id);
       },
     }),
     operation({
       path: '/statistics/v1/storage/enable',
       access: write,
       schema: storageRequest,
-      handler: (input, { auth }) => service.setState(callerIn(auth, input.domain_id), input.storage_id, 'ENABLED'),
+      handler: (input, { auth }) => service.setState(auth, input.storage_id, 'ENABLED'),
     }),
     operation({
       path: '/statistics/v1/storage/disable',
       access: write,
       schema: storageRequest,
-      handler: (input, { auth }) => service.setState(callerIn(auth, input.domain_id), input.storage_id, 'DISABLED'),
+      handler: (input, { auth }) => service.setState(auth, input.storage_id, 'DISABLED'),
     }),
     operation({
       path: '/statistics/v1/storage/deregister',
       access: write,
       schema: storageRequest,
       handler: async (input, { auth }) => {
-        await service.deregister(callerIn(auth, input.domain_id), input.storage_id);
+        await service.deregister(auth, input.storage_id);
       },
     }),
     operation({
       path: '/statistics/v1/storage/get',
       access: read,
-      schema: domainRequest({ storage_id: id, only: onlySchema.optional() }),
-      handler: (input, { auth }) => service.get(callerIn(auth, input.domain_id), input.storage_id, input.only),
+      schema: domainRequest({ storage_id: id, only: OnlySchema.optional() }),
+      handler: (input, { auth }) => service.get(auth, input.storage_id, input.only),
     }),
     operation({
       path: '/statistics/v1/storage/list',
@@ -89,13 +91,13 @@ export function storageOperations(service: StorageService) {
         state: z.enum(['ENABLED', 'DISABLED']).optional(),
         user_id: z.string().optional(),
       }),
-      handler: (input, { auth }) => service.list(callerIn(auth, input.domain_id), input),
+      handler: (input, { auth }) => service.list(auth, input),
     }),
     operation({
       path: '/statistics/v1/storage/stat',
       access: read,
       schema: domainRequest({ query: StatisticsQuerySchema }),
-      handler: (input, { auth }) => service.stat(callerIn(auth, input.domain_id), input.query),
+      handler: (input, { auth }) => service.stat(auth, input.query),
     }),
   ];
 }

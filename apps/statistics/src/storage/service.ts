@@ -1,11 +1,10 @@
 import type { AuthContext } from '@platform/auth';
 import { generateId, isoOrEmpty } from '@platform/core';
 import { ApiError, errors } from '@platform/errors';
-import { resolveOnly, runList, runStat, applyOnly, type Condition, type Query, type StatisticsQuery } from '@platform/query';
+import { resolveOnly, runList, runStat, applyOnly, type Condition, type Query, type StatisticsQuery, applyGetOnly } from '@platform/query';
 import type { StatisticsDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
 import { parseAt, verifyFailure, type Struct } from '../plugin/registry';
-import { projectOnly } from '../request';
 import { storageResource, type StorageRow, type StoredPluginInfo } from './repository';
 
 type Tx = Prisma.TransactionClient;
@@ -192,7 +191,7 @@ export class StorageService {
   }
 
   async get(auth: AuthContext, storageId: string, only?: string[]) {
-    return projectOnly(toStorageInfo(await this.find(auth, storageId)), only);
+    return applyGetOnly(toStorageInfo(await this.find(auth, storageId)), only);
   }
 
   async list(auth: AuthContext, input: ListInput) {

@@ -1,0 +1,52 @@
+import { Client } from 'pg';
+import { bearer, createTempDatabase, createTestRedis, mintToken, testVerifier } from './index';
+
+const ADMIN_URL = 'postgresql://postgres@127.0.0.1:5432/postgres';
+async function databaseExists(name: string) {
+  const c = new Client({ connectionString: ADMIN_URL });
+  await c.connect();
+  try {
+    return (await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1;
+  } finally {
+    await c.end();
+  }
+}
+
+describe('testing fixtures', () => {
+  it('makes a fresh empty database and drops it', async () => {
+    const db = await createTempDatabase({ prefix: 'fixture' });
+    await db.pool.query('CREATE TABLE t (x int)');
+    expect(await databaseExists(db.name)).toBe(true);
+    await db.drop();
+    expect(await databaseExists(db.name)).toBe(false);
+  });
+
+  it('makes migrated databases for an app that do not share state', async () => {
+    const [a, b] = await Promise.all([createTempDatabase({ app: 'identity' }), createTempDatabase({ app: 'identity' })]);
+    try {
+      await a.pool.query("INSERT INTO domain (domain_id, name) VALUES ('d', 'd')");
+      expect((await a.pool.query('SELECT count(*)::int AS n FROM domain')).rows[0].n).toBe(1);
+      expect((await b.pool.query('SELECT count(*)::int AS n FROM domain')).rows[0].n).toBe(0);
+      const applied = await a.pool.query('SELECT migration_name FROM _prisma_migrations');
+      expect(applied.rowCount).toBeGreaterThan(0);
+    } finally {
+      await Promise.all([a.drop(), b.drop()]);
+    }
+  });
+
+  it('isolates Redis keys under a prefix and removes them', async () => {
+    const r = createTestRedis('fixture');
+    await r.redis.set(`${r.prefix}k`, 'v');
+    expect(await r.redis.get(`${r.prefix}k`)).toBe('v');
+    const probe = createTestRedis('probe');
+    await r.cleanup();
+    expect(await probe.redis.get(`${r.prefix}k`)).toBeNull();
+    await probe.cleanup();
+  });
+
+  it('mints tokens the test verifier accepts', async () => {
+    const ctx = await testVerifier.authenticate(await mintToken({ roleType: 'DOMAIN_ADMIN', domainId: 'd9' }));
+    expect(ctx).toMatchObject({ domainId: 'd9', roleType: 'DOMAIN_ADMIN', scope: 'DOMAIN', workspaceId: '' });
+    expect(await bearer()).toMatch(/^Bearer ey/);
+  });
+});
