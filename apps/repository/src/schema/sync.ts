@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ApiError, isApiError } from '@platform/errors';
 import type { RepositoryConfig } from '../config';
-import { fetchDocument, FetchFailure } from '../net/fetch-document';
+import { fetchUrl, FetchFailure } from '@platform/net';
 import { assertJsonSchema } from './json-schema';
 import type { RemoteRepository } from './source';
 
@@ -17,7 +17,16 @@ export function syncFailure(schemaId: string, reason: string): ApiError {
 export async function fetchRemoteSchema(schemaId: string, remote: RemoteRepository, key: string, config: RepositoryConfig['sync']) {
   let body: Buffer;
   try {
-    ({ body } = await fetchDocument(remote.source_url, { ...config, key }));
+    const res = await fetchUrl(remote.source_url, {
+      allowPrivate: config.allowPrivateHosts,
+      timeoutMs: config.timeoutMs,
+      maxBytes: config.maxBytes,
+      maxRedirects: config.maxRedirects,
+      key,
+      headers: { accept: 'application/schema+json, application/json;q=0.9, */*;q=0.1' },
+    });
+    if (res.status !== 200) throw new FetchFailure(`${res.url} answered HTTP ${res.status}`);
+    body = res.body;
   } catch (e) {
     if (isApiError(e)) throw e;
     throw syncFailure(schemaId, e instanceof FetchFailure ? e.message : String((e as Error)?.message ?? e));

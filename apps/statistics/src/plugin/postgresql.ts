@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { z } from 'zod';
-import { resolveAllowedAddress } from './address-guard';
+import { resolveAllowedAddress } from '@platform/net';
 import { verifyFailure, type StoragePlugin, type VerifyInput } from './registry';
 
 const identifier = z.string().trim().min(1).max(63);

@@ -1,5 +1,5 @@
 import { errors } from '@platform/errors';
-import { OutboundError, checkOutboundUrl, httpGet, verifyFailed } from '../outbound';
+import { OutboundError, httpGet, verifyFailed } from '../outbound';
 import type { Struct } from '../registry';
 import type { DataSourcePlugin } from './index';
 
@@ -48,8 +48,12 @@ export const prometheusDataSource: DataSourcePlugin = {
   },
   async verify(options, ctx) {
     try {
-      const base = await checkOutboundUrl(String(options.url), ctx.allowPrivateUrls);
-      const res = await httpGet(queryUrl(base, 'vector(1)'), { allowPrivate: ctx.allowPrivateUrls, timeoutMs: Number(options.timeout_ms ?? 5000) });
+      const base = new URL(String(options.url));
+      const res = await httpGet(queryUrl(base, 'vector(1)'), {
+        allowPrivate: ctx.allowPrivateUrls,
+        timeoutMs: Number(options.timeout_ms ?? 5000),
+        key: 'plugin_info.options.url',
+      });
       let body: { status?: unknown; data?: unknown } | undefined;
       try {
         body = JSON.parse(res.body);

@@ -1,4 +1,4 @@
-import { OutboundError, checkOutboundUrl, httpGet } from '../outbound';
+import { OutboundError, httpGet } from '../outbound';
 import { ParseError, type ParseContext, type ParsedEvent, type ParseResult, type Severity, type WebhookPlugin } from './types';
 import { isObject, isoTime, md5, obj, str } from './util';
 
@@ -20,8 +20,7 @@ async function confirmSubscription(subscribeUrl: string, ctx: ParseContext): Pro
   const aws = url.protocol === 'https:' && AWS_SNS_HOST.test(url.hostname.toLowerCase());
   if (!aws && !listed) throw new ParseError(`SubscribeURL host ${url.host} is not an AWS SNS endpoint; confirmation refused`);
   try {
-    const checked = await checkOutboundUrl(url.toString(), listed || ctx.allowPrivateUrls);
-    const res = await httpGet(checked, { allowPrivate: listed || ctx.allowPrivateUrls, timeoutMs: 10_000 });
+    const res = await httpGet(url, { allowPrivate: listed || ctx.allowPrivateUrls, timeoutMs: 10_000, key: 'SubscribeURL' });
     if (res.status < 200 || res.status >= 300) throw new ParseError(`SNS subscription confirmation failed: HTTP ${res.status}`);
   } catch (e) {
     if (e instanceof OutboundError) throw new ParseError(`SNS subscription confirmation failed: ${e.message}`);

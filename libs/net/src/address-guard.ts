@@ -68,7 +68,7 @@ export async function resolveAllowedAddress(host: string, allowPrivate: boolean,
       throw new ApiError(
         400,
         'ERROR_ADDRESS_NOT_ALLOWED',
-        `${host} resolves to ${bad.address}, a private or reserved address; this deployment does not allow it. (key = ${key})`,
+        `${host} resolves to ${bad.address}, a private address (private, loopback, link-local or reserved), which this deployment does not allow. (key = ${key})`,
         { key },
       );
     }

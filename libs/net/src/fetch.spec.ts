@@ -1,0 +1,46 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { FetchFailure, fetchUrl, openUrl } from './fetch';
+
+describe('guarded fetch', () => {
+  let server: http.Server;
+  let base: string;
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      if (req.url === '/ok') return res.end('hello');
+      if (req.url === '/big') return res.end('x'.repeat(5000));
+      if (req.url === '/hop') return res.writeHead(302, { location: '/ok' }).end();
+      if (req.url === '/loop') return res.writeHead(302, { location: '/loop' }).end();
+      if (req.url === '/slow') return setTimeout(() => res.end('late'), 2000);
+      res.writeHead(404).end('nope');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise((r) => server.close(r)));
+  const opts = { allowPrivate: true, timeoutMs: 1000, maxBytes: 1000, key: 'url' };
+
+  it('fetches, follows redirects and answers the status', async () => {
+    expect(await fetchUrl(`${base}/ok`, opts)).toMatchObject({ status: 200, url: `${base}/ok` });
+    expect((await fetchUrl(`${base}/hop`, opts)).body.toString()).toBe('hello');
+    expect((await fetchUrl(`${base}/missing`, opts)).status).toBe(404);
+    const { response } = await openUrl(`${base}/ok`, opts);
+    let text = '';
+    for await (const c of response) text += c;
+    expect(text).toBe('hello');
+  });
+
+  it('refuses private targets unless allowed, before connecting', async () => {
+    await expect(fetchUrl(`${base}/ok`, { ...opts, allowPrivate: false })).rejects.toMatchObject({ code: 'ERROR_ADDRESS_NOT_ALLOWED', status: 400 });
+    await expect(fetchUrl('http://localhost:1/x', { ...opts, allowPrivate: false })).rejects.toMatchObject({ code: 'ERROR_ADDRESS_NOT_ALLOWED' });
+  });
+
+  it('bounds size, redirects and time, and refuses other schemes and credentials', async () => {
+    await expect(fetchUrl(`${base}/big`, opts)).rejects.toThrow(/larger than 1000 bytes/);
+    await expect(fetchUrl(`${base}/loop`, { ...opts, maxRedirects: 2 })).rejects.toThrow(/more than 2 redirects/);
+    await expect(fetchUrl(`${base}/slow`, { ...opts, timeoutMs: 200 })).rejects.toThrow(FetchFailure);
+    await expect(fetchUrl('file:///etc/passwd', opts)).rejects.toThrow(/not fetched/);
+    await expect(fetchUrl(`http://u:p@127.0.0.1:1/`, opts)).rejects.toThrow(/credentials/);
+    await expect(fetchUrl('http://127.0.0.1:1/', opts)).rejects.toThrow(/not reachable/);
+  });
+});
