@@ -72,7 +72,8 @@ export function compose() {
     },
     redis: {
       image: 'redis:7',
-      command: ['redis-server', '--appendonly', 'yes'],
+      // Queued work (webhook payloads, collection tasks) is acknowledged once in Redis: keep it on disk.
+      command: ['redis-server', '--appendonly', 'yes', '--appendfsync', 'always'],
       volumes: ['redisdata:/data'],
       healthcheck: { test: ['CMD', 'redis-cli', 'ping'], interval: '5s', timeout: '3s', retries: 20 },
     },
@@ -86,8 +87,9 @@ export function compose() {
       REDIS_URL: 'redis://redis:6379',
       PUBLIC_BASE_URL: `http://localhost:${GATEWAY_PORT}`,
       JWT_PUBLIC_KEY_FILE: '/run/secrets/jwt_public_key',
-      SECRET_ENCRYPTION_KEY: '${SECRET_ENCRYPTION_KEY:-}',
     };
+    if (m === 'statistics') env.SECRET_ENCRYPTION_KEY = '${SECRET_ENCRYPTION_KEY:?set SECRET_ENCRYPTION_KEY (32 random bytes, base64)}';
+    if (m === 'opsflow') env.OPSFLOW_INGEST_TOKENS = '${OPSFLOW_INGEST_TOKENS:-}';
     const secrets = ['jwt_public_key', ...(m === 'identity' ? ['jwt_private_key'] : [])];
     if (m === 'identity') {
       env.JWT_PRIVATE_KEY_FILE = '/run/secrets/jwt_private_key';
@@ -169,6 +171,7 @@ function container(m, c, command) {
     env.push({ name: 'BOOTSTRAP_PASSWORD', valueFrom: { secretKeyRef: { name: 'platform-secrets', key: 'BOOTSTRAP_PASSWORD' } } });
   }
   if (m === 'statistics') env.push({ name: 'SECRET_ENCRYPTION_KEY', valueFrom: { secretKeyRef: { name: 'platform-secrets', key: 'SECRET_ENCRYPTION_KEY' } } });
+  if (m === 'opsflow') env.push({ name: 'OPSFLOW_INGEST_TOKENS', valueFrom: { secretKeyRef: { name: 'platform-secrets', key: 'OPSFLOW_INGEST_TOKENS' } } });
   return {
     name: command ? 'worker' : 'app',
     image: `${IMAGE}-${m}:latest`,
@@ -276,7 +279,7 @@ export function k8sFiles() {
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { name: 'platform-config', labels: labels('platform-config', 'config') },
-      data: { REDIS_URL: 'redis://redis:6379', PUBLIC_BASE_URL: 'https://platform.example.com', LOG_LEVEL: 'info', NODE_ENV: 'production' },
+      data: { REDIS_URL: 'redis://redis:6379', PUBLIC_BASE_URL: 'https://platform.example.com', LOG_LEVEL: 'info', NODE_ENV: 'production', ALLOW_PRIVATE_URLS: 'false' },
     },
   ];
   files['k8s/base/ingress.yaml'] = [
@@ -321,7 +324,8 @@ export function k8sFiles() {
       'JWT_PRIVATE_KEY=<Ed25519 PKCS#8 PEM, identity only>',
       'JWT_PUBLIC_KEY=<Ed25519 SPKI PEM>',
       'BOOTSTRAP_PASSWORD=<initial admin password>',
-      'SECRET_ENCRYPTION_KEY=<32 random bytes, base64>',
+      'SECRET_ENCRYPTION_KEY=<32 random bytes, base64: statistics encrypts plugin secrets with it>',
+      'OPSFLOW_INGEST_TOKENS=<comma-separated service tokens that may record opsflow events>',
     ].join('\n') + '\n';
   return files;
 }
