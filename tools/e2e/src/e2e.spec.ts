@@ -1,0 +1,107 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { call, eventually, startPlatform, type Platform } from './platform';
+
+const fixtures = path.resolve(__dirname, '../fixtures');
+
+describe('the platform end to end, through nginx', () => {
+  let p: Platform;
+  let token: string; // workspace owner of the bootstrap workspace
+  let domainToken: string;
+
+  beforeAll(async () => {
+    p = await startPlatform({ OPSFLOW_INGEST_TOKENS: 'e2e-ingest-token', ALLOW_PRIVATE_URLS: 'true' });
+  });
+  afterAll(async () => {
+    await p?.stop();
+  });
+  const post = (path: string, body: unknown, t = token) => call(p.base, path, body, t);
+
+  it('gets a token as the bootstrap admin and grants workspace and domain scopes', async () => {
+    const issued = await call(p.base, '/identity/v2/token/issue', {
+      credentials: { user_id: 'admin', password: 'e2e-admin-password' },
+      domain_id: 'domain-local',
+    });
+    expect(issued.status).toBe(200);
+    const grant = (scope: string, extra = {}) =>
+      call(p.base, '/identity/v2/token/grant', { grant_type: 'REFRESH_TOKEN', token: issued.body.refresh_token, scope, ...extra });
+    const ws = await grant('WORKSPACE', { workspace_id: 'workspace-local' });
+    expect(ws.body).toMatchObject({ role_type: 'WORKSPACE_OWNER', workspace_id: 'workspace-local' });
+    token = ws.body.access_token;
+    domainToken = (await grant('DOMAIN')).body.access_token;
+    const anonymous = await call(p.base, '/identity/v2/project-group/list', {});
+    expect([anonymous.status, anonymous.body.error.code]).toEqual([401, 'ERROR_AUTHENTICATE_FAILURE']);
+  });
+
+  it('reaches every module through the gateway', async () => {
+    const lists: Record<string, [string, object]> = {
+      identity: ['/identity/v2/project-group/list', {}],
+      'cost-analysis': ['/cost-analysis/v1/exchange-rate/list', { domain_id: 'domain-local' }],
+      statistics: ['/statistics/v1/storage/list', { domain_id: 'domain-local' }],
+      repository: ['/repository/v2/schema/list', { domain_id: 'domain-local' }],
+      monitoring: ['/monitoring/v1/webhook/list', {}],
+      inventory: ['/inventory/v1/cloud-service/list', {}],
+      opsflow: ['/opsflow/v1/event/list', {}],
+    };
+    for (const app of p.apps) {
+      const [path, body] = lists[app];
+      const t = app === 'statistics' ? domainToken : token;
+      const res = await post(path, body, t);
+      expect([app, res.status]).toEqual([app, 200]);
+      expect(res.body.total_count).toEqual(expect.any(Number));
+      const doc = await fetch(`${p.base}/${app}/openapi.json`).then((r) => r.json());
+      expect(doc.openapi).toBe('3.1.0');
+    }
+    const nowhere = await call(p.base, '/nowhere/v1/x/list', {});
+    expect(nowhere.status).toBe(404);
+  });
+
+  it('builds a project-group tree and refuses a cycle', async () => {
+    const top = await post('/identity/v2/project-group/create', { name: 'platform' });
+    const sub = await post('/identity/v2/project-group/create', { name: 'sre', parent_group_id: top.body.project_group_id });
+    const cycle = await post('/identity/v2/project-group/change-parent-group', {
+      project_group_id: top.body.project_group_id,
+      parent_group_id: sub.body.project_group_id,
+    });
+    expect(cycle.body.error.code).toBe('ERROR_NOT_ALLOWED_TO_CHANGE_PARENT_GROUP_TO_SUB_PROJECT_GROUP');
+    p.admin('project', 'create', '--domain-id', 'domain-local', '--workspace-id', 'workspace-local', '--project-id', 'project-e2e', '--name', 'E2E', '--project-group-id', sub.body.project_group_id);
+  });
+
+  it('turns an Alertmanager payload posted to a webhook URL into an event', async () => {
+    const hook = await post('/monitoring/v1/webhook/create', {
+      name: 'alertmanager',
+      plugin_info: { plugin_id: 'plugin-prometheus-mon-webhook' },
+      project_id: 'project-e2e',
+    });
+    expect(hook.status).toBe(200);
+    expect(hook.body.webhook_url).toMatch(new RegExp(`^${p.base}/monitoring/v1/webhook/${hook.body.webhook_id}/[^/]+/events$`));
+    const payload = readFileSync(path.join(fixtures, 'alertmanager.json'), 'utf8');
+    const posted = await fetch(hook.body.webhook_url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: payload });
+    expect(posted.status).toBe(200);
+    const events = await eventually(async () => {
+      const res = await post('/monitoring/v1/event/list', { webhook_id: hook.body.webhook_id });
+      return res.body.total_count > 0 ? res.body.results : undefined;
+    }, 'the event');
+    expect(events[0]).toMatchObject({ event_type: 'ALERT', severity: 'CRITICAL', project_id: 'project-e2e', title: 'Instance down' });
+  });
+
+  it('records an opsflow event from a task action and lists it', async () => {
+    const rec = await call(
+      p.base,
+      '/opsflow/v1/event/create',
+      {
+        event_key: 'task-1-created',
+        domain_id: 'domain-local',
+        project_id: 'project-e2e',
+        task_id: 'task-1',
+        event_type: 'CREATED',
+        name: 'Task created',
+        user_id: 'admin',
+      },
+      'e2e-ingest-token',
+    );
+    expect(rec.status).toBe(200);
+    const list = await post('/opsflow/v1/event/list', { task_id: 'task-1' });
+    expect(list.body.results[0]).toMatchObject({ task_id: 'task-1', event_type: 'CREATED', workspace_id: 'workspace-local' });
+  });
+});
