@@ -90,6 +90,7 @@ export function compose() {
     };
     if (m === 'statistics') env.SECRET_ENCRYPTION_KEY = '${SECRET_ENCRYPTION_KEY:?set SECRET_ENCRYPTION_KEY (32 random bytes, base64)}';
     if (m === 'opsflow') env.OPSFLOW_INGEST_TOKENS = '${OPSFLOW_INGEST_TOKENS:-}';
+    if (c.nodeOptions) env.NODE_OPTIONS = c.nodeOptions;
     const secrets = ['jwt_public_key', ...(m === 'identity' ? ['jwt_private_key'] : [])];
     if (m === 'identity') {
       env.JWT_PRIVATE_KEY_FILE = '/run/secrets/jwt_private_key';
@@ -171,6 +172,8 @@ function container(m, c, command) {
     env.push({ name: 'BOOTSTRAP_PASSWORD', valueFrom: { secretKeyRef: { name: 'platform-secrets', key: 'BOOTSTRAP_PASSWORD' } } });
   }
   if (m === 'statistics') env.push({ name: 'SECRET_ENCRYPTION_KEY', valueFrom: { secretKeyRef: { name: 'platform-secrets', key: 'SECRET_ENCRYPTION_KEY' } } });
+  // A module's Node settings (inventory keeps its heap small so streamed exports stay in constant memory).
+  if (c.nodeOptions) env.push({ name: 'NODE_OPTIONS', value: c.nodeOptions });
   if (m === 'opsflow') env.push({ name: 'OPSFLOW_INGEST_TOKENS', valueFrom: { secretKeyRef: { name: 'platform-secrets', key: 'OPSFLOW_INGEST_TOKENS' } } });
   return {
     name: command ? 'worker' : 'app',

@@ -72,7 +72,7 @@ function start(label, file, env) {
   children.push(child);
 }
 for (const app of apps) {
-  const env = { PORT: String(modules[app].port) };
+  const env = { PORT: String(modules[app].port), ...(modules[app].nodeOptions && { NODE_OPTIONS: modules[app].nodeOptions }) };
   start(app, `dist/apps/${app}/main.js`, env);
   if (existsSync(`dist/apps/${app}/worker.js`)) start(`${app} worker`, `dist/apps/${app}/worker.js`, env);
 }

@@ -30,7 +30,7 @@ export function envBool(name: string, fallback: boolean): boolean {
  */
 export const MODULES = modulesJson as Record<
   'identity' | 'cost-analysis' | 'statistics' | 'repository' | 'monitoring' | 'inventory' | 'opsflow',
-  { port: number; versions: string[]; worker: boolean }
+  { port: number; versions: string[]; worker: boolean; nodeOptions?: string }
 >;
 export type ModuleName = keyof typeof MODULES;
 

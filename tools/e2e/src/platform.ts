@@ -7,7 +7,7 @@ import Redis from 'ioredis';
 import { createTempDatabase, type TempDatabase } from '@platform/testing';
 
 const root = path.resolve(__dirname, '../../..');
-const modules = JSON.parse(readFileSync(path.join(root, 'config/modules.json'), 'utf8')) as Record<string, { port: number; worker: boolean }>;
+const modules = JSON.parse(readFileSync(path.join(root, 'config/modules.json'), 'utf8')) as Record<string, { port: number; worker: boolean; nodeOptions?: string }>;
 
 /** Ports of this run: the standard ones shifted, so a running `npm start` is left alone. */
 const OFFSET = 20_000;
@@ -78,7 +78,7 @@ export async function startPlatform(extraEnv: Record<string, string> = {}): Prom
     children.push(child);
   };
   for (const app of apps) {
-    const appEnv = { PORT: String(portOf(app)), DATABASE_URL: dbs[app].url };
+    const appEnv = { PORT: String(portOf(app)), DATABASE_URL: dbs[app].url, ...(modules[app].nodeOptions && { NODE_OPTIONS: modules[app].nodeOptions }) };
     start(app, path.join(root, 'dist/apps', app, 'main.js'), appEnv);
     if (existsSync(path.join(root, 'dist/apps', app, 'worker.js'))) start(`${app}-worker`, path.join(root, 'dist/apps', app, 'worker.js'), appEnv);
   }

@@ -1,0 +1,319 @@
+import { createHash } from 'node:crypto';
+import type { Response } from 'express';
+import type { PoolClient } from 'pg';
+import type { AuthContext } from '@platform/auth';
+import { bearerToken } from '@platform/auth';
+import { generateSecret, type Logger } from '@platform/core';
+import { ApiError, errors } from '@platform/errors';
+import { compileList, runAnalyze, runList, splitKey, type AnalyzeQuery, type Condition, type Query, type SortItem } from '@platform/query';
+import type { InventoryDeps } from '../deps';
+import { cellText, isTimeZone, sheetNamer, type CellOptions } from '../export/format';
+import { CsvWriter, CsvZipWriter, XlsxWriter, type TableWriter } from '../export/writers';
+import { cloudServiceExportResource as resource } from './repository';
+import type { QueryScoper } from './scope';
+
+export const DOWNLOAD_PATH = '/inventory/v1/cloud-service/export/download';
+
+export interface ExportField {
+  key: string;
+  name?: string;
+  type?: string;
+  options?: Omit<CellOptions, 'type'>;
+  reference?: { resource_type?: string; reference_key?: string };
+}
+
+type Filters = Pick<Query, 'filter' | 'filter_or' | 'keyword' | 'page'> & { sort?: SortItem[] | null };
+
+export interface ExportOption {
+  name: string;
+  title?: string;
+  query_type: 'SEARCH' | 'ANALYZE';
+  search_query?: Filters & { fields?: (string | ExportField)[]; unwind?: Query['unwind'] };
+  analyze_query?: Filters & Pick<AnalyzeQuery, 'group_by' | 'fields' | 'select'>;
+}
+
+export interface ExportRequest {
+  options: ExportOption[];
+  file_format?: 'EXCEL' | 'CSV';
+  file_name?: string;
+  timezone?: string;
+}
+
+/** One option as the download runs it: the query with the caller's scope already resolved. */
+type Planned =
+  | { type: 'SEARCH'; name: string; title?: string; query: Query; scope: Condition[]; fields: ExportField[] }
+  | { type: 'ANALYZE'; name: string; title?: string; query: AnalyzeQuery; scope: Condition[]; columns: string[] };
+
+interface StoredExport {
+  options: Planned[];
+  file_format: 'EXCEL' | 'CSV';
+  file_name: string;
+  timezone: string;
+  requested_at: string;
+}
+
+const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
+const noData = () => new ApiError(400, 'ERROR_NO_DATA_TO_EXPORT', 'No data to export.');
+
+function setIn(obj: unknown, path: string[], value: unknown): unknown {
+  if (path.length === 0) return value;
+  const base = obj && typeof obj === 'object' && !Array.isArray(obj) ? { ...(obj as Record<string, unknown>) } : {};
+  base[path[0]] = setIn(base[path[0]], path.slice(1), value);
+  return base;
+}
+
+function dig(v: unknown, path: string[]): unknown {
+  for (const seg of path) {
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return undefined;
+    v = (v as Record<string, unknown>)[seg];
+  }
+  return v;
+}
+
+/** `attachment; filename=...` with an ASCII fallback and the UTF-8 name (RFC 6266 / 5987). */
+function contentDisposition(fileName: string): string {
+  const ascii = fileName.replace(/[^\x20-\x7e]|["\\/]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
+}
+
+/**
+ * export (upstream cloud_service_service.export + export_manager): the request is validated and
+ * checked for data at once, and answered with a download URL; the file itself is produced while it
+ * is downloaded, streaming rows from a database cursor into a CSV / ZIP / XLSX writer.
+ */
+export class CloudServiceExporter {
+  constructor(
+    private readonly deps: InventoryDeps,
+    private readonly scoper: QueryScoper,
+  ) {}
+
+  private fieldsOf(o: ExportOption, i: number): ExportField[] {
+    const fields = o.search_query?.fields;
+    if (!fields || fields.length === 0) throw errors.requiredParameter(`options[${i}].search_query.fields`);
+    return fields.map((f, j) => {
+      const field = typeof f === 'string' ? { key: f } : f;
+      const s = splitKey(resource.fields, field.key);
+      if (!s || (s.path.length > 0 && s.field.type !== 'json')) {
+        throw errors.invalidParameter(`options[${i}].search_query.fields[${j}]`, `unknown key "${field.key}"`);
+      }
+      return field;
+    });
+  }
+
+  private async plan(auth: AuthContext, o: ExportOption, i: number): Promise<Planned> {
+    if (o.query_type === 'SEARCH') {
+      if (!o.search_query) throw errors.requiredParameter(`options[${i}].search_query`);
+      const fields = this.fieldsOf(o, i);
+      const { fields: _f, ...q } = o.search_query;
+      const prefix = `options[${i}].search_query`;
+      const { query, scope } = await this.scoper.apply(auth, q as Query, [], prefix);
+      return { type: 'SEARCH', name: o.name, title: o.title, query, scope, fields };
+    }
+    if (!o.analyze_query) throw errors.requiredParameter(`options[${i}].analyze_query`);
+    const { query, scope } = await this.scoper.apply(auth, o.analyze_query as AnalyzeQuery, [], `options[${i}].analyze_query`);
+    // Columns in the query's order (group keys, fields, selected values), kept apart: the stored
+    // request is jsonb, which does not keep the order of object keys.
+    const columns = [
+      ...(query.group_by ?? []).map((g) => (typeof g === 'string' ? g.split('.').pop()! : g.name)),
+      ...Object.keys(query.fields ?? {}),
+      ...Object.keys(query.select ?? {}),
+    ];
+    return { type: 'ANALYZE', name: o.name, title: o.title, query, scope, columns };
+  }
+
+  /** Whether the option yields rows (this also compiles its query, so a bad one is refused now). */
+  private async hasRows(p: Planned, i: number): Promise<boolean> {
+    if (p.type === 'ANALYZE') {
+      const r = await runAnalyze(this.deps.pool, resource, p.query, p.scope, { prefix: `options[${i}].analyze_query` });
+      return r.results.length > 0;
+    }
+    const { total_count } = await runList(this.deps.pool, resource, { ...p.query, count_only: true }, p.scope, { prefix: `options[${i}].search_query` });
+    const limit = p.query.page?.limit && p.query.page.limit > 0 ? p.query.page.limit : null;
+    const start = Math.max(1, p.query.page?.start ?? 1);
+    return limit === null ? total_count > 0 : total_count - (start - 1) > 0;
+  }
+
+  async request(auth: AuthContext, input: ExportRequest): Promise<{ download_url: string }> {
+    const timezone = input.timezone ?? 'UTC';
+    // The name must be an IANA zone that both Node and PostgreSQL (which formats the timestamps) know.
+    const known = isTimeZone(timezone) && (await this.deps.pool.query('SELECT now() AT TIME ZONE $1', [timezone]).then(() => true, () => false));
+    if (!known) throw errors.invalidParameter('timezone', 'Timezone is invalid.');
+    const planned: Planned[] = [];
+    for (const [i, o] of input.options.entries()) {
+      const p = await this.plan(auth, o, i);
+      if (await this.hasRows(p, i)) planned.push(p);
+    }
+    if (planned.length === 0) throw noData();
+    const stored: StoredExport = {
+      options: planned,
+      file_format: input.file_format ?? 'EXCEL',
+      file_name: input.file_name ?? 'cloud_service_export',
+      timezone,
+      requested_at: new Date().toISOString(),
+    };
+    const token = generateSecret(32);
+    const { prisma, config } = this.deps;
+    await prisma.cloudServiceExport.deleteMany({ where: { expires_at: { lt: new Date() } } });
+    await prisma.cloudServiceExport.create({
+      data: {
+        token_hash: hashOf(token),
+        domain_id: auth.domainId,
+        workspace_id: auth.workspaceId,
+        user_id: auth.userId,
+        request: stored as object,
+        expires_at: new Date(Date.now() + config.export.urlTtlSeconds * 1000),
+      },
+    });
+    return { download_url: `${config.publicBaseUrl}${DOWNLOAD_PATH}/${token}` };
+  }
+
+  /**
+   * GET of a download URL. The URL is the credential (as upstream's pre-signed URL): it works until it
+   * expires. A request that also carries a token must carry one of the same domain.
+   */
+  async download(token: string, authorization: string | undefined, res: Response, logger: Logger): Promise<void> {
+    const record = await this.deps.prisma.cloudServiceExport.findUnique({ where: { token_hash: hashOf(token) } });
+    if (!record || record.expires_at.getTime() <= Date.now()) throw errors.notFound('download_url', 'expired or unknown');
+    if (authorization !== undefined) {
+      const auth = await this.deps.verifier.authenticate(bearerToken(authorization));
+      if (auth.domainId !== record.domain_id) throw errors.notFound('download_url', 'expired or unknown');
+    }
+    const spec = record.request as unknown as StoredExport;
+    const writer: TableWriter =
+      spec.file_format === 'EXCEL' ? new XlsxWriter(res) : spec.options.length > 1 ? new CsvZipWriter(res) : new CsvWriter(res);
+    const date = spec.requested_at.slice(0, 10).replace(/-/g, '');
+    res.status(200);
+    res.setHeader('Content-Type', writer.contentType);
+    res.setHeader('Content-Disposition', contentDisposition(`${spec.file_name}_${date}.${writer.extension}`));
+    res.setHeader('Cache-Control', 'no-store');
+
+    const client = await this.deps.pool.connect();
+    let failed: unknown;
+    try {
+      // One snapshot for every sheet.
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const sheetName = sheetNamer();
+      for (const [i, p] of spec.options.entries()) {
+        const name = sheetName(p.name);
+        if (p.type === 'SEARCH') await this.writeSearch(client, p, i, name, spec.timezone, record.domain_id, writer);
+        else await this.writeAnalyze(client, p, i, name, writer);
+      }
+      await client.query('COMMIT');
+      await writer.finish();
+      if (!res.writableEnded) res.end();
+    } catch (e) {
+      failed = e;
+      await client.query('ROLLBACK').catch(() => {});
+    } finally {
+      client.release(failed !== undefined && !(failed instanceof ApiError));
+    }
+    if (failed !== undefined) {
+      // Headers and part of the file are out: the only honest signal left is to cut the connection.
+      if (res.headersSent) {
+        logger.warn({ err: (failed as Error).message }, 'export download aborted');
+        res.destroy();
+        return;
+      }
+      throw failed;
+    }
+  }
+
+  /**
+   * A SEARCH option, streamed: the compiled list query behind a cursor, read in batches (the next batch
+   * is fetched while this one is written). Only what the fields need is read: a column, a JSON path of
+   * one, a timestamp already formatted in the export's time zone by PostgreSQL.
+   */
+  private async writeSearch(client: PoolClient, p: Extract<Planned, { type: 'SEARCH' }>, i: number, sheet: string, timezone: string, domainId: string, writer: TableWriter) {
+    const c = compileList(resource, p.query, p.scope, { prefix: `options[${i}].search_query` });
+    const values = [...c.values];
+    const param = (v: unknown, cast: string) => {
+      values.push(v);
+      return `$${values.length}::${cast}`;
+    };
+    const select: string[] = [];
+    const projectNames = new Map<string, string>();
+    const cells = p.fields.map((f) => {
+      const s = splitKey(resource.fields, f.key)!;
+      const column = resource.spec.fields[s.name].column;
+      const col = `x."${column.replace(/"/g, '""')}"`;
+      // An unwound column is read whole and patched with its element, as list answers it.
+      const unwound = c.unwind?.column === column;
+      let sql: string;
+      if (unwound) sql = col;
+      else if (s.field.type === 'datetime') sql = `to_char(${col} AT TIME ZONE ${param(timezone, 'text')}, 'YYYY-MM-DD HH24:MI:SS')`;
+      else if (s.path.length > 0) sql = `(${col} #> ${param(s.path, 'text[]')})`;
+      else sql = col;
+      select.push(sql);
+      return {
+        index: select.length - 1,
+        path: unwound ? s.path : [],
+        unwound,
+        projectRef: f.reference?.resource_type === 'identity.Project',
+        opts: { ...f.options, type: f.type } as CellOptions,
+      };
+    });
+    const unwindIndex = select.length;
+    if (c.unwind) select.push('x.__qunwind');
+    const cursor = `export_${i}`;
+    await client.query(`DECLARE ${cursor} NO SCROLL CURSOR FOR SELECT ${select.join(', ')} FROM (${c.text}) AS x WHERE x.__qrow IS NOT NULL`, values);
+    await writer.begin(sheet, p.title, p.fields.map((f) => f.name || f.key));
+    const fetch = { text: `FETCH ${this.deps.config.export.batchSize} FROM ${cursor}`, rowMode: 'array' as const };
+    let pending: Promise<{ rows: unknown[][] }> | undefined = client.query(fetch);
+    try {
+      for (;;) {
+        const { rows } = await pending!;
+        pending = undefined;
+        if (rows.length === 0) break;
+        pending = client.query(fetch);
+        const out: string[][] = new Array(rows.length);
+        for (let r = 0; r < rows.length; r++) {
+          const row = rows[r];
+          const line: string[] = new Array(cells.length);
+          for (let k = 0; k < cells.length; k++) {
+            const cell = cells[k];
+            let v = row[cell.index];
+            if (cell.unwound) v = dig(setIn(v, c.unwind!.path, [row[unwindIndex]]), cell.path);
+            if (cell.projectRef) v = await this.projectName(domainId, v, projectNames);
+            line[k] = cellText(v, cell.opts);
+          }
+          out[r] = line;
+        }
+        await writer.rows(out);
+      }
+    } finally {
+      // A batch still in flight when writing failed must not turn into an unhandled rejection.
+      await pending?.catch(() => {});
+    }
+    await client.query(`CLOSE ${cursor}`);
+    await writer.end();
+  }
+
+  /** identity.Project references show the project's name (from the directory), as upstream's reference manager does. */
+  private async projectName(domainId: string, v: unknown, cache: Map<string, string>): Promise<unknown> {
+    if (Array.isArray(v)) return Promise.all(v.map((x) => this.projectName(domainId, x, cache)));
+    if (typeof v !== 'string' || !v) return v;
+    let name = cache.get(v);
+    if (name === undefined) {
+      name = (await this.deps.directory.getProject(domainId, v))?.name ?? v;
+      cache.set(v, name);
+    }
+    return name;
+  }
+
+  private async writeAnalyze(client: PoolClient, p: Extract<Planned, { type: 'ANALYZE' }>, i: number, sheet: string, writer: TableWriter) {
+    const { results } = await runAnalyze(client, resource, p.query, p.scope, { prefix: `options[${i}].analyze_query` });
+    const header = [...p.columns];
+    const seen = new Set(header);
+    for (const r of results) {
+      for (const k of Object.keys(r)) {
+        if (!seen.has(k)) {
+          seen.add(k);
+          header.push(k);
+        }
+      }
+    }
+    await writer.begin(sheet, p.title, header);
+    await writer.rows(results.map((r) => header.map((k) => cellText(r[k], undefined))));
+    await writer.end();
+  }
+}

@@ -1,0 +1,258 @@
+import type { AuthContext } from '@platform/auth';
+import { generateId, isoOrEmpty } from '@platform/core';
+import { ApiError, errors } from '@platform/errors';
+import { applyOnly, resolveOnly, runAnalyze, runList, runStat, type AnalyzeQuery, type Condition, type Query, type StatisticsQuery } from '@platform/query';
+import type { InventoryDeps } from '../deps';
+import type { Prisma } from '../generated/prisma/client';
+import { cloudServiceResource, type CloudServiceRow } from './repository';
+import { QueryScoper } from './scope';
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
+
+export function toCloudServiceInfo(r: CloudServiceRow) {
+  const reference = obj(r.reference);
+  const ci = obj(r.collection_info);
+  return {
+    cloud_service_id: r.cloud_service_id,
+    name: r.name,
+    state: r.state,
+    ip_addresses: r.ip_addresses ?? [],
+    account: r.account,
+    instance_type: r.instance_type,
+    instance_size: r.instance_size,
+    cloud_service_type: r.cloud_service_type,
+    cloud_service_group: r.cloud_service_group,
+    provider: r.provider,
+    data: obj(r.data),
+    metadata: obj(r.metadata),
+    reference: { resource_id: String(reference.resource_id ?? ''), external_link: String(reference.external_link ?? '') },
+    tags: obj(r.tags),
+    tag_keys: obj(r.tag_keys),
+    collection_info: {
+      service_account_id: String(ci.service_account_id ?? ''),
+      secret_id: String(ci.secret_id ?? ''),
+      collector_id: String(ci.collector_id ?? ''),
+      last_collected_at: String(ci.last_collected_at ?? ''),
+    },
+    region_code: r.region_code,
+    domain_id: r.domain_id,
+    workspace_id: r.workspace_id,
+    project_id: r.project_id,
+    launched_at: isoOrEmpty(r.launched_at),
+    created_at: isoOrEmpty(r.created_at),
+    updated_at: isoOrEmpty(r.updated_at),
+    deleted_at: isoOrEmpty(r.deleted_at),
+  };
+}
+
+export interface Reference {
+  resource_id?: string;
+  external_link?: string;
+}
+
+/** The attributes create and update take (besides the classification, which only create takes). */
+export interface Attributes {
+  name?: string;
+  account?: string;
+  instance_type?: string;
+  instance_size?: number;
+  ip_addresses?: string[];
+  data?: Obj;
+  metadata?: Obj;
+  reference?: Reference;
+  tags?: Obj;
+  region_code?: string;
+  project_id?: string;
+}
+
+export interface CreateInput extends Attributes {
+  provider: string;
+  cloud_service_group: string;
+  cloud_service_type: string;
+  data: Obj;
+}
+
+export interface ListInput {
+  query?: Query;
+  cloud_service_id?: string;
+  name?: string;
+  state?: string;
+  ip_address?: string;
+  account?: string;
+  instance_type?: string;
+  cloud_service_type?: string;
+  cloud_service_group?: string;
+  provider?: string;
+  region_code?: string;
+  workspace_id?: string;
+  project_id?: string;
+  project_group_id?: string;
+}
+
+const LIST_FIELDS = [
+  'cloud_service_id',
+  'name',
+  'state',
+  'account',
+  'instance_type',
+  'cloud_service_type',
+  'cloud_service_group',
+  'provider',
+  'region_code',
+  'workspace_id',
+  'project_id',
+] as const;
+
+const ANALYZE_MAX_LIMIT = 1000;
+
+export const alreadyDeleted = (id: string) =>
+  new ApiError(400, 'ERROR_RESOURCE_ALREADY_DELETED', `Cloud service ${id} is already deleted.`);
+
+/** Upstream's collection information; there is no collector here, so only the time is known. */
+const collectionInfo = (now: Date) => ({ collector_id: '', secret_id: '', service_account_id: '', last_collected_at: now.toISOString() });
+
+export class CloudServiceService {
+  readonly scoper: QueryScoper;
+
+  constructor(private readonly deps: InventoryDeps) {
+    this.scoper = new QueryScoper(deps.directory);
+  }
+
+  /** project_id must be a project of the caller's workspace (identity's directory). */
+  private async checkProject(auth: AuthContext, projectId: string | undefined) {
+    if (!projectId) return;
+    const p = await this.deps.directory.getProject(auth.domainId, projectId);
+    if (!p || p.workspace_id !== auth.workspaceId) throw errors.notFound('project_id', projectId);
+  }
+
+  /** The record if the caller may see it (any state), else ERROR_NOT_FOUND. */
+  private async visible(auth: AuthContext, id: string): Promise<CloudServiceRow> {
+    const r = await this.deps.prisma.cloudService.findUnique({ where: { domain_id_cloud_service_id: { domain_id: auth.domainId, cloud_service_id: id } } });
+    if (!r || (auth.workspaceId && r.workspace_id !== auth.workspaceId)) throw errors.notFound('cloud_service_id', id);
+    return r;
+  }
+
+  async create(auth: AuthContext, input: CreateInput) {
+    await this.checkProject(auth, input.project_id);
+    const now = new Date();
+    const { provider, cloud_service_group: group, cloud_service_type: type } = input;
+    const tags = input.tags ?? {};
+    const row = {
+      domain_id: auth.domainId,
+      workspace_id: auth.workspaceId,
+      cloud_service_id: generateId('cloud-svc'),
+      project_id: input.project_id ?? '',
+      name: input.name ?? '',
+      account: input.account ?? '',
+      instance_type: input.instance_type ?? '',
+      instance_size: input.instance_size ?? 0,
+      ip_addresses: input.ip_addresses ?? [],
+      provider,
+      cloud_service_group: group,
+      cloud_service_type: type,
+      ref_cloud_service_type: `${provider}.${group}.${type}`,
+      data: input.data as Prisma.InputJsonValue,
+      // upstream keeps metadata and tag keys per provider
+      metadata: (input.metadata ? { [provider]: input.metadata } : {}) as Prisma.InputJsonValue,
+      reference: { resource_id: input.reference?.resource_id ?? '', external_link: input.reference?.external_link ?? '' },
+      tags: tags as Prisma.InputJsonValue,
+      tag_keys: { [provider]: Object.keys(tags) },
+      collection_info: collectionInfo(now),
+      region_code: input.region_code ?? '',
+      launched_at: now,
+      created_at: now,
+      updated_at: now,
+    };
+    const [, created] = await this.deps.prisma.$transaction([
+      this.deps.prisma.cloudServiceType.createMany({
+        data: [{ domain_id: auth.domainId, workspace_id: auth.workspaceId, provider, cloud_service_group: group, cloud_service_type: type, cloud_service_type_id: generateId('cloud-svc-type') }],
+        skipDuplicates: true,
+      }),
+      this.deps.prisma.cloudService.create({ data: row }),
+    ]);
+    return toCloudServiceInfo(created);
+  }
+
+  /**
+   * upstream's merge: `data`, `tags` and `reference` are merged key by key into what is stored, `metadata`
+   * replaces the record provider's entry, the other attributes are replaced. One UPDATE, so concurrent
+   * updates of different keys never lose each other; a DELETED record is not changed.
+   */
+  async update(auth: AuthContext, input: Attributes & { cloud_service_id: string }) {
+    const current = await this.visible(auth, input.cloud_service_id);
+    if (current.state === 'DELETED') throw alreadyDeleted(current.cloud_service_id);
+    await this.checkProject(auth, input.project_id);
+    const values: unknown[] = [current.domain_id, current.cloud_service_id, current.provider];
+    const sets: string[] = [];
+    const p = (v: unknown, cast = '') => {
+      values.push(v);
+      return `$${values.length}${cast}`;
+    };
+    for (const key of ['name', 'account', 'instance_type', 'region_code', 'project_id'] as const) {
+      if (input[key] !== undefined) sets.push(`${key} = ${p(input[key])}`);
+    }
+    if (input.instance_size !== undefined) sets.push(`instance_size = ${p(input.instance_size, '::float8')}`);
+    if (input.ip_addresses !== undefined) sets.push(`ip_addresses = ${p(input.ip_addresses, '::text[]')}`);
+    if (input.data !== undefined) sets.push(`data = data || ${p(JSON.stringify(input.data), '::jsonb')}`);
+    if (input.reference !== undefined) sets.push(`reference = reference || ${p(JSON.stringify(input.reference), '::jsonb')}`);
+    if (input.metadata !== undefined) sets.push(`metadata = metadata || jsonb_build_object($3::text, ${p(JSON.stringify(input.metadata), '::jsonb')})`);
+    if (input.tags !== undefined) {
+      const t = p(JSON.stringify(input.tags), '::jsonb');
+      sets.push(`tags = tags || ${t}`);
+      sets.push(`tag_keys = tag_keys || jsonb_build_object($3::text, (SELECT coalesce(jsonb_agg(k ORDER BY k), '[]'::jsonb) FROM jsonb_object_keys(tags || ${t}) AS k))`);
+    }
+    const now = new Date();
+    sets.push(`collection_info = collection_info || ${p(JSON.stringify({ last_collected_at: now.toISOString() }), '::jsonb')}`);
+    sets.push(`updated_at = ${p(now, '::timestamptz')}`);
+    const { rows } = await this.deps.pool.query<CloudServiceRow>(
+      `UPDATE cloud_service SET ${sets.join(', ')} WHERE domain_id = $1 AND cloud_service_id = $2 AND state <> 'DELETED' RETURNING *`,
+      values,
+    );
+    if (!rows[0]) throw alreadyDeleted(current.cloud_service_id); // deleted between the read and the update
+    return toCloudServiceInfo(rows[0]);
+  }
+
+  /** Soft delete (upstream): state DELETED and deleted_at; the record stays readable by `get`. */
+  async delete(auth: AuthContext, id: string) {
+    const current = await this.visible(auth, id);
+    const { rowCount } = await this.deps.pool.query(
+      `UPDATE cloud_service SET state = 'DELETED', deleted_at = now(), updated_at = now()
+       WHERE domain_id = $1 AND cloud_service_id = $2 AND state <> 'DELETED'`,
+      [current.domain_id, current.cloud_service_id],
+    );
+    if (!rowCount) throw alreadyDeleted(id);
+  }
+
+  async get(auth: AuthContext, id: string) {
+    return toCloudServiceInfo(await this.visible(auth, id));
+  }
+
+  async list(auth: AuthContext, input: ListInput) {
+    const extra: Condition[] = [];
+    for (const key of LIST_FIELDS) {
+      if (input[key] !== undefined) extra.push({ key, value: input[key], operator: 'eq' });
+    }
+    if (input.ip_address !== undefined) extra.push({ key: 'ip_addresses', value: input.ip_address, operator: 'eq' });
+    if (input.project_group_id !== undefined) {
+      extra.push({ key: 'project_id', value: await this.scoper.projectsOfGroups(auth, [input.project_group_id]), operator: 'in' });
+    }
+    const { query, scope } = await this.scoper.apply(auth, input.query ?? {}, extra);
+    const { rows, total_count } = await runList(this.deps.pool, cloudServiceResource, query, scope);
+    const only = resolveOnly(cloudServiceResource, query);
+    return { results: rows.map((r) => applyOnly(toCloudServiceInfo(r as CloudServiceRow), only)), total_count };
+  }
+
+  async stat(auth: AuthContext, q: StatisticsQuery) {
+    const { query, scope } = await this.scoper.apply(auth, q);
+    return runStat(this.deps.pool, cloudServiceResource, query, scope);
+  }
+
+  /** upstream's set_query_page_limit(1000) applies to analyze too: `page.limit` defaults to and is capped at 1000. */
+  async analyze(auth: AuthContext, q: AnalyzeQuery) {
+    const limit = q.page?.limit && q.page.limit > 0 ? Math.min(q.page.limit, ANALYZE_MAX_LIMIT) : ANALYZE_MAX_LIMIT;
+    const { query, scope } = await this.scoper.apply(auth, { ...q, page: { ...q.page, limit } });
+    return runAnalyze(this.deps.pool, cloudServiceResource, query, scope);
+  }
+}
+

@@ -1,0 +1,30 @@
+import { defaultDatabaseUrl, defaultRedisUrl, env, envBool, envInt } from '@platform/core';
+
+export interface InventoryConfig {
+  port: number;
+  databaseUrl: string;
+  redisUrl: string;
+  /** Base of the URLs handed out (the gateway's public URL): download URLs of exports start with it. */
+  publicBaseUrl: string;
+  migrateOnStart: boolean;
+  export: {
+    /** How long a download URL works. */
+    urlTtlSeconds: number;
+    /** Rows read from the database per round trip while an export streams. */
+    batchSize: number;
+  };
+}
+
+export function loadConfig(): InventoryConfig {
+  return {
+    port: envInt('PORT', 8106),
+    databaseUrl: env('DATABASE_URL', defaultDatabaseUrl('inventory')),
+    redisUrl: env('REDIS_URL', defaultRedisUrl()),
+    publicBaseUrl: env('PUBLIC_BASE_URL', 'http://127.0.0.1:8080').replace(/\/+$/, ''),
+    migrateOnStart: envBool('MIGRATE_ON_START', false),
+    export: {
+      urlTtlSeconds: envInt('EXPORT_URL_TTL_SECONDS', 3600),
+      batchSize: envInt('EXPORT_BATCH_SIZE', 2000),
+    },
+  };
+}

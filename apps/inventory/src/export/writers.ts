@@ -1,0 +1,121 @@
+import type { Writable } from 'node:stream';
+import ExcelJS from 'exceljs';
+import { drained } from './drain';
+import { ZipWriter } from './zip';
+
+/**
+ * Writes tables (one per export option) into one file, streaming: a table's rows are written as they
+ * come and never held, and the writer waits whenever the destination is not reading fast enough.
+ */
+export interface TableWriter {
+  readonly contentType: string;
+  readonly extension: string;
+  begin(name: string, title: string | undefined, header: string[]): Promise<void>;
+  rows(rows: string[][]): Promise<void>;
+  end(): Promise<void>;
+  /** Completes the file (the destination stays open; the caller ends it). */
+  finish(): Promise<void>;
+}
+
+/** RFC 4180: fields with a comma, quote or line break are quoted, quotes doubled; lines end with CRLF. */
+export function csvLine(values: string[]): string {
+  let line = '';
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (i > 0) line += ',';
+    line += /[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
+  }
+  return `${line}\r\n`;
+}
+
+async function writeTo(out: Writable, text: string) {
+  if (!out.write(text)) await drained(out);
+}
+
+/** One CSV file (one option): header line, then rows. The title has no place in a CSV and is left out. */
+export class CsvWriter implements TableWriter {
+  readonly contentType = 'text/csv; charset=utf-8';
+  readonly extension = 'csv';
+  constructor(private readonly out: Writable) {}
+  begin(_name: string, _title: string | undefined, header: string[]) {
+    return writeTo(this.out, csvLine(header));
+  }
+  rows(rows: string[][]) {
+    let chunk = '';
+    for (const r of rows) chunk += csvLine(r);
+    return writeTo(this.out, chunk);
+  }
+  async end() {}
+  async finish() {}
+}
+
+/** Several CSV files (several options) in one ZIP archive, `<sheet name>.csv` each. */
+export class CsvZipWriter implements TableWriter {
+  readonly contentType = 'application/zip';
+  readonly extension = 'zip';
+  private readonly zip: ZipWriter;
+  private current?: Awaited<ReturnType<ZipWriter['entry']>>;
+  constructor(out: Writable) {
+    this.zip = new ZipWriter(out);
+  }
+  async begin(name: string, _title: string | undefined, header: string[]) {
+    this.current = await this.zip.entry(`${name}.csv`);
+    await this.current.write(csvLine(header));
+  }
+  rows(rows: string[][]) {
+    let chunk = '';
+    for (const r of rows) chunk += csvLine(r);
+    return this.current!.write(chunk);
+  }
+  async end() {
+    await this.current?.close();
+    this.current = undefined;
+  }
+  finish() {
+    return this.zip.finish();
+  }
+}
+
+const HEADER_FILL: ExcelJS.Fill = { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FF0A3764' } };
+
+/**
+ * An Excel workbook, one sheet per option, as upstream lays it out (title in A1 when given, a styled
+ * header row, then the rows). exceljs' streaming writer keeps no rows and no shared strings in memory.
+ */
+export class XlsxWriter implements TableWriter {
+  readonly contentType = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+  readonly extension = 'xlsx';
+  private readonly wb: ExcelJS.stream.xlsx.WorkbookWriter;
+  private sheet?: ExcelJS.Worksheet;
+  constructor(private readonly out: Writable) {
+    this.wb = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
+  }
+  async begin(name: string, title: string | undefined, header: string[]) {
+    const ws = this.wb.addWorksheet(name);
+    ws.columns = header.map((h) => ({ width: Math.min(60, Math.max(12, h.length + 4)) }));
+    if (title) {
+      const t = ws.addRow([title]);
+      t.font = { size: 24, bold: true, color: { argb: 'FF0A3763' } };
+      t.commit();
+    }
+    const h = ws.addRow(header);
+    h.eachCell((c) => {
+      c.font = { size: 12, bold: true, color: { argb: 'FFFFFFFF' } };
+      c.fill = HEADER_FILL;
+      c.alignment = { horizontal: 'left', vertical: 'top', wrapText: true };
+    });
+    h.commit();
+    this.sheet = ws;
+  }
+  async rows(rows: string[][]) {
+    for (const r of rows) this.sheet!.addRow(r).commit();
+    if (this.out.writableNeedDrain) await drained(this.out);
+  }
+  async end() {
+    await this.sheet?.commit();
+    this.sheet = undefined;
+  }
+  async finish() {
+    await this.wb.commit();
+  }
+}
