@@ -104,4 +104,43 @@ describe('the platform end to end, through nginx', () => {
     const list = await post('/opsflow/v1/event/list', { task_id: 'task-1' });
     expect(list.body.results[0]).toMatchObject({ task_id: 'task-1', event_type: 'CREATED', workspace_id: 'workspace-local' });
   });
+
+  it('creates cloud services, lists them with the query DSL and exports them as CSV through a download URL', async () => {
+    for (let i = 0; i < 30; i++) {
+      const res = await post('/inventory/v1/cloud-service/create', {
+        cloud_service_type: 'Instance',
+        cloud_service_group: 'EC2',
+        provider: 'aws',
+        name: `vm-${i}`,
+        region_code: i % 2 ? 'us-east-1' : 'eu-west-1',
+        ip_addresses: [`10.0.0.${i}`],
+        data: { power_state: i % 3 ? 'running' : 'stopped', cpu: i % 4 },
+        tags: { env: i % 2 ? 'prod' : 'dev' },
+        project_id: 'project-e2e',
+      });
+      expect(res.status).toBe(200);
+    }
+    const list = await post('/inventory/v1/cloud-service/list', {
+      region_code: 'us-east-1',
+      query: { filter: [{ key: 'data.power_state', value: 'running', operator: 'eq' }], sort: [{ key: 'name' }], page: { start: 1, limit: 5 } },
+    });
+    expect(list.body.total_count).toBe(10);
+    expect(list.body.results).toHaveLength(5);
+    const byGroup = await post('/inventory/v1/cloud-service/list', { ip_address: '10.0.0.7' });
+    expect(byGroup.body.results.map((c: { name: string }) => c.name)).toEqual(['vm-7']);
+
+    const exp = await post('/inventory/v1/cloud-service/export', {
+      file_format: 'CSV',
+      file_name: 'vms',
+      options: [{ name: 'VMs', query_type: 'SEARCH', search_query: { filter: [{ key: 'tags.env', value: 'prod', operator: 'eq' }], fields: ['name', 'region_code'], sort: [{ key: 'name' }] } }],
+    });
+    expect(exp.status).toBe(200);
+    expect(exp.body.download_url.startsWith(`${p.base}/inventory/`)).toBe(true);
+    const file = await fetch(exp.body.download_url);
+    expect(file.status).toBe(200);
+    const lines = (await file.text()).trim().split(/\r?\n/);
+    expect(lines).toHaveLength(16); // header + 15 prod machines
+    expect(lines[1]).toMatch(/^vm-1,us-east-1$/);
+  });
 });
+
