@@ -4,6 +4,30 @@ import { call, eventually, startPlatform, type Platform } from './platform';
 
 const fixtures = path.resolve(__dirname, '../fixtures');
 
+/** Every operation of the API contract (shared/spec/platform-api.md), by module. */
+const verbs = (prefix: string, list: string) => list.split(' ').map((v) => `${prefix}/${v}`);
+const SPEC: Record<string, string[]> = {
+  identity: [
+    ...verbs('/identity/v2/token', 'issue grant'),
+    '/identity/v1/endpoint/list',
+    ...verbs('/identity/v2/project-group', 'create update change-parent-group delete add-users remove-users get list stat'),
+  ],
+  'cost-analysis': [
+    ...verbs('/cost-analysis/v1/unified-cost', 'get list analyze stat'),
+    ...verbs('/cost-analysis/v1/job-task', 'get list stat'),
+    ...verbs('/cost-analysis/v1/exchange-rate', 'set reset enable disable get list'),
+  ],
+  statistics: verbs('/statistics/v1/storage', 'register update update-plugin verify-plugin enable disable deregister get list stat'),
+  repository: verbs('/repository/v2/schema', 'create update sync delete get list stat'),
+  monitoring: [
+    ...verbs('/monitoring/v1/data-source', 'register update enable disable deregister update-plugin verify-plugin get list stat'),
+    ...verbs('/monitoring/v1/webhook', 'create update update-plugin verify-plugin enable disable delete get list stat'),
+    ...verbs('/monitoring/v1/event', 'create get list stat'),
+  ],
+  inventory: verbs('/inventory/v1/cloud-service', 'create update delete get list export analyze stat'),
+  opsflow: verbs('/opsflow/v1/event', 'list stat'),
+};
+
 describe('the platform end to end, through nginx', () => {
   let p: Platform;
   let token: string; // workspace owner of the bootstrap workspace
@@ -43,6 +67,7 @@ describe('the platform end to end, through nginx', () => {
       inventory: ['/inventory/v1/cloud-service/list', {}],
       opsflow: ['/opsflow/v1/event/list', {}],
     };
+    expect(p.apps.length).toBeGreaterThanOrEqual(6);
     for (const app of p.apps) {
       const [path, body] = lists[app];
       const t = app === 'statistics' ? domainToken : token;
@@ -51,6 +76,11 @@ describe('the platform end to end, through nginx', () => {
       expect(res.body.total_count).toEqual(expect.any(Number));
       const doc = await fetch(`${p.base}/${app}/openapi.json`).then((r) => r.json());
       expect(doc.openapi).toBe('3.1.0');
+      // The OpenAPI, generated from the operation tables, has every operation of the contract.
+      const missing = SPEC[app].filter((op) => !doc.paths[op]?.post);
+      expect([app, missing]).toEqual([app, []]);
+      const page = await fetch(`${p.base}/${app}/docs`);
+      expect(page.headers.get('content-type')).toMatch(/html/);
     }
     const nowhere = await call(p.base, '/nowhere/v1/x/list', {});
     expect(nowhere.status).toBe(404);
