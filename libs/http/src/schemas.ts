@@ -14,7 +14,10 @@ export const stringList = z.array(z.string().min(1).max(255)).max(1000);
  * request (upstream's samples carry it; `{ domainId: 'required' }` where the spec marks it R), but the
  * caller's token decides the domain: the router refuses a body `domain_id` naming another domain.
  */
+const withOptionalDomain = <T extends z.ZodRawShape>(shape: T) => z.strictObject({ domain_id: z.string().max(255).optional(), ...shape });
+const withRequiredDomain = <T extends z.ZodRawShape>(shape: T) => z.strictObject({ domain_id: id, ...shape });
+export function request<T extends z.ZodRawShape>(shape: T, o: { domainId: 'required' }): ReturnType<typeof withRequiredDomain<T>>;
+export function request<T extends z.ZodRawShape>(shape: T, o?: { domainId?: 'optional' }): ReturnType<typeof withOptionalDomain<T>>;
 export function request<T extends z.ZodRawShape>(shape: T, o: { domainId?: 'optional' | 'required' } = {}) {
-  const domain_id = o.domainId === 'required' ? id : z.string().max(255).optional();
-  return z.strictObject({ domain_id, ...shape });
+  return o.domainId === 'required' ? withRequiredDomain(shape) : withOptionalDomain(shape);
 }

@@ -12,6 +12,11 @@ describe('guarded fetch', () => {
       if (req.url === '/hop') return res.writeHead(302, { location: '/ok' }).end();
       if (req.url === '/loop') return res.writeHead(302, { location: '/loop' }).end();
       if (req.url === '/slow') return setTimeout(() => res.end('late'), 2000);
+      if (req.url === '/drip') {
+        res.write('a');
+        const t = setInterval(() => res.write('b'), 50);
+        return setTimeout(() => (clearInterval(t), res.end('c')), 500);
+      }
       res.writeHead(404).end('nope');
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -42,5 +47,18 @@ describe('guarded fetch', () => {
     await expect(fetchUrl('file:///etc/passwd', opts)).rejects.toThrow(/not fetched/);
     await expect(fetchUrl(`http://u:p@127.0.0.1:1/`, opts)).rejects.toThrow(/credentials/);
     await expect(fetchUrl('http://127.0.0.1:1/', opts)).rejects.toThrow(/not reachable/);
+  });
+
+  it('streams a body for longer than the per-hop timeout, and a signal cancels it', async () => {
+    const { response } = await openUrl(`${base}/drip`, { ...opts, timeoutMs: 200 });
+    let text = '';
+    for await (const c of response) text += c;
+    expect(text).toMatch(/^ab+c$/);
+    const ctl = new AbortController();
+    const { response: r2 } = await openUrl(`${base}/drip`, { ...opts, signal: ctl.signal });
+    setTimeout(() => ctl.abort(), 100);
+    await expect((async () => {
+      for await (const _ of r2) void _;
+    })()).rejects.toThrow(/cancelled/);
   });
 });

@@ -7,7 +7,10 @@ import { resolveAllowedAddress } from './address-guard';
 export interface FetchOptions {
   /** Private, loopback and link-local targets are refused unless this is set (configuration). */
   allowPrivate: boolean;
+  /** openUrl: until the response headers of each hop; fetchUrl: the whole exchange. */
   timeoutMs: number;
+  /** Cancels the exchange at any point, the body's stream included. */
+  signal?: AbortSignal;
   /** Error key named when an address is refused (e.g. `plugin_info.options.url`). */
   key: string;
   maxRedirects?: number;
@@ -42,68 +45,94 @@ function get(url: URL, address: string, family: number, o: FetchOptions, signal:
   });
 }
 
-/**
- * GETs a URL a caller gave, with the SSRF guard on every hop: http(s) only, no credentials in the URL,
- * each host (the first and every redirect's) must resolve to public addresses unless configuration
- * allows private ones, and the connection is pinned to the address checked (no second resolution).
- * Answers the first non-redirect response as a stream; bounded in time (the whole exchange) and hops.
- */
-export async function openUrl(source: string, o: FetchOptions): Promise<{ url: string; response: IncomingMessage; signal: AbortSignal }> {
-  const signal = AbortSignal.timeout(o.timeoutMs);
-  const maxRedirects = o.maxRedirects ?? 5;
+/** A URL a caller gave, checked for form: http(s) only, no credentials in it. */
+export function parseFetchableUrl(source: string): URL {
   let url: URL;
   try {
     url = new URL(source);
   } catch {
     throw new FetchFailure(`not a URL: ${source}`);
   }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FetchFailure(`${url.protocol} URLs are not fetched`);
+  if (url.username || url.password) throw new FetchFailure('credentials in the URL are not allowed');
+  return url;
+}
+
+/**
+ * GETs a URL a caller gave, with the SSRF guard on every hop: http(s) only, no credentials in the URL,
+ * each host (the first and every redirect's) must resolve to public addresses unless configuration
+ * allows private ones, and the connection is pinned to the address checked (no second resolution).
+ * Answers the first non-redirect response as a stream (large files stream, nothing is buffered);
+ * `timeoutMs` bounds each hop until its headers, `signal` cancels at any time.
+ */
+export async function openUrl(source: string, o: FetchOptions): Promise<{ url: string; response: IncomingMessage }> {
+  const maxRedirects = o.maxRedirects ?? 5;
+  let url = parseFetchableUrl(source);
   for (let hop = 0; ; hop++) {
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FetchFailure(`${url.protocol} URLs are not fetched`);
-    if (url.username || url.password) throw new FetchFailure('credentials in the URL are not allowed');
     const { address, family } = await resolveAllowedAddress(url.hostname.replace(/^\[|\]$/g, ''), o.allowPrivate, o.key);
+    const hopTimeout = new AbortController();
+    const timer = setTimeout(() => hopTimeout.abort(), o.timeoutMs);
+    const signal = o.signal ? AbortSignal.any([o.signal, hopTimeout.signal]) : hopTimeout.signal;
     let res: IncomingMessage;
     try {
       res = await get(url, address, family, o, signal);
     } catch (e) {
       if (e instanceof FetchFailure || isApiError(e)) throw e;
-      if (signal.aborted) throw new FetchFailure(`no answer from ${url.host} within ${o.timeoutMs} ms`);
+      if (hopTimeout.signal.aborted) throw new FetchFailure(`no answer from ${url.host} within ${o.timeoutMs} ms`);
+      if (o.signal?.aborted) throw new FetchFailure(`fetching ${url.href} was cancelled`);
       const err = e as Error & { code?: string };
       throw new FetchFailure(`${url.href} is not reachable: ${err.code ?? err.message}`);
+    } finally {
+      clearTimeout(timer);
     }
+    // From here only the caller's signal may end the body's stream.
+    if (o.signal) o.signal.addEventListener('abort', () => res.destroy(new FetchFailure(`fetching ${url.href} was cancelled`)), { once: true });
     const status = res.statusCode ?? 0;
     if (status >= 300 && status < 400 && res.headers.location) {
       res.resume();
       if (hop >= maxRedirects) throw new FetchFailure(`more than ${maxRedirects} redirects`);
-      url = new URL(res.headers.location, url);
+      url = parseFetchableUrl(new URL(res.headers.location, url).href);
       continue;
     }
-    return { url: url.href, response: res, signal };
+    return { url: url.href, response: res };
   }
 }
 
-/** openUrl, then the whole body (at most `maxBytes`) with the status. */
+/** openUrl, then the whole body (at most `maxBytes`) with the status; `timeoutMs` bounds the whole exchange. */
 export async function fetchUrl(source: string, o: FetchOptions & { maxBytes: number }): Promise<{ url: string; status: number; body: Buffer }> {
-  const { url, response: res, signal } = await openUrl(source, o);
-  const declared = Number(res.headers['content-length'] ?? 0);
-  if (declared > o.maxBytes) {
-    res.destroy();
-    throw new FetchFailure(`${url} answered a body larger than ${o.maxBytes} bytes`);
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
+  const whole = new AbortController();
+  const timer = setTimeout(() => whole.abort(), o.timeoutMs);
+  const signal = o.signal ? AbortSignal.any([o.signal, whole.signal]) : whole.signal;
   try {
-    for await (const c of res as AsyncIterable<Buffer>) {
-      size += c.length;
-      if (size > o.maxBytes) {
-        res.destroy();
-        throw new FetchFailure(`${url} answered a body larger than ${o.maxBytes} bytes`);
-      }
-      chunks.push(c);
+    const { url, response: res } = await openUrl(source, { ...o, signal });
+    const declared = Number(res.headers['content-length'] ?? 0);
+    if (declared > o.maxBytes) {
+      res.destroy();
+      throw new FetchFailure(`${url} answered a body larger than ${o.maxBytes} bytes`);
     }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    try {
+      for await (const c of res as AsyncIterable<Buffer>) {
+        size += c.length;
+        if (size > o.maxBytes) {
+          res.destroy();
+          throw new FetchFailure(`${url} answered a body larger than ${o.maxBytes} bytes`);
+        }
+        chunks.push(c);
+      }
+    } catch (e) {
+      if (e instanceof FetchFailure && !whole.signal.aborted) throw e;
+      if (whole.signal.aborted) throw new FetchFailure(`no answer from ${new URL(url).host} within ${o.timeoutMs} ms`);
+      throw new FetchFailure(`cannot read ${url}: ${(e as Error).message}`);
+    }
+    return { url, status: res.statusCode ?? 0, body: Buffer.concat(chunks) };
   } catch (e) {
-    if (e instanceof FetchFailure) throw e;
-    if (signal.aborted) throw new FetchFailure(`no answer from ${new URL(url).host} within ${o.timeoutMs} ms`);
-    throw new FetchFailure(`cannot read ${url}: ${(e as Error).message}`);
+    if (e instanceof FetchFailure && whole.signal.aborted && !/within/.test(e.message)) {
+      throw new FetchFailure(`no answer from ${new URL(source).host} within ${o.timeoutMs} ms`);
+    }
+    throw e;
+  } finally {
+    clearTimeout(timer);
   }
-  return { url, status: res.statusCode ?? 0, body: Buffer.concat(chunks) };
 }

@@ -1,0 +1,370 @@
+import type { Pool, PoolClient } from 'pg';
+import type { Logger } from '@platform/core';
+import type { DirectoryClient } from '@platform/directory';
+import { isApiError } from '@platform/errors';
+import type { Queue } from '@platform/queue';
+import type { CostAnalysisConfig } from '../config';
+import type { Queryable } from '../db';
+import { DOMAIN_WORKSPACE } from '../scope';
+import type { PluginRegistry } from '../plugin/registry';
+import { PluginError, type ChangedInfo, type CostRecord, type RowError } from '../plugin/types';
+import { lockDomainUnifiedCosts, rebuildUnifiedCosts } from '../unified-cost/builder';
+import { CopyIn, copyText } from './pg-copy';
+import type { CollectTaskData } from './queue';
+
+export interface CollectorDeps {
+  config: CostAnalysisConfig;
+  logger: Logger;
+  pool: Pool;
+  directory: DirectoryClient;
+  plugins: PluginRegistry;
+  queue: Queue<CollectTaskData>;
+}
+
+const FINAL = new Set(['SUCCESS', 'FAILURE', 'CANCELED']);
+const COST_COLUMNS = [
+  'domain_id', 'data_source_id', 'job_id', 'job_task_id', 'workspace_id', 'project_id', 'service_account_id', 'account',
+  'provider', 'region_code', 'region_key', 'product', 'usage_type', 'usage_unit', 'currency', 'cost', 'usage_quantity',
+  'billed_date', 'billed_month', 'tags', 'additional_info',
+];
+/** Cost columns a plugin's `changed.filter` may name. */
+const FILTERABLE = new Set(['account', 'provider', 'region_code', 'product', 'project_id', 'service_account_id']);
+const MAX_REPORTED_ROWS = 20;
+const PROGRESS_MS = 1000;
+
+/** The task failed for a reason a retry cannot change. */
+class TaskFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+class TaskCanceled extends Error {}
+
+interface TaskRow {
+  domain_id: string;
+  job_task_id: string;
+  job_id: string;
+  data_source_id: string;
+  workspace_id: string;
+  status: string;
+  options: Record<string, unknown>;
+}
+
+/** Changed ranges as billed_date bounds: `YYYY-MM` covers its month, dates are [start, end]. */
+function dateRange(c: ChangedInfo): { start: string; end: string | null } {
+  const start = /^\d{4}-\d{2}$/.test(c.start) ? `${c.start}-01` : c.start.slice(0, 10);
+  if (!c.end) return { start, end: null };
+  if (/^\d{4}-\d{2}$/.test(c.end)) {
+    const [y, m] = c.end.split('-').map(Number);
+    return { start, end: new Date(Date.UTC(y, m, 1)).toISOString().slice(0, 10) };
+  }
+  const e = new Date(`${c.end.slice(0, 10)}T00:00:00Z`);
+  e.setUTCDate(e.getUTCDate() + 1);
+  return { start, end: e.toISOString().slice(0, 10) };
+}
+
+/**
+ * Runs collection tasks: one BullMQ job per JobTask. A task streams its plugin's data into `cost` with
+ * COPY inside one transaction that also marks the task SUCCESS and counts it off its job, so a task
+ * killed mid-way leaves nothing behind and its retry starts clean. The task that completes a job also
+ * replaces the data source's earlier cost rows of the months the job collected (or the ranges its plugin
+ * declared changed) and rebuilds the domain's unified costs of those months, in the same transaction.
+ */
+export class Collector {
+  constructor(private readonly deps: CollectorDeps) {}
+
+  private async task(db: Queryable, domainId: string, taskId: string): Promise<TaskRow | undefined> {
+    const { rows } = await db.query<TaskRow>(`SELECT * FROM job_task WHERE domain_id = $1 AND job_task_id = $2`, [domainId, taskId]);
+    return rows[0];
+  }
+
+  private async jobStatus(db: Queryable, domainId: string, jobId: string): Promise<string | undefined> {
+    const { rows } = await db.query(`SELECT status FROM job WHERE domain_id = $1 AND job_id = $2`, [domainId, jobId]);
+    return rows[0]?.status;
+  }
+
+  private async markCanceled(t: TaskRow) {
+    await this.deps.pool.query(
+      `UPDATE job_task SET status = 'CANCELED', finished_at = now(), updated_at = now()
+       WHERE domain_id = $1 AND job_task_id = $2 AND status IN ('PENDING', 'IN_PROGRESS')`,
+      [t.domain_id, t.job_task_id],
+    );
+  }
+
+  /**
+   * A task failed for good: the task is FAILURE with the error, its job FAILURE (upstream's
+   * ERROR_JOB_TASK), and the rows the job's other tasks already wrote are removed, so a failed job
+   * never changes the data. Idempotent.
+   */
+  async failTask(domainId: string, taskId: string, code: string, message: string) {
+    const client = await this.deps.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query<TaskRow>(
+        `UPDATE job_task SET status = 'FAILURE', error_code = $3, error_message = $4, finished_at = now(), updated_at = now()
+         WHERE domain_id = $1 AND job_task_id = $2 AND status IN ('PENDING', 'IN_PROGRESS') RETURNING *`,
+        [domainId, taskId, code, message.slice(0, 4000)],
+      );
+      const t = rows[0];
+      if (t) {
+        const job = await client.query(
+          `UPDATE job SET status = 'FAILURE', error_code = 'ERROR_JOB_TASK', error_message = $3, remained_tasks = remained_tasks - 1,
+             finished_at = now(), updated_at = now()
+           WHERE domain_id = $1 AND job_id = $2 AND status = 'IN_PROGRESS' RETURNING job_id`,
+          [domainId, t.job_id, `Job task ${taskId} failed: ${code}`],
+        );
+        if (job.rowCount) await client.query(`DELETE FROM cost WHERE domain_id = $1 AND data_source_id = $2 AND job_id = $3`, [domainId, t.data_source_id, t.job_id]);
+      }
+      await client.query('COMMIT');
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw e;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** The BullMQ processor. `finalAttempt`: a transient failure now fails the task instead of retrying. */
+  async process(data: CollectTaskData, finalAttempt: boolean): Promise<string> {
+    const { pool, logger } = this.deps;
+    const t = await this.task(pool, data.domain_id, data.job_task_id);
+    if (!t || FINAL.has(t.status)) return 'skipped';
+    if ((await this.jobStatus(pool, t.domain_id, t.job_id)) !== 'IN_PROGRESS') {
+      await this.markCanceled(t);
+      return 'canceled';
+    }
+    try {
+      const n = await this.collect(t);
+      return `collected ${n}`;
+    } catch (e) {
+      if (e instanceof TaskCanceled) {
+        await this.markCanceled(t);
+        return 'canceled';
+      }
+      const permanent = e instanceof TaskFailure || e instanceof PluginError || isApiError(e);
+      const code = (e as { code?: string }).code && permanent ? String((e as { code: string }).code) : 'ERROR_COLLECT_FAILED';
+      if (permanent || finalAttempt) {
+        logger.warn({ job_task_id: t.job_task_id, err: (e as Error).message }, 'job task failed');
+        await this.failTask(t.domain_id, t.job_task_id, code, (e as Error).message);
+        return 'failed';
+      }
+      logger.warn({ job_task_id: t.job_task_id, err: (e as Error).message }, 'job task attempt failed; retrying');
+      throw e;
+    }
+  }
+
+  private async collect(t: TaskRow): Promise<number> {
+    const { pool, plugins, directory, config } = this.deps;
+    const { rows: dsRows } = await pool.query(`SELECT * FROM data_source WHERE domain_id = $1 AND data_source_id = $2`, [t.domain_id, t.data_source_id]);
+    const ds = dsRows[0];
+    if (!ds) throw new TaskFailure('ERROR_NOT_FOUND', `Data source ${t.data_source_id} no longer exists.`);
+    if (ds.state !== 'ENABLED') throw new TaskFailure('ERROR_DATA_SOURCE_STATE', `Data source ${t.data_source_id} is disabled.`);
+    const plugin = plugins.get(ds.plugin_info.plugin_id);
+    await pool.query(
+      `UPDATE job_task SET status = 'IN_PROGRESS', started_at = now(), updated_at = now(), created_count = 0
+       WHERE domain_id = $1 AND job_task_id = $2 AND status IN ('PENDING', 'IN_PROGRESS')`,
+      [t.domain_id, t.job_task_id],
+    );
+
+    const started = Date.now();
+    const abort = new AbortController();
+    const client = await pool.connect();
+    let copy: CopyIn | undefined;
+    try {
+      await client.query('BEGIN');
+      // A crashed attempt's transaction was rolled back; this only guards against a committed leftover.
+      await client.query(`DELETE FROM cost WHERE domain_id = $1 AND data_source_id = $2 AND job_task_id = $3`, [t.domain_id, t.data_source_id, t.job_task_id]);
+      copy = await CopyIn.start(client, `COPY cost (${COST_COLUMNS.join(', ')}) FROM STDIN`);
+
+      const months = new Set<string>();
+      const tagKeys = new Set<string>();
+      const infoKeys = new Set<string>();
+      const bad: RowError[] = [];
+      let badCount = 0;
+      let count = 0;
+      const projects = new Map<string, string | null>(); // project_id -> workspace_id (null: unknown)
+      const isWorkspaceDs = ds.resource_group === 'WORKSPACE';
+      const rates = config.exchange.defaults;
+      const prefix = [t.domain_id, t.data_source_id, t.job_id, t.job_task_id].map(copyText).join('\t');
+
+      const rowError = (rec: CostRecord, message: string) => {
+        badCount++;
+        if (bad.length < MAX_REPORTED_ROWS) bad.push({ line: rec.line ?? 0, message });
+      };
+      /** The workspace of a record (its project's, checked against the directory), or null after reporting it. */
+      const workspaceOf = (rec: CostRecord): string | null => {
+        if (!rec.project_id) return ds.workspace_id;
+        const ws = projects.get(rec.project_id);
+        if (!ws) return (rowError(rec, `project_id "${rec.project_id}" is not a project of the domain`), null);
+        if (isWorkspaceDs && ws !== ds.workspace_id) return (rowError(rec, `project_id "${rec.project_id}" is not in workspace ${ds.workspace_id}`), null);
+        return ws;
+      };
+      const resolveProjects = async (records: CostRecord[]) => {
+        for (const rec of records) {
+          if (rec.project_id && !projects.has(rec.project_id)) {
+            projects.set(rec.project_id, (await directory.getProject(t.domain_id, rec.project_id))?.workspace_id ?? null);
+          }
+        }
+      };
+
+      let lastCheck = Date.now();
+      const checkpoint = async () => {
+        lastCheck = Date.now();
+        await pool.query(`UPDATE job_task SET created_count = $3, updated_at = now() WHERE domain_id = $1 AND job_task_id = $2 AND status = 'IN_PROGRESS'`, [
+          t.domain_id,
+          t.job_task_id,
+          count,
+        ]);
+        if ((await this.jobStatus(pool, t.domain_id, t.job_id)) !== 'IN_PROGRESS') throw new TaskCanceled();
+      };
+
+      for await (const page of plugin.getData({ options: ds.plugin_info.options ?? {}, secret_data: ds.secret_data ?? {}, task_options: t.options, signal: abort.signal })) {
+        for (const e of page.errors) {
+          badCount++;
+          if (bad.length < MAX_REPORTED_ROWS) bad.push(e);
+        }
+        await resolveProjects(page.results);
+        let chunk = '';
+        for (const rec of page.results) {
+          if (!(rec.currency in rates)) {
+            rowError(rec, `currency "${rec.currency}" has no exchange rate (supported: ${Object.keys(rates).join(', ')})`);
+            continue;
+          }
+          const ws = workspaceOf(rec);
+          if (ws === null || badCount) continue; // once a row is bad, nothing more is written: the task fails
+          const month = rec.billed_date.slice(0, 7);
+          months.add(month);
+          for (const k of Object.keys(rec.tags)) tagKeys.add(k);
+          for (const k of Object.keys(rec.additional_info)) infoKeys.add(k);
+          const regionKey = rec.provider && rec.region_code ? `${rec.provider}.${rec.region_code}` : '';
+          chunk += `${prefix}\t${copyText(ws || DOMAIN_WORKSPACE)}\t${copyText(rec.project_id)}\t${copyText(rec.service_account_id)}\t${copyText(rec.account)}\t${copyText(rec.provider)}\t${copyText(rec.region_code)}\t${copyText(regionKey)}\t${copyText(rec.product)}\t${copyText(rec.usage_type)}\t${copyText(rec.usage_unit)}\t${rec.currency}\t${rec.cost}\t${rec.usage_quantity}\t${rec.billed_date}\t${month}\t${copyText(JSON.stringify(rec.tags))}\t${copyText(JSON.stringify(rec.additional_info))}\n`;
+          count++;
+        }
+        if (chunk) await copy.write(chunk);
+        if (Date.now() - lastCheck >= PROGRESS_MS) await checkpoint();
+      }
+      if (badCount) {
+        const list = bad.map((b) => `line ${b.line}: ${b.message}`).join('; ');
+        throw new TaskFailure('ERROR_INVALID_COST_DATA', `${badCount} row(s) are not valid cost data${badCount > bad.length ? ` (first ${bad.length} shown)` : ''}: ${list}`);
+      }
+      await copy.end();
+      copy = undefined;
+
+      // Done: the task, its job's count and (for the last task) the replacement, all in this transaction.
+      const done = await client.query(
+        `UPDATE job_task SET status = 'SUCCESS', created_count = $3, finished_at = clock_timestamp(), updated_at = clock_timestamp()
+         WHERE domain_id = $1 AND job_task_id = $2 AND status = 'IN_PROGRESS' RETURNING job_task_id`,
+        [t.domain_id, t.job_task_id, count],
+      );
+      if (!done.rowCount) throw new TaskCanceled();
+      const changed: ChangedInfo[] = [...months].sort().map((m) => ({ start: m, end: m }));
+      const job = await client.query(
+        `UPDATE job SET remained_tasks = remained_tasks - 1, changed = changed || $3::jsonb, updated_at = now()
+         WHERE domain_id = $1 AND job_id = $2 AND status = 'IN_PROGRESS' RETURNING *`,
+        [t.domain_id, t.job_id, JSON.stringify(changed)],
+      );
+      if (!job.rowCount) throw new TaskCanceled();
+      await client.query(
+        `UPDATE data_source SET cost_tag_keys = ARRAY(SELECT DISTINCT unnest(cost_tag_keys || $3::text[]) ORDER BY 1),
+           cost_additional_info_keys = ARRAY(SELECT DISTINCT unnest(cost_additional_info_keys || $4::text[]) ORDER BY 1)
+         WHERE domain_id = $1 AND data_source_id = $2`,
+        [t.domain_id, t.data_source_id, [...tagKeys], [...infoKeys]],
+      );
+      const collected = Date.now();
+      if (job.rows[0].remained_tasks === 0) await this.closeJob(client, job.rows[0]);
+      await client.query('COMMIT');
+      this.deps.logger.info({ job_task_id: t.job_task_id, rows: count, collect_ms: collected - started, close_ms: Date.now() - collected }, 'job task collected');
+      return count;
+    } catch (e) {
+      abort.abort();
+      if (copy) await copy.fail(String((e as Error).message ?? e)).catch(() => {});
+      await client.query('ROLLBACK').catch(() => {});
+      throw e;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** The last task of a job: replace earlier data of the changed months and rebuild their unified costs. */
+  private async closeJob(client: PoolClient, job: { domain_id: string; job_id: string; data_source_id: string; changed: ChangedInfo[] }) {
+    await lockDomainUnifiedCosts(client, job.domain_id);
+    const compact = [...new Map((job.changed ?? []).map((c) => [JSON.stringify(c), c])).values()].sort((a, b) => a.start.localeCompare(b.start));
+    // Every cost row of the data source belongs to a job that succeeded earlier or to this one (rows of
+    // failed and canceled jobs are removed when they end), so "earlier data" is rows of earlier SUCCESS jobs.
+    const { rows: prev } = await client.query<{ job_id: string }>(
+      `SELECT job_id FROM job WHERE domain_id = $1 AND data_source_id = $2 AND status = 'SUCCESS'`,
+      [job.domain_id, job.data_source_id],
+    );
+    const prevJobs = prev.map((r) => r.job_id);
+    const collected = compact.filter((c) => /^\d{4}-\d{2}$/.test(c.start) && c.end === c.start && !c.filter).map((c) => c.start);
+    const months = new Set(collected);
+    if (prevJobs.length && collected.length) {
+      // Months this job collected: one index range per (month, earlier job), never this job's new rows.
+      const { rows } = await client.query(
+        `WITH d AS (DELETE FROM cost WHERE domain_id = $1 AND data_source_id = $2 AND billed_month = ANY($3::text[]) AND job_id = ANY($4::text[]) RETURNING billed_month)
+         SELECT DISTINCT billed_month FROM d`,
+        [job.domain_id, job.data_source_id, collected, prevJobs],
+      );
+      for (const r of rows) months.add(r.billed_month);
+    }
+    for (const c of compact) {
+      if (!prevJobs.length || collected.includes(c.start)) continue;
+      // Ranges a plugin declared changed (upstream's `changed`): earlier rows there go even if not collected again.
+      const { start, end } = dateRange(c);
+      const values: unknown[] = [job.domain_id, job.data_source_id, prevJobs, start, end];
+      let where = `domain_id = $1 AND data_source_id = $2 AND job_id = ANY($3::text[]) AND billed_date >= $4::date AND ($5::date IS NULL OR billed_date < $5::date)`;
+      for (const [k, v] of Object.entries(c.filter ?? {})) {
+        if (FILTERABLE.has(k)) where += ` AND ${k} = $${values.push(String(v))}`;
+      }
+      const { rows } = await client.query(`WITH d AS (DELETE FROM cost WHERE ${where} RETURNING billed_month) SELECT DISTINCT billed_month FROM d`, values);
+      for (const r of rows) months.add(r.billed_month);
+    }
+    await rebuildUnifiedCosts(client, this.deps, job.domain_id, [...months]);
+    await client.query(
+      `UPDATE job SET status = 'SUCCESS', changed = $3::jsonb, finished_at = clock_timestamp(), updated_at = clock_timestamp() WHERE domain_id = $1 AND job_id = $2`,
+      [job.domain_id, job.job_id, JSON.stringify(compact)],
+    );
+    await client.query(`UPDATE data_source SET last_synchronized_at = clock_timestamp() WHERE domain_id = $1 AND data_source_id = $2`, [job.domain_id, job.data_source_id]);
+  }
+
+  /**
+   * Housekeeping, run by the worker at start and every minute: jobs past their timeout become TIMEOUT;
+   * unfinished tasks of running jobs whose BullMQ job is gone (a Redis restart without persistence, an
+   * enqueue that failed after the commit) are queued again, and those whose BullMQ job died for good
+   * (stalled too often) are failed.
+   */
+  async sweep(): Promise<{ requeued: number; failed: number; timedOut: number }> {
+    const { pool, queue, config } = this.deps;
+    const timedOut = await pool.query(
+      `WITH j AS (
+         UPDATE job SET status = 'TIMEOUT', error_code = 'ERROR_JOB_TIMEOUT', error_message = 'The job did not finish in time.', finished_at = now(), updated_at = now()
+         WHERE status = 'IN_PROGRESS' AND created_at < now() - make_interval(secs => $1) RETURNING domain_id, job_id, data_source_id)
+       , t AS (UPDATE job_task SET status = 'CANCELED', finished_at = now(), updated_at = now()
+         FROM j WHERE job_task.domain_id = j.domain_id AND job_task.job_id = j.job_id AND job_task.status IN ('PENDING', 'IN_PROGRESS'))
+       , c AS (DELETE FROM cost USING j WHERE cost.domain_id = j.domain_id AND cost.data_source_id = j.data_source_id AND cost.job_id = j.job_id)
+       SELECT count(*)::int AS n FROM j`,
+      [config.jobTimeoutSeconds],
+    );
+    const { rows } = await pool.query<{ domain_id: string; job_task_id: string }>(
+      `SELECT t.domain_id, t.job_task_id FROM job_task t JOIN job j ON j.domain_id = t.domain_id AND j.job_id = t.job_id
+       WHERE j.status = 'IN_PROGRESS' AND t.status IN ('PENDING', 'IN_PROGRESS')`,
+    );
+    let requeued = 0;
+    let failed = 0;
+    for (const r of rows) {
+      const state = await queue.getJobState(r.job_task_id);
+      if (state === 'unknown') {
+        await queue.add('collect', r, { jobId: r.job_task_id });
+        requeued++;
+      } else if (state === 'failed') {
+        const bull = await queue.getJob(r.job_task_id);
+        await this.failTask(r.domain_id, r.job_task_id, 'ERROR_COLLECT_FAILED', bull?.failedReason || 'The task failed.');
+        failed++;
+      }
+    }
+    return { requeued, failed, timedOut: timedOut.rows[0]?.n ?? 0 };
+  }
+}

@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import { WORKSPACE_ROLES } from '@platform/auth';
+import { id, name, operation, request, struct, tags } from '@platform/http';
+import { QuerySchema, StatisticsQuerySchema } from '@platform/query';
+import { ADMIN_AND_OWNER } from '../scope';
+import type { DataSourceService } from './service';
+
+// upstream: DOMAIN_ADMIN and WORKSPACE_OWNER write (a DOMAIN data source needs the domain admin); reads
+// are open to workspace members too, who see their workspace's and the domain's data sources.
+const write = { permission: 'cost-analysis:DataSource.write', roles: ADMIN_AND_OWNER };
+const read = { permission: 'cost-analysis:DataSource.read', roles: WORKSPACE_ROLES };
+const upgrade_mode = z.enum(['AUTO', 'MANUAL', 'NONE']);
+
+const pluginInfo = z.strictObject({
+  plugin_id: id,
+  version: z.string().trim().min(1).max(64).optional(),
+  options: struct.optional(),
+  secret_data: struct.optional(),
+  schema_id: z.string().max(255).optional(),
+  upgrade_mode: upgrade_mode.optional(),
+  metadata: struct.optional(),
+});
+
+export function dataSourceOperations(service: DataSourceService) {
+  return [
+    operation({
+      path: '/cost-analysis/v1/data-source/register',
+      access: write,
+      schema: request({
+        name,
+        data_source_type: z.enum(['LOCAL', 'EXTERNAL']).optional(),
+        provider: z.string().max(255).optional(),
+        secret_type: z.enum(['MANUAL', 'USE_SERVICE_ACCOUNT_SECRET']).optional(),
+        secret_filter: struct.optional(),
+        template: struct.optional(),
+        plugin_info: pluginInfo,
+        tags: tags.optional(),
+        resource_group: z.enum(['DOMAIN', 'WORKSPACE']),
+        workspace_id: id.optional(),
+      }),
+      handler: (input, { auth }) => service.register(auth, input),
+    }),
+    operation({
+      path: '/cost-analysis/v1/data-source/update',
+      access: write,
+      schema: request({ data_source_id: id, name: name.optional(), secret_filter: struct.optional(), template: struct.optional(), tags: tags.optional() }),
+      handler: (input, { auth }) => service.update(auth, input),
+    }),
+    operation({
+      path: '/cost-analysis/v1/data-source/update-plugin',
+      access: write,
+      schema: request({ data_source_id: id, version: z.string().trim().min(1).max(64).optional(), options: struct.optional(), upgrade_mode: upgrade_mode.optional() }),
+      handler: (input, { auth }) => service.updatePlugin(auth, input),
+    }),
+    operation({
+      path: '/cost-analysis/v1/data-source/enable',
+      access: write,
+      schema: request({ data_source_id: id }),
+      handler: (input, { auth }) => service.setState(auth, input.data_source_id, 'ENABLED'),
+    }),
+    operation({
+      path: '/cost-analysis/v1/data-source/disable',
+      access: write,
+      schema: request({ data_source_id: id }),
+      handler: (input, { auth }) => service.setState(auth, input.data_source_id, 'DISABLED'),
+    }),
+    operation({
+      path: '/cost-analysis/v1/data-source/deregister',
+      access: write,
+      schema: request({ data_source_id: id, cascade_delete_cost: z.boolean().optional() }),
+      handler: async (input, { auth }) => {
+        await service.deregister(auth, input);
+      },
+    }),
+    operation({
+      path: '/cost-analysis/v1/data-source/sync',
+      access: write,
+      schema: request({ data_source_id: id, start: z.string().max(64).optional(), no_preload_cache: z.boolean().optional() }),
+      handler: (input, { auth }) => service.sync(auth, input),
+    }),
+    operation({
+      path: '/cost-analysis/v1/data-source/get',
+      access: read,
+      schema: request({ data_source_id: id }),
+      handler: (input, { auth }) => service.get(auth, input.data_source_id),
+    }),
+    operation({
+      path: '/cost-analysis/v1/data-source/list',
+      access: read,
+      schema: request({
+        query: QuerySchema.optional(),
+        data_source_id: z.string().optional(),
+        name: z.string().optional(),
+        state: z.enum(['ENABLED', 'DISABLED']).optional(),
+        data_source_type: z.enum(['LOCAL', 'EXTERNAL']).optional(),
+        provider: z.string().optional(),
+        workspace_id: z.string().optional(),
+      }),
+      handler: (input, { auth }) => service.list(auth, input),
+    }),
+    operation({
+      path: '/cost-analysis/v1/data-source/stat',
+      access: read,
+      schema: request({ query: StatisticsQuerySchema }),
+      handler: (input, { auth }) => service.stat(auth, input.query),
+    }),
+  ];
+}

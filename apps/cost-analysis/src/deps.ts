@@ -1,0 +1,25 @@
+import type Redis from 'ioredis';
+import type { Pool } from 'pg';
+import type { Logger } from '@platform/core';
+import type { TokenVerifier } from '@platform/auth';
+import type { DirectoryClient } from '@platform/directory';
+import type { Queue } from '@platform/queue';
+import type { PrismaClient } from './generated/prisma/client';
+import type { CostAnalysisConfig } from './config';
+import type { CollectTaskData } from './collector/queue';
+import type { PluginRegistry } from './plugin/registry';
+
+/** Everything cost-analysis needs, made once by main.ts / worker.ts (or a test). */
+export interface CostAnalysisDeps {
+  config: CostAnalysisConfig;
+  logger: Logger;
+  pool: Pool;
+  prisma: PrismaClient;
+  /** General Redis connection (readiness, project directory). */
+  redis: Redis;
+  directory: DirectoryClient;
+  /** The collection queue: one BullMQ job per job task. */
+  queue: Queue<CollectTaskData>;
+  plugins: PluginRegistry;
+  verifier: TokenVerifier;
+}

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { WORKSPACE_ROLES } from '@platform/auth';
+import { operation, request } from '@platform/http';
+import type { ExchangeRateService } from './service';
+
+// upstream: exchange rates are domain-scoped; a domain admin changes them, every workspace role reads them.
+const write = { permission: 'cost-analysis:ExchangeRate.write', roles: ['DOMAIN_ADMIN'] as const };
+const read = { permission: 'cost-analysis:ExchangeRate.read', roles: WORKSPACE_ROLES };
+// The contract marks domain_id required here; the router checks it is the caller's.
+const domainRequest = <T extends z.ZodRawShape>(shape: T) => request(shape, { domainId: 'required' });
+const currency = z.string().trim().min(1).max(16);
+
+export function exchangeRateOperations(service: ExchangeRateService) {
+  return [
+    operation({
+      path: '/cost-analysis/v1/exchange-rate/set',
+      access: write,
+      schema: domainRequest({ currency, rate: z.number() }),
+      handler: (input, { auth }) => service.set(auth, input),
+    }),
+    operation({
+      path: '/cost-analysis/v1/exchange-rate/reset',
+      access: write,
+      schema: domainRequest({ currency }),
+      handler: (input, { auth }) => service.reset(auth, input),
+    }),
+    operation({
+      path: '/cost-analysis/v1/exchange-rate/enable',
+      access: write,
+      schema: domainRequest({ currency }),
+      handler: (input, { auth }) => service.enable(auth, input),
+    }),
+    operation({
+      path: '/cost-analysis/v1/exchange-rate/disable',
+      access: write,
+      schema: domainRequest({ currency }),
+      handler: (input, { auth }) => service.disable(auth, input),
+    }),
+    operation({
+      path: '/cost-analysis/v1/exchange-rate/get',
+      access: read,
+      schema: domainRequest({ currency }),
+      handler: (input, { auth }) => service.get(auth, input),
+    }),
+    operation({
+      path: '/cost-analysis/v1/exchange-rate/list',
+      access: read,
+      schema: domainRequest({}),
+      handler: (input, { auth }) => service.list(auth, input),
+    }),
+  ];
+}

@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { id, operation, request } from '@platform/http';
+import { QuerySchema, StatisticsQuerySchema } from '@platform/query';
+import { ADMIN_AND_OWNER } from '../scope';
+import type { JobTaskService } from './service';
+
+const read = { permission: 'cost-analysis:JobTask.read', roles: ADMIN_AND_OWNER };
+export const TASK_STATUS = z.enum(['PENDING', 'IN_PROGRESS', 'SUCCESS', 'FAILURE', 'CANCELED']);
+
+export function jobTaskOperations(service: JobTaskService) {
+  return [
+    operation({
+      path: '/cost-analysis/v1/job-task/get',
+      access: read,
+      schema: request({ job_task_id: id }),
+      handler: (input, { auth }) => service.get(auth, input.job_task_id),
+    }),
+    operation({
+      path: '/cost-analysis/v1/job-task/list',
+      access: read,
+      schema: request({
+        query: QuerySchema.optional(),
+        job_task_id: z.string().optional(),
+        status: TASK_STATUS.optional(),
+        workspace_id: z.string().optional(),
+        job_id: z.string().optional(),
+        data_source_id: z.string().optional(),
+      }),
+      handler: (input, { auth }) => service.list(auth, input),
+    }),
+    operation({
+      path: '/cost-analysis/v1/job-task/stat',
+      access: read,
+      schema: request({ query: StatisticsQuerySchema }),
+      handler: (input, { auth }) => service.stat(auth, input.query),
+    }),
+  ];
+}

@@ -1,0 +1,17 @@
+import { createLogger } from '@platform/core';
+import { migrateApp } from '@platform/db';
+import { runMain, serve } from '@platform/http';
+import { TokenVerifier, publicKeyFromEnv } from '@platform/auth';
+import { createApp } from './app';
+import { loadConfig } from './config';
+import { createDeps } from './runtime';
+
+async function main() {
+  const config = loadConfig();
+  const logger = createLogger('cost-analysis');
+  if (config.migrateOnStart) migrateApp('cost-analysis', config.databaseUrl);
+  const { deps, close } = createDeps(config, logger);
+  serve(createApp({ ...deps, verifier: new TokenVerifier(publicKeyFromEnv()) }), { port: config.port, logger, service: 'cost-analysis', onShutdown: close });
+}
+
+runMain('cost-analysis', main);

@@ -1,0 +1,203 @@
+import { isIsoCurrency } from '../currency';
+import { readCsv } from './csv-reader';
+import { checkUrl, fetchStream } from './safe-url';
+import { PluginError, type CostDataSourcePlugin, type CostRecord, type DataPage, type RowError } from './types';
+
+/**
+ * Built-in equivalent of upstream's plugin-http-file-cost-datasource: cost data from CSV files over
+ * http(s). Options: `base_url` (a URL or a list of URLs; one task per URL), optional `field_mapper`
+ * ({our_field: "their column"}) and `default_vars` ({field: value} set on every row). Columns: `cost`,
+ * `currency` and either `year`, `month`, `day` or `billed_date` are required; `usage_quantity`,
+ * `provider`, `region_code`, `product`, `account`, `usage_type`, `usage_unit`, `project_id`,
+ * `service_account_id`, `tags` (a JSON object) or `tags.<key>`, and `additional_info.<key>` are optional.
+ * The file is streamed; rows that are not cost data are reported with their line numbers.
+ */
+export const HTTP_FILE_PLUGIN_ID = 'plugin-http-file-cost-datasource';
+const TEXT_FIELDS = ['usage_type', 'usage_unit', 'provider', 'region_code', 'product', 'account', 'project_id', 'service_account_id'] as const;
+
+function urls(options: Record<string, unknown>): string[] {
+  const v = options.base_url;
+  const list = Array.isArray(v) ? v : [v];
+  if (!list.length || list.some((u) => typeof u !== 'string' || !u)) {
+    throw new PluginError('ERROR_INVALID_PARAMETER', 'options.base_url must be a URL or a list of URLs.');
+  }
+  return list as string[];
+}
+
+function stringMap(v: unknown, key: string): Record<string, string> {
+  if (v === undefined || v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v) || Object.values(v).some((x) => typeof x !== 'string')) {
+    throw new PluginError('ERROR_INVALID_PARAMETER', `options.${key} must be an object of strings.`);
+  }
+  return v as Record<string, string>;
+}
+
+/** `YYYY-MM-DD` from year/month/day (one-digit month and day allowed, as upstream pads them), or null. */
+function isoDate(year: string, month: string, day: string): string | null {
+  if (!/^\d{4}$/.test(year) || !/^\d{1,2}$/.test(month) || !/^\d{1,2}$/.test(day)) return null;
+  const y = Number(year);
+  const m = Number(month);
+  const d = Number(day);
+  const dt = new Date(Date.UTC(y, m - 1, d));
+  if (dt.getUTCFullYear() !== y || dt.getUTCMonth() !== m - 1 || dt.getUTCDate() !== d) return null;
+  return `${year}-${month.padStart(2, '0')}-${day.padStart(2, '0')}`;
+}
+
+function parseBilledDate(v: string): string | null {
+  const m = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ].*)?$/.exec(v);
+  return m ? isoDate(m[1], m[2], m[3]) : null;
+}
+
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/** Turns the file's rows into cost records: columns located once from the header, each row checked. */
+class Reader {
+  private readonly cols: string[];
+  private readonly at: (name: string) => number;
+  private readonly text: [keyof CostRecord, number, string | undefined][];
+  private readonly extra: { i: number; kind: 'tags' | 'tag' | 'info'; key: string }[] = [];
+  private readonly cost: number;
+  private readonly currency: number;
+  private readonly qty: number;
+  private readonly date: (r: string[]) => string | null;
+
+  constructor(
+    header: string[],
+    fieldMapper: Record<string, string>,
+    private readonly defaults: Record<string, string>,
+  ) {
+    const renamed = new Map(Object.entries(fieldMapper).map(([ours, theirs]) => [theirs.trim(), ours]));
+    this.cols = header.map((h) => renamed.get(h.trim()) ?? h.trim());
+    const index = new Map<string, number>();
+    this.cols.forEach((c, i) => index.set(c, i));
+    this.at = (name) => index.get(name) ?? -1;
+    const has = (c: string) => index.has(c) || c in defaults;
+    const missing = ['cost', 'currency'].filter((c) => !has(c));
+    if (!has('billed_date')) missing.push(...['year', 'month', 'day'].filter((c) => !has(c)));
+    if (missing.length) throw new PluginError('ERROR_INVALID_COLUMN', `Required column(s) missing from the CSV header: ${missing.join(', ')}.`);
+    this.cost = this.at('cost');
+    this.currency = this.at('currency');
+    this.qty = this.at('usage_quantity');
+    this.text = TEXT_FIELDS.map((f) => [f, this.at(f), defaults[f]]);
+    this.cols.forEach((c, i) => {
+      if (c === 'tags') this.extra.push({ i, kind: 'tags', key: '' });
+      else if (c.startsWith('tags.')) this.extra.push({ i, kind: 'tag', key: c.slice(5) });
+      else if (c.startsWith('additional_info.')) this.extra.push({ i, kind: 'info', key: c.slice(16) });
+    });
+    const v = (r: string[], name: string) => defaults[name] ?? (r[this.at(name)] ?? '').trim();
+    this.date = has('billed_date') ? (r) => parseBilledDate(v(r, 'billed_date')) : (r) => isoDate(v(r, 'year'), v(r, 'month'), v(r, 'day'));
+  }
+
+  read(r: string[], line: number, page: DataPage) {
+    const err = (message: string) => page.errors.push({ line, message } satisfies RowError);
+    if (r.length !== this.cols.length) return err(`expected ${this.cols.length} columns, found ${r.length}`);
+    const d = this.defaults;
+    const costText = d.cost ?? r[this.cost].trim();
+    const currency = d.currency ?? r[this.currency].trim();
+    const qtyText = d.usage_quantity ?? (this.qty >= 0 ? r[this.qty].trim() : '');
+    if (!NUMBER.test(costText)) return err(`cost "${costText}" is not a number`);
+    if (qtyText !== '' && !NUMBER.test(qtyText)) return err(`usage_quantity "${qtyText}" is not a number`);
+    if (!isIsoCurrency(currency)) return err(`currency "${currency}" is not an ISO 4217 code`);
+    const billed = this.date(r);
+    if (!billed) return err('billed date (year, month, day or billed_date) is not a valid date');
+    const rec: CostRecord = {
+      cost: Number(costText),
+      currency,
+      usage_quantity: qtyText === '' ? 0 : Number(qtyText),
+      usage_type: '',
+      usage_unit: '',
+      provider: '',
+      region_code: '',
+      product: '',
+      account: '',
+      project_id: '',
+      service_account_id: '',
+      billed_date: billed,
+      line,
+      tags: {},
+      additional_info: {},
+    };
+    for (const [f, i, dv] of this.text) (rec[f] as string) = dv ?? (i >= 0 ? r[i].trim() : '');
+    for (const { i, kind, key } of this.extra) {
+      const value = r[i].trim();
+      if (value === '') continue;
+      if (kind === 'tag') rec.tags[key] = value;
+      else if (kind === 'info') rec.additional_info[key] = value;
+      else {
+        let t: unknown;
+        try {
+          t = JSON.parse(value);
+        } catch {
+          t = undefined;
+        }
+        if (!t || typeof t !== 'object' || Array.isArray(t)) return err('tags is not a JSON object');
+        Object.assign(rec.tags, t);
+      }
+    }
+    page.results.push(rec);
+  }
+}
+
+export function httpFilePlugin(o: { allowPrivateUrls: boolean }): CostDataSourcePlugin {
+  return {
+    plugin_id: HTTP_FILE_PLUGIN_ID,
+    name: 'HTTP file Cost Analysis Data Source',
+    versions: ['1.0.0', '1.1.0'],
+    required_keys: ['base_url'],
+
+    init(options) {
+      const currency = typeof options.currency === 'string' ? options.currency : 'USD';
+      return {
+        metadata: {
+          currency,
+          data_source_rules: [
+            {
+              name: 'match_service_account',
+              conditions: [],
+              conditions_policy: 'ALWAYS',
+              actions: { match_service_account: { source: 'account', target: 'data.account' } },
+              options: { stop_processing: true },
+              tags: {},
+            },
+          ],
+        },
+      };
+    },
+
+    async verify({ options }) {
+      for (const u of urls(options)) checkUrl(u, o.allowPrivateUrls);
+      stringMap(options.field_mapper, 'field_mapper');
+      stringMap(options.default_vars, 'default_vars');
+    },
+
+    async getTasks({ options }) {
+      // One task per file. Which months a file replaces is known only once it is read, so `changed`
+      // is left empty here and the collector records the months each task actually collected.
+      return { tasks: urls(options).map((base_url) => ({ task_options: { base_url } })), changed: [] };
+    },
+
+    async *getData({ options, task_options, signal }) {
+      const url = String(task_options.base_url ?? '');
+      const fieldMapper = stringMap(options.field_mapper, 'field_mapper');
+      const defaults = stringMap(options.default_vars, 'default_vars');
+      const body = await fetchStream(url, { allowPrivate: o.allowPrivateUrls, signal });
+      let reader: Reader | undefined;
+      try {
+        for await (const { records, lines } of readCsv(body)) {
+          const page: DataPage = { results: [], errors: [] };
+          for (let k = 0; k < records.length; k++) {
+            if (!reader) {
+              reader = new Reader(records[k], fieldMapper, defaults);
+              continue;
+            }
+            reader.read(records[k], lines[k], page);
+          }
+          if (page.results.length || page.errors.length) yield page;
+        }
+      } finally {
+        body.destroy();
+      }
+      if (!reader) throw new PluginError('ERROR_INVALID_COLUMN', 'The CSV file is empty: it has no header.');
+    },
+  };
+}

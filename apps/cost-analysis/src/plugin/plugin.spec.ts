@@ -1,0 +1,92 @@
+import { Readable } from 'node:stream';
+import { serveFiles } from '../test-support';
+import { readCsv } from './csv-reader';
+import { httpFilePlugin } from './http-file';
+import { checkUrl, fetchStream, isBlockedAddress } from './safe-url';
+import { PluginError, type DataPage } from './types';
+
+async function collect(text: string | string[]) {
+  const out: { records: string[][]; lines: number[] } = { records: [], lines: [] };
+  for await (const b of readCsv(Readable.from(Array.isArray(text) ? text : [text]))) {
+    out.records.push(...b.records);
+    out.lines.push(...b.lines);
+  }
+  return out;
+}
+
+describe('csv reader', () => {
+  it('reads quoted fields, CRLF, BOM and blank lines with their line numbers, in any chunking', async () => {
+    const text = '\ufeffa,b\r\n1,"x, ""y"""\r\n\r\n2,"multi\nline"\n3,z';
+    const whole = await collect(text);
+    expect(whole.records).toEqual([['a', 'b'], ['1', 'x, "y"'], ['2', 'multi\nline'], ['3', 'z']]);
+    expect(whole.lines).toEqual([1, 2, 4, 6]);
+    for (let size = 1; size < text.length; size += 3) {
+      const chunks = [];
+      for (let i = 0; i < text.length; i += size) chunks.push(text.slice(i, i + size));
+      expect(await collect(chunks)).toEqual(whole);
+    }
+  });
+
+  it('refuses an unterminated quote', async () => {
+    await expect(collect('a,b\n1,"open\n')).rejects.toThrow(/line 2/);
+  });
+});
+
+describe('SSRF guard', () => {
+  it('blocks private, loopback and link-local addresses unless allowed', async () => {
+    for (const a of ['127.0.0.1', '10.1.2.3', '192.168.0.1', '172.16.5.5', '169.254.169.254', '::1', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '0.0.0.0']) {
+      expect(isBlockedAddress(a)).toBe(true);
+    }
+    for (const a of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111']) expect(isBlockedAddress(a)).toBe(false);
+    expect(() => checkUrl('http://169.254.169.254/latest/meta-data', false)).toThrow(PluginError);
+    expect(() => checkUrl('file:///etc/passwd', true)).toThrow(/http/);
+    expect(() => checkUrl('http://user:pw@example.com/', true)).toThrow(/credentials/);
+    expect(checkUrl('http://127.0.0.1:1/x', true).hostname).toBe('127.0.0.1');
+  });
+
+  it('refuses a host name that resolves to loopback, and a redirect to one', async () => {
+    const files = await serveFiles({ '/x.csv': 'cost\n1\n' });
+    try {
+      const port = new URL(files.url('/')).port;
+      await expect(fetchStream(`http://localhost:${port}/x.csv`, { allowPrivate: false })).rejects.toMatchObject({ code: 'ERROR_UNSAFE_URL' });
+      const ok = await fetchStream(`http://localhost:${port}/x.csv`, { allowPrivate: true });
+      ok.destroy();
+      files.files['/redirect'] = (res) => {
+        res.statusCode = 302;
+        res.setHeader('location', 'http://127.0.0.1:1/internal');
+        res.end();
+      };
+      // Allowed here only to reach the test server; the redirect target is checked again (and refused when not allowed).
+      await expect(fetchStream(files.url('/redirect'), { allowPrivate: true })).rejects.toThrow();
+    } finally {
+      await files.close();
+    }
+  });
+});
+
+describe('http-file plugin', () => {
+  it('maps fields and default vars, one task per URL, bad rows with lines', async () => {
+    const files = await serveFiles({
+      '/c.csv': 'Cost,currency,billed_date,tags.env,additional_info.Type,product\n1.5,USD,2024-02-03,prod,t2,EC2\nx,USD,2024-02-03,,,EC2\n2,ABC,2024-02-30,,,EC2\n',
+    });
+    try {
+      const plugin = httpFilePlugin({ allowPrivateUrls: true });
+      const options = { base_url: [files.url('/c.csv'), files.url('/c.csv')], field_mapper: { cost: 'Cost' }, default_vars: { provider: 'csv' } };
+      expect((await plugin.getTasks({ options, secret_data: {} })).tasks).toHaveLength(2);
+      const pages: DataPage[] = [];
+      for await (const p of plugin.getData({ options, secret_data: {}, task_options: { base_url: files.url('/c.csv') }, signal: new AbortController().signal })) pages.push(p);
+      const results = pages.flatMap((p) => p.results);
+      const errors = pages.flatMap((p) => p.errors);
+      expect(results).toEqual([
+        expect.objectContaining({ cost: 1.5, currency: 'USD', billed_date: '2024-02-03', provider: 'csv', product: 'EC2', tags: { env: 'prod' }, additional_info: { Type: 't2' }, line: 2 }),
+      ]);
+      expect(errors).toEqual([
+        { line: 3, message: 'cost "x" is not a number' },
+        { line: 4, message: 'currency "ABC" is not an ISO 4217 code' },
+      ]);
+      await expect(plugin.verify({ options: { base_url: 'ftp://x' }, secret_data: {} })).rejects.toThrow(PluginError);
+    } finally {
+      await files.close();
+    }
+  });
+});

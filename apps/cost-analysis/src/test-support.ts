@@ -1,0 +1,106 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createLogger } from '@platform/core';
+import { createPrisma } from '@platform/db';
+import { DirectoryClient, DirectoryPublisher } from '@platform/directory';
+import { createQueue, createQueueConnection } from '@platform/queue';
+import { createTempDatabase, createTestRedis, testVerifier } from '@platform/testing';
+import { PrismaClient } from './generated/prisma/client';
+import { createApp } from './app';
+import { COLLECT_QUEUE, type CollectTaskData } from './collector/queue';
+import { startCollectionWorker } from './collector/worker';
+import { loadConfig, type CostAnalysisConfig } from './config';
+import type { CostAnalysisDeps } from './deps';
+import { builtinPlugins } from './plugin/builtins';
+
+/**
+ * A real cost-analysis app on a fresh database, with its BullMQ queue and project directory under an
+ * isolated Redis prefix; `startWorker()` runs the collection worker in this process.
+ */
+export async function createTestCostAnalysis(overrides: Partial<CostAnalysisConfig> = {}) {
+  const db = await createTempDatabase({ app: 'cost-analysis' });
+  const r = createTestRedis('cost');
+  const base = loadConfig();
+  const config: CostAnalysisConfig = {
+    ...base,
+    databaseUrl: db.url,
+    redisUrl: r.url,
+    queuePrefix: `${r.prefix}bull`,
+    directoryPrefix: r.prefix,
+    allowPrivateUrls: true,
+    worker: { ...base.worker, lockDurationMs: 2000, stalledIntervalMs: 1000, attempts: 3 },
+    ...overrides,
+  };
+  const prisma = createPrisma(PrismaClient, db.pool);
+  const queueConnection = createQueueConnection(r.url);
+  const queue = createQueue<CollectTaskData>(COLLECT_QUEUE, { connection: queueConnection, prefix: config.queuePrefix });
+  const deps: CostAnalysisDeps = {
+    config,
+    logger: createLogger('cost-analysis', process.env.TEST_LOG_LEVEL || 'silent'),
+    pool: db.pool,
+    prisma,
+    redis: r.redis,
+    directory: new DirectoryClient(r.redis, config.directoryPrefix),
+    queue,
+    plugins: builtinPlugins(config),
+    verifier: testVerifier,
+  };
+  const workers: { close(): Promise<void> }[] = [];
+  return {
+    app: createApp(deps),
+    deps,
+    config,
+    db,
+    directory: new DirectoryPublisher(r.redis, config.directoryPrefix),
+    startWorker(o: { sweepMs?: number } = {}) {
+      const w = startCollectionWorker(deps, queueConnection, o);
+      workers.push(w);
+      return w;
+    },
+    async close() {
+      for (const w of workers) await w.close().catch(() => {});
+      await queue.obliterate({ force: true }).catch(() => {});
+      await queue.close().catch(() => {});
+      await queueConnection.quit().catch(() => queueConnection.disconnect());
+      await prisma.$disconnect().catch(() => {});
+      await r.cleanup();
+      await db.drop();
+    },
+  };
+}
+
+/** A loopback HTTP server serving files from a map (path → CSV text or a streaming handler). */
+export async function serveFiles(files: Record<string, string | ((res: import('node:http').ServerResponse) => void)>) {
+  const server: Server = createServer((req, res) => {
+    const f = files[req.url ?? ''];
+    if (f === undefined) {
+      res.statusCode = 404;
+      return res.end('not found');
+    }
+    res.setHeader('Content-Type', 'text/csv');
+    if (typeof f === 'string') return res.end(f);
+    f(res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = (p: string) => `http://127.0.0.1:${(server.address() as AddressInfo).port}${p}`;
+  return {
+    url,
+    files,
+    close: () => new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }),
+    server,
+  };
+}
+
+/** Polls until `check` answers a truthy value (or times out). */
+export async function waitFor<T>(check: () => Promise<T>, timeoutMs = 20_000, everyMs = 100): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}

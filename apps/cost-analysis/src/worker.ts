@@ -1,0 +1,20 @@
+import { createLogger } from '@platform/core';
+import { onShutdownSignal, runMain } from '@platform/http';
+import { startCollectionWorker } from './collector/worker';
+import { loadConfig } from './config';
+import { createDeps } from './runtime';
+
+/** The cost collection worker: its own process (dist/apps/cost-analysis/worker.js). */
+async function main() {
+  const config = loadConfig();
+  const logger = createLogger('cost-analysis-worker');
+  const { deps, queueConnection, close } = createDeps(config, logger);
+  const running = startCollectionWorker(deps, queueConnection);
+  logger.info({ concurrency: config.worker.concurrency }, 'cost collection worker started');
+  onShutdownSignal(logger, async () => {
+    await running.close();
+    await close();
+  });
+}
+
+runMain('cost-analysis-worker', main);

@@ -1,0 +1,211 @@
+#!/usr/bin/env node
+// cost-analysis at scale, through the built app and worker (dist/apps/cost-analysis):
+//  1. collection: a generated CSV of COST_BENCH_ROWS cost rows (24 months, 3 currencies) collected by
+//     data-source/sync (HTTP fetch over loopback, parse, validate, COPY, unified cost rebuild) vs a plain
+//     `\copy` of the same file into a bare table with psql. Target: >= 0.3x COPY's rows/s.
+//  2. analyze: unified-cost/analyze, 12 months MONTHLY, group_by provider + product, sum cost.USD,
+//     through HTTP, vs the same query hand-written in SQL on the same table. Target: <= 1.3x.
+//  3. the same analyze over COST_BENCH_UNIFIED_ROWS synthetic unified cost rows (the rollup itself at scale).
+//   npm run build && node tools/bench/cost-analysis/bench.mjs
+//   sizes: COST_BENCH_ROWS (default 200000; the issue's figure is 10000000), COST_BENCH_UNIFIED_ROWS
+//   (default 200000), BENCH_REPEAT (default 7). Loopback only; every phase is bounded by a timeout.
+import { spawn, spawnSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, statSync } from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { once } from 'node:events';
+import pg from 'pg';
+import Redis from 'ioredis';
+import { SignJWT } from 'jose';
+import { migrateApp } from '../../prisma/migrate.mjs';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
+const ROWS = Number(process.env.COST_BENCH_ROWS || 200_000);
+const UNIFIED_ROWS = Number(process.env.COST_BENCH_UNIFIED_ROWS || 200_000);
+const REPEAT = Number(process.env.BENCH_REPEAT || 7);
+const COLLECT_TIMEOUT_MS = Number(process.env.COST_BENCH_TIMEOUT_MS || 30 * 60_000);
+const dbName = 'bench_cost_analysis';
+const adminUrl = 'postgresql://postgres@127.0.0.1:5432/postgres';
+const dbUrl = `postgresql://postgres@127.0.0.1:5432/${dbName}`;
+const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+const prefix = `bench:cost:${process.pid}:`;
+const appPort = 18102;
+const children = [];
+const stopAll = () => children.forEach((c) => c.kill('SIGTERM'));
+process.on('exit', stopAll);
+const fmt = (n) => Math.round(n).toLocaleString('en-US');
+
+// ---------------------------------------------------------------- the CSV
+const dir = path.join(root, 'tmp/bench-cost-analysis');
+mkdirSync(dir, { recursive: true });
+const file = path.join(dir, `costs-${ROWS}.csv`);
+const PROVIDERS = ['aws', 'google_cloud', 'azure'];
+const REGIONS = ['us-east-1', 'us-west-2', 'eu-west-1', 'ap-northeast-2', 'ap-southeast-1', 'sa-east-1'];
+const CURRENCIES = ['USD', 'EUR', 'KRW'];
+if (!existsSync(file)) {
+  const out = createWriteStream(file);
+  out.write('cost,currency,usage_quantity,provider,region_code,product,account,usage_type,usage_unit,year,month,day\n');
+  let buf = '';
+  for (let i = 0; i < ROWS; i++) {
+    // Independent-looking dimensions (multiplicative hashing), 24 months of 28 days.
+    const h = (k) => Math.imul(i + 1, k) >>> 7;
+    const m = i % 24;
+    const cur = CURRENCIES[h(0x9e3779b1) % 3];
+    const cost = ((i * 7919) % 100_000) / 100;
+    buf += `${cur === 'KRW' ? cost * 1000 : cost},${cur},${i % 1000},${PROVIDERS[h(0x85ebca6b) % 3]},${REGIONS[h(0xc2b2ae35) % 6]},product-${h(0x27d4eb2f) % 20},acct-${h(0x165667b1) % 10},type-${h(0xd3a2646c) % 5},Hrs,${2023 + (m >= 12 ? 1 : 0)},${(m % 12) + 1},${1 + (h(0xfd7046c5) % 28)}\n`;
+    if (buf.length > 1 << 20) {
+      if (!out.write(buf)) await once(out, 'drain');
+      buf = '';
+    }
+  }
+  out.end(buf);
+  await once(out, 'finish');
+}
+console.log(`CSV: ${fmt(ROWS)} rows, ${(statSync(file).size / 1e6).toFixed(1)} MB (${path.relative(root, file)})`);
+
+// ---------------------------------------------------------------- database, app, worker
+const admin = new pg.Client({ connectionString: adminUrl });
+await admin.connect();
+await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+await admin.end();
+await migrateApp('cost-analysis', dbUrl);
+const pool = new pg.Pool({ connectionString: dbUrl, max: 2 });
+
+const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+const token = (domain, role, ws) =>
+  new SignJWT({ token_type: 'ACCESS_TOKEN', user_id: 'bench', domain_id: domain, workspace_id: ws ?? '', role_type: role, role_id: 'managed', scope: ws ? 'WORKSPACE' : 'DOMAIN', permissions: ['*'], user_type: 'USER' })
+    .setProtectedHeader({ alg: 'EdDSA' }).setIssuer('platform.identity').setAudience('platform').setSubject('bench')
+    .setIssuedAt().setExpirationTime('2h').sign(privateKey);
+const owner = await token('d1', 'WORKSPACE_OWNER', 'ws-1');
+const env = {
+  ...process.env, DATABASE_URL: dbUrl, REDIS_URL: redisUrl, QUEUE_PREFIX: `${prefix}bull`, DIRECTORY_PREFIX: prefix,
+  ALLOW_PRIVATE_URLS: 'true', JOB_TIMEOUT_SECONDS: '86400', LOG_LEVEL: process.env.LOG_LEVEL || 'warn', PORT: String(appPort),
+  JWT_PUBLIC_KEY: publicKey.export({ type: 'spki', format: 'pem' }),
+};
+for (const entry of ['main.js', 'worker.js']) {
+  children.push(spawn(process.execPath, [path.join(root, 'dist/apps/cost-analysis', entry)], { env, stdio: ['ignore', process.env.BENCH_LOGS ? 'inherit' : 'ignore', 'inherit'] }));
+}
+const api = async (p, body, auth = owner) => {
+  const res = await fetch(`http://127.0.0.1:${appPort}/cost-analysis/v1/${p}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${auth}` }, body: JSON.stringify(body) });
+  const json = await res.json();
+  if (res.status !== 200) throw new Error(`${p}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+};
+for (let i = 0; ; i++) {
+  try {
+    if ((await fetch(`http://127.0.0.1:${appPort}/readyz`)).ok) break;
+  } catch {
+    /* not up yet */
+  }
+  if (i > 100) throw new Error('cost-analysis app did not start');
+  await new Promise((r) => setTimeout(r, 200));
+}
+
+// The file server: streams the CSV from disk.
+const files = http.createServer((req, res) => {
+  res.setHeader('content-type', 'text/csv');
+  createReadStream(file).pipe(res);
+});
+await new Promise((r) => files.listen(0, '127.0.0.1', r));
+const fileUrl = `http://127.0.0.1:${files.address().port}/costs.csv`;
+
+// ---------------------------------------------------------------- 1. collection vs COPY
+const copy = (() => {
+  const ddl = `DROP TABLE IF EXISTS copy_baseline; CREATE TABLE copy_baseline (cost float8, currency text, usage_quantity float8, provider text, region_code text, product text, account text, usage_type text, usage_unit text, year int, month int, day int)`;
+  spawnSync('psql', ['-h', '127.0.0.1', '-U', 'postgres', '-d', dbName, '-q', '-c', ddl], { stdio: 'inherit' });
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync('psql', ['-h', '127.0.0.1', '-U', 'postgres', '-d', dbName, '-q', '-c', `\\copy copy_baseline FROM '${file}' WITH (FORMAT csv, HEADER)`], { stdio: 'inherit', timeout: COLLECT_TIMEOUT_MS });
+  if (r.status !== 0) throw new Error('psql \\copy failed');
+  const s = Number(process.hrtime.bigint() - t0) / 1e9;
+  spawnSync('psql', ['-h', '127.0.0.1', '-U', 'postgres', '-d', dbName, '-q', '-c', 'DROP TABLE copy_baseline'], { stdio: 'inherit' });
+  return { seconds: s, rps: ROWS / s };
+})();
+console.log(`COPY (psql \\copy, bare table): ${copy.seconds.toFixed(1)} s, ${fmt(copy.rps)} rows/s`);
+
+const ds = await api('data-source/register', { name: 'bench', resource_group: 'WORKSPACE', plugin_info: { plugin_id: 'plugin-http-file-cost-datasource', options: { base_url: fileUrl } } });
+const t0 = Date.now();
+const job = await api('data-source/sync', { data_source_id: ds.data_source_id });
+let final;
+while (!final) {
+  await new Promise((r) => setTimeout(r, 250));
+  const j = await api('job/get', { job_id: job.job_id });
+  if (j.status !== 'IN_PROGRESS') final = j;
+  if (Date.now() - t0 > COLLECT_TIMEOUT_MS) throw new Error('collection timed out');
+}
+const collectSeconds = (Date.now() - t0) / 1000;
+if (final.status !== 'SUCCESS') throw new Error(`collection job ${final.status}: ${JSON.stringify(await api('job-task/list', { job_id: job.job_id }))}`);
+const [task] = (await api('job-task/list', { job_id: job.job_id })).results;
+const unifiedCount = (await pool.query(`SELECT count(*)::int AS n FROM unified_cost`)).rows[0].n;
+const collectRps = ROWS / collectSeconds;
+console.log(`collection (sync -> job SUCCESS, incl. unified rebuild): ${collectSeconds.toFixed(1)} s, ${fmt(collectRps)} rows/s, created_count ${fmt(task.created_count)}, ${fmt(unifiedCount)} unified cost rows`);
+console.log(`  collection / COPY = ${(collectRps / copy.rps).toFixed(2)}x  (target >= 0.3x)`);
+
+// ---------------------------------------------------------------- 2./3. analyze vs hand-written SQL
+await pool.query('VACUUM ANALYZE unified_cost');
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+async function time(fn) {
+  await fn();
+  const xs = [];
+  for (let i = 0; i < REPEAT; i++) {
+    const t = process.hrtime.bigint();
+    await fn();
+    xs.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  return median(xs);
+}
+const analyzeQuery = {
+  granularity: 'MONTHLY', start: '2024-01', end: '2024-12', group_by: ['provider', 'product'],
+  fields: { cost: { key: 'cost.USD', operator: 'sum' } },
+};
+async function compare(label, auth, where, params) {
+  const viaApi = await api('unified-cost/analyze', { query: analyzeQuery, is_confirmed: true }, auth);
+  const hand = `SELECT provider, product, billed_month AS date, sum(cost_usd) AS cost FROM unified_cost
+    WHERE ${where} AND is_confirmed AND billed_month >= '2024-01' AND billed_month < '2025-01' GROUP BY 1, 2, 3`;
+  const handRows = (await pool.query(hand, params)).rows;
+  if (handRows.length !== viaApi.results.length) throw new Error(`${label}: analyze answered ${viaApi.results.length} rows, SQL ${handRows.length}`);
+  const dsl = await time(() => api('unified-cost/analyze', { query: analyzeQuery, is_confirmed: true }, auth));
+  const sql = await time(() => pool.query(hand, params));
+  console.log(`${label}: analyze ${dsl.toFixed(1)} ms (HTTP) vs hand-written SQL ${sql.toFixed(1)} ms = ${(dsl / sql).toFixed(2)}x  (target <= 1.3x), ${viaApi.results.length} result rows`);
+  return { dsl, sql };
+}
+await compare(`analyze over the rollup of ${fmt(ROWS)} cost rows (${fmt(unifiedCount)} unified rows)`, owner, `domain_id = $1 AND workspace_id = $2`, ['d1', 'ws-1']);
+const raw = await time(() =>
+  pool.query(
+    `SELECT provider, product, billed_month, sum(cost * CASE currency WHEN 'USD' THEN 1 WHEN 'EUR' THEN 1 / 0.92 ELSE 1 / 1380.0 END)
+     FROM cost WHERE domain_id = 'd1' AND billed_month >= '2024-01' AND billed_month < '2025-01' GROUP BY 1, 2, 3`,
+  ),
+);
+console.log(`  for reference, the same numbers straight from the ${fmt(ROWS)} raw cost rows in SQL: ${raw.toFixed(1)} ms`);
+
+if (UNIFIED_ROWS > 0) {
+  // A domain whose unified cost table itself holds UNIFIED_ROWS rows (24 months).
+  await pool.query(
+    `INSERT INTO unified_cost (domain_id, unified_cost_id, workspace_id, project_id, service_account_id, data_source_id, provider, region_code,
+       region_key, product, usage_type, usage_unit, billed_year, billed_month, aggregation_date, exchange_date, exchange_source, currency,
+       is_confirmed, cost, cost_krw, cost_usd, cost_jpy, service_account_name, data_source_name, project_name, workspace_name)
+     SELECT 'd-big', 'uc-' || lpad(to_hex(i), 12, '0'), 'ws-1', 'project-' || (i % 50), '', 'ds-1', (ARRAY['aws','google_cloud','azure'])[1 + i % 3],
+       'r' || (i % 6), '', 'product-' || (i % 40), 'type-' || (i % 7), 'Hrs', m.y, m.ym, '', '', 'MANUAL', 'USD', true,
+       jsonb_build_object('KRW', (i % 1000) * 1380.0, 'USD', (i % 1000)::float8, 'JPY', (i % 1000) * 150.0), (i % 1000) * 1380.0, (i % 1000)::float8, (i % 1000) * 150.0,
+       '', 'bench', 'project', 'ws-1'
+     FROM generate_series(1, $1) i,
+     LATERAL (SELECT to_char(date '2023-01-01' + make_interval(months => i % 24), 'YYYY') AS y, to_char(date '2023-01-01' + make_interval(months => i % 24), 'YYYY-MM') AS ym) m`,
+    [UNIFIED_ROWS],
+  );
+  await pool.query('VACUUM ANALYZE unified_cost');
+  await compare(`analyze over ${fmt(UNIFIED_ROWS)} unified rows (domain admin, 12 of 24 months)`, await token('d-big', 'DOMAIN_ADMIN'), `domain_id = $1`, ['d-big']);
+}
+
+// ---------------------------------------------------------------- cleanup
+files.close();
+await pool.end();
+stopAll();
+const redis = new Redis(redisUrl);
+let cursor = '0';
+do {
+  const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+  if (keys.length) await redis.del(...keys);
+  cursor = next;
+} while (cursor !== '0');
+redis.disconnect();
+process.exit(0);
