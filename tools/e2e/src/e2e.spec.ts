@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { call, eventually, startPlatform, type Platform } from './platform';
 
@@ -171,6 +173,44 @@ describe('the platform end to end, through nginx', () => {
     const lines = (await file.text()).trim().split(/\r?\n/);
     expect(lines).toHaveLength(16); // header + 15 prod machines
     expect(lines[1]).toMatch(/^vm-1,us-east-1$/);
+  });
+
+  it('collects a cost CSV through a data source and the worker into unified costs, then analyzes them', async () => {
+    const csv = readFileSync(path.join(fixtures, 'costs.csv'));
+    const files = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/csv' }).end(csv));
+    await new Promise<void>((r) => files.listen(0, '127.0.0.1', r));
+    try {
+      const base_url = `http://127.0.0.1:${(files.address() as AddressInfo).port}/costs.csv`;
+      const ds = await post('/cost-analysis/v1/data-source/register', {
+        name: 'billing export',
+        resource_group: 'WORKSPACE',
+        plugin_info: { plugin_id: 'plugin-http-file-cost-datasource', options: { base_url } },
+      });
+      expect(ds.status).toBe(200);
+      const job = await post('/cost-analysis/v1/data-source/sync', { data_source_id: ds.body.data_source_id });
+      expect(job.status).toBe(200);
+      const done = await eventually(async () => {
+        const j = await post('/cost-analysis/v1/job/get', { job_id: job.body.job_id });
+        return ['SUCCESS', 'FAILURE', 'CANCELED', 'TIMEOUT'].includes(j.body.status) ? j.body : undefined;
+      }, 'the collection job', 60_000);
+      expect(done.status).toBe('SUCCESS');
+      const tasks = await post('/cost-analysis/v1/job-task/list', { job_id: job.body.job_id });
+      expect(tasks.body.results[0]).toMatchObject({ status: 'SUCCESS', created_count: 5 });
+
+      const analyzed = await post('/cost-analysis/v1/unified-cost/analyze', {
+        is_confirmed: true,
+        query: { granularity: 'MONTHLY', start: '2024-01', end: '2024-02', group_by: ['provider'], fields: { usd: { key: 'cost.USD', operator: 'sum' } }, sort: [{ key: 'provider' }] },
+      });
+      expect(analyzed.status).toBe(200);
+      const byKey = Object.fromEntries(analyzed.body.results.map((r: { provider: string; date: string; usd: number }) => [`${r.provider} ${r.date}`, r.usd]));
+      expect(byKey['aws 2024-01']).toBeCloseTo(14.75, 6);
+      expect(byKey['aws 2024-02']).toBeCloseTo(20, 6);
+      // 7.75 USD plus 1500 KRW at the default rate of configuration.
+      const krwPerUsd = (await post('/cost-analysis/v1/exchange-rate/get', { domain_id: 'domain-local', currency: 'KRW' })).body.rate;
+      expect(byKey['google_cloud 2024-02']).toBeCloseTo(7.75 + 1500 / krwPerUsd, 6);
+    } finally {
+      await new Promise((r) => files.close(r));
+    }
   });
 });
 
