@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { Pool, type PoolConfig } from 'pg';
+import { Pool, type PoolClient, type PoolConfig } from 'pg';
 
 export { Pool };
+export type { PoolClient };
 
 /** One pg pool per app: Prisma (through the driver adapter) and the query DSL's raw SQL share it. */
 export function createPool(connectionString: string, config: PoolConfig = {}): Pool {
@@ -22,6 +23,22 @@ export function createPool(connectionString: string, config: PoolConfig = {}): P
 /** A generated Prisma 7 client class, constructed with the pg driver adapter on `pool`. */
 export function createPrisma<T>(Client: new (options: { adapter: PrismaPg }) => T, pool: Pool): T {
   return new Client({ adapter: new PrismaPg(pool) });
+}
+
+/** Runs `fn` in one transaction on one connection: COMMIT when it resolves, ROLLBACK when it throws. */
+export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const out = await fn(client);
+    await client.query('COMMIT');
+    return out;
+  } catch (e) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw e;
+  } finally {
+    client.release();
+  }
 }
 
 export function postgresCheck(pool: Pool): () => Promise<unknown> {

@@ -1,3 +1,4 @@
+import { withTransaction } from '@platform/db';
 import type { Pool, PoolClient } from 'pg';
 import type { Logger } from '@platform/core';
 import type { DirectoryClient } from '@platform/directory';
@@ -100,9 +101,7 @@ export class Collector {
    * never changes the data. Idempotent.
    */
   async failTask(domainId: string, taskId: string, code: string, message: string) {
-    const client = await this.deps.pool.connect();
-    try {
-      await client.query('BEGIN');
+    await withTransaction(this.deps.pool, async (client) => {
       const { rows } = await client.query<TaskRow>(
         `UPDATE job_task SET status = 'FAILURE', error_code = $3, error_message = $4, finished_at = now(), updated_at = now()
          WHERE domain_id = $1 AND job_task_id = $2 AND status IN ('PENDING', 'IN_PROGRESS') RETURNING *`,
@@ -118,13 +117,7 @@ export class Collector {
         );
         if (job.rowCount) await client.query(`DELETE FROM cost WHERE domain_id = $1 AND data_source_id = $2 AND job_id = $3`, [domainId, t.data_source_id, t.job_id]);
       }
-      await client.query('COMMIT');
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw e;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   /** The BullMQ processor. `finalAttempt`: a transient failure now fails the task instead of retrying. */

@@ -1,3 +1,4 @@
+import { withTransaction } from '@platform/db';
 import type IORedis from 'ioredis';
 import { createWorker, type Worker } from '@platform/queue';
 import { lockDomainUnifiedCosts, monthsToConfirm, rebuildUnifiedCosts } from '../unified-cost/builder';
@@ -27,18 +28,10 @@ export function startCollectionWorker(deps: CollectorDeps, connection: IORedis, 
 
   const confirm = async () => {
     for (const { domain_id, billed_month } of await monthsToConfirm(deps.pool, config.aggregationDay)) {
-      const client = await deps.pool.connect();
-      try {
-        await client.query('BEGIN');
+      await withTransaction(deps.pool, async (client) => {
         await lockDomainUnifiedCosts(client, domain_id);
         await rebuildUnifiedCosts(client, deps, domain_id, [billed_month]);
-        await client.query('COMMIT');
-      } catch (e) {
-        await client.query('ROLLBACK').catch(() => {});
-        logger.warn({ err: (e as Error).message, domain_id, billed_month }, 'confirming unified costs failed');
-      } finally {
-        client.release();
-      }
+      }).catch((e) => logger.warn({ err: (e as Error).message, domain_id, billed_month }, 'confirming unified costs failed'));
     }
   };
   const housekeeping = () =>

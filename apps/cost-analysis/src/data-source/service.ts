@@ -1,7 +1,7 @@
 import type { AuthContext } from '@platform/auth';
 import { generateId } from '@platform/core';
 import { ApiError, errors } from '@platform/errors';
-import { isUniqueViolation } from '@platform/db';
+import { isUniqueViolation, withTransaction } from '@platform/db';
 import { applyOnly, runList, runStat, type Query, type StatisticsQuery } from '@platform/query';
 import type { CostAnalysisDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
@@ -179,9 +179,7 @@ export class DataSourceService {
   async deregister(auth: AuthContext, input: { data_source_id: string; cascade_delete_cost?: boolean }) {
     const ds = await this.writable(auth, input.data_source_id);
     const cascade = input.cascade_delete_cost ?? true;
-    const client = await this.deps.pool.connect();
-    try {
-      await client.query('BEGIN');
+    await withTransaction(this.deps.pool, async (client) => {
       await lockDomainUnifiedCosts(client, ds.domain_id);
       const d = [ds.domain_id, ds.data_source_id];
       await client.query(
@@ -199,13 +197,7 @@ export class DataSourceService {
       } else {
         await client.query(`DELETE FROM data_source WHERE domain_id = $1 AND data_source_id = $2`, d);
       }
-      await client.query('COMMIT');
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw e;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async get(auth: AuthContext, id: string) {
@@ -237,11 +229,8 @@ export class DataSourceService {
       .getTasks({ options: info.options, secret_data: secret, start: input.start, last_synchronized_at: ds.last_synchronized_at?.toISOString() })
       .catch(asInvalid);
 
-    const client = await pool.connect();
-    let job: JobRow;
     const taskIds: string[] = [];
-    try {
-      await client.query('BEGIN');
+    const job = await withTransaction(pool, async (client) => {
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`sync:${ds.domain_id}:${ds.data_source_id}`]);
       const running = await client.query<JobRow>(`SELECT * FROM job WHERE domain_id = $1 AND data_source_id = $2 AND status = 'IN_PROGRESS'`, [
         ds.domain_id,
@@ -265,7 +254,6 @@ export class DataSourceService {
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, CASE WHEN $6 = 'SUCCESS' THEN now() END) RETURNING *`,
         [ds.domain_id, jobId, ds.workspace_id, ds.resource_group, ds.data_source_id, status, JSON.stringify({ start: input.start ?? null, no_preload_cache: input.no_preload_cache ?? false }), tasks.length, JSON.stringify(changed)],
       );
-      job = rows[0];
       for (const t of tasks) {
         const id = generateId('job-task');
         taskIds.push(id);
@@ -275,13 +263,8 @@ export class DataSourceService {
         );
       }
       if (!tasks.length) await client.query(`UPDATE data_source SET last_synchronized_at = now() WHERE domain_id = $1 AND data_source_id = $2`, [ds.domain_id, ds.data_source_id]);
-      await client.query('COMMIT');
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw e;
-    } finally {
-      client.release();
-    }
+      return rows[0];
+    });
     // Queued after the commit (a worker must find the task). If Redis is down now, the worker's sweep
     // queues the PENDING tasks later: jobId = job_task_id keeps it to one BullMQ job per task.
     await queue

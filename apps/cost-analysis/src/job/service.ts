@@ -1,3 +1,4 @@
+import { withTransaction } from '@platform/db';
 import type { Pool } from 'pg';
 import type { AuthContext } from '@platform/auth';
 import { ApiError, errors } from '@platform/errors';
@@ -41,31 +42,20 @@ export class JobService {
   async cancel(auth: AuthContext, id: string) {
     const job = await this.visible(auth, id);
     if (auth.scope === 'WORKSPACE' && job.workspace_id !== auth.workspaceId) throw errors.permissionDenied('A workspace owner cannot cancel a domain job.');
-    const client = await this.pool.connect();
-    let canceled: JobRow;
-    let tasks: string[];
-    try {
-      await client.query('BEGIN');
+    const { canceled, tasks } = await withTransaction(this.pool, async (client) => {
       const { rows } = await client.query<JobRow>(
         `UPDATE job SET status = 'CANCELED', finished_at = now(), updated_at = now() WHERE domain_id = $1 AND job_id = $2 AND status = 'IN_PROGRESS' RETURNING *`,
         [job.domain_id, job.job_id],
       );
       if (!rows[0]) throw new ApiError(400, 'ERROR_JOB_STATE', `Job ${id} is ${job.status}; only an IN_PROGRESS job can be canceled. (job_state = ${job.status})`);
-      canceled = rows[0];
       const t = await client.query<{ job_task_id: string }>(
         `UPDATE job_task SET status = 'CANCELED', finished_at = now(), updated_at = now()
          WHERE domain_id = $1 AND job_id = $2 AND status IN ('PENDING', 'IN_PROGRESS') RETURNING job_task_id`,
         [job.domain_id, job.job_id],
       );
-      tasks = t.rows.map((r) => r.job_task_id);
       await client.query(`DELETE FROM cost WHERE domain_id = $1 AND data_source_id = $2 AND job_id = $3`, [job.domain_id, job.data_source_id, job.job_id]);
-      await client.query('COMMIT');
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw e;
-    } finally {
-      client.release();
-    }
+      return { canceled: rows[0], tasks: t.rows.map((r) => r.job_task_id) };
+    });
     // Waiting BullMQ jobs are dropped; a running one cannot be removed and cancels itself.
     await Promise.all(tasks.map((t) => this.queue.remove(t).catch(() => 0)));
     return toJobInfo(canceled);
