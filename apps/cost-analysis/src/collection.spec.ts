@@ -83,6 +83,7 @@ describe('cost collection', () => {
         { project_id: 'p-9', workspace_id: 'ws-2', project_group_id: '', name: 'Elsewhere' },
       ],
       groups: [],
+      workspaces: [{ workspace_id: 'ws-1', name: 'Workspace One' }],
     });
     owner = await bearer({ domainId: 'd1', workspaceId: 'ws-1', roleType: 'WORKSPACE_OWNER', userId: 'owner' });
     admin = await bearer({ domainId: 'd1', roleType: 'DOMAIN_ADMIN', userId: 'admin' });
@@ -169,7 +170,7 @@ describe('cost collection', () => {
       is_confirmed: true,
       project_name: 'Project One',
       data_source_name: 'csv',
-      workspace_name: 'ws-1',
+      workspace_name: 'Workspace One',
       workspace_id: 'ws-1',
       domain_id: 'd1',
       data_source_id: dsId,

@@ -21,7 +21,10 @@ describe('directory', () => {
         { project_id: 'p3', workspace_id: 'w1', project_group_id: 'pg-x', name: 'three' },
         { project_id: 'p4', workspace_id: 'w1', project_group_id: '', name: 'four' },
       ],
+      workspaces: [{ workspace_id: 'w1', name: 'Production' }],
     });
+    expect(await client.getWorkspace('d1', 'w1')).toEqual({ workspace_id: 'w1', name: 'Production' });
+    expect(await client.getWorkspace('d1', 'w2')).toBeUndefined();
     expect(await client.getProject('d1', 'p2')).toEqual({ project_id: 'p2', workspace_id: 'w1', project_group_id: 'pg-c', name: 'two' });
     expect(await client.getProject('d2', 'p2')).toBeUndefined();
     expect((await client.projectsInGroup('d1', 'pg-a')).sort()).toEqual(['p1', 'p2']);

@@ -18,9 +18,14 @@ export interface DirectoryGroup {
   workspace_id: string;
   parent_group_id: string;
 }
+export interface DirectoryWorkspace {
+  workspace_id: string;
+  name: string;
+}
 export interface DomainDirectory {
   projects: DirectoryProject[];
   groups: DirectoryGroup[];
+  workspaces?: DirectoryWorkspace[];
 }
 
 const key = (prefix: string, domainId: string) => `${prefix}dir:{${domainId}}`;
@@ -36,6 +41,7 @@ export class DirectoryPublisher {
     const fields: string[] = ['_', '1'];
     for (const p of dir.projects) fields.push(`p:${p.project_id}`, JSON.stringify([p.workspace_id, p.project_group_id, p.name]));
     for (const g of dir.groups) fields.push(`g:${g.project_group_id}`, JSON.stringify([g.workspace_id, g.parent_group_id]));
+    for (const w of dir.workspaces ?? []) fields.push(`w:${w.workspace_id}`, JSON.stringify([w.name]));
     await this.redis
       .multi()
       .del(key(this.prefix, domainId))
@@ -50,6 +56,7 @@ interface Cached {
   projects: Map<string, DirectoryProject>;
   children: Map<string, string[]>;
   groups: Map<string, DirectoryGroup>;
+  workspaces: Map<string, DirectoryWorkspace>;
 }
 
 /** Reads the directory; re-reads a domain only when identity has published a new version. */
@@ -66,12 +73,15 @@ export class DirectoryClient {
     const hit = this.cache.get(domainId);
     if (hit && hit.version === version) return hit;
     const raw = await this.redis.hgetall(key(this.prefix, domainId));
-    const entry: Cached = { version, projects: new Map(), children: new Map(), groups: new Map() };
+    const entry: Cached = { version, projects: new Map(), children: new Map(), groups: new Map(), workspaces: new Map() };
     for (const [field, value] of Object.entries(raw)) {
       if (field.startsWith('p:')) {
         const [workspace_id, project_group_id, name] = JSON.parse(value) as string[];
         const project_id = field.slice(2);
         entry.projects.set(project_id, { project_id, workspace_id, project_group_id, name });
+      } else if (field.startsWith('w:')) {
+        const [name] = JSON.parse(value) as string[];
+        entry.workspaces.set(field.slice(2), { workspace_id: field.slice(2), name });
       } else if (field.startsWith('g:')) {
         const [workspace_id, parent_group_id] = JSON.parse(value) as string[];
         const project_group_id = field.slice(2);
@@ -85,6 +95,10 @@ export class DirectoryClient {
 
   async getProject(domainId: string, projectId: string): Promise<DirectoryProject | undefined> {
     return (await this.load(domainId)).projects.get(projectId);
+  }
+
+  async getWorkspace(domainId: string, workspaceId: string): Promise<DirectoryWorkspace | undefined> {
+    return (await this.load(domainId)).workspaces.get(workspaceId);
   }
 
   async getGroup(domainId: string, groupId: string): Promise<DirectoryGroup | undefined> {

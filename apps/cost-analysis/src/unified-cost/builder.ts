@@ -77,22 +77,28 @@ export async function rebuildUnifiedCosts(
     values,
   );
 
-  // Project names from identity's project directory (upstream falls back to the id when unknown).
-  const { rows } = await db.query<{ project_id: string }>(
-    `SELECT DISTINCT project_id FROM unified_cost WHERE domain_id = $1 AND billed_month = ANY($2::text[]) AND project_id <> ''`,
-    [domainId, list],
-  );
-  const names: Record<string, string> = {};
-  for (const { project_id } of rows) {
-    const project = await deps.directory.getProject(domainId, project_id);
-    if (project?.name) names[project_id] = project.name;
-  }
-  if (Object.keys(names).length) {
-    await db.query(
-      `UPDATE unified_cost u SET project_name = n.value FROM jsonb_each_text($3::jsonb) AS n
-       WHERE u.domain_id = $1 AND u.billed_month = ANY($2::text[]) AND u.project_id = n.key`,
-      [domainId, list, JSON.stringify(names)],
+  // Project and workspace names from identity's project directory (upstream falls back to the id when unknown).
+  for (const [column, lookup] of [
+    ['project_id', async (id: string) => (await deps.directory.getProject(domainId, id))?.name],
+    ['workspace_id', async (id: string) => (await deps.directory.getWorkspace(domainId, id))?.name],
+  ] as const) {
+    const { rows } = await db.query<{ id: string }>(
+      `SELECT DISTINCT ${column} AS id FROM unified_cost WHERE domain_id = $1 AND billed_month = ANY($2::text[]) AND ${column} <> ''`,
+      [domainId, list],
     );
+    const names: Record<string, string> = {};
+    for (const { id } of rows) {
+      const name = await lookup(id);
+      if (name) names[id] = name;
+    }
+    if (Object.keys(names).length) {
+      const target = column === 'project_id' ? 'project_name' : 'workspace_name';
+      await db.query(
+        `UPDATE unified_cost u SET ${target} = n.value FROM jsonb_each_text($3::jsonb) AS n
+         WHERE u.domain_id = $1 AND u.billed_month = ANY($2::text[]) AND u.${column} = n.key`,
+        [domainId, list, JSON.stringify(names)],
+      );
+    }
   }
   return inserted.rowCount ?? 0;
 }

@@ -10,11 +10,12 @@ export class DirectorySync {
   }
 
   async publish(domainId: string): Promise<void> {
-    const [projects, groups] = await Promise.all([
+    const [projects, groups, workspaces] = await Promise.all([
       this.deps.prisma.project.findMany({ where: { domain_id: domainId }, select: { project_id: true, workspace_id: true, project_group_id: true, name: true } }),
       this.deps.prisma.projectGroup.findMany({ where: { domain_id: domainId }, select: { project_group_id: true, workspace_id: true, parent_group_id: true } }),
+      this.deps.prisma.workspace.findMany({ where: { domain_id: domainId }, select: { workspace_id: true, name: true } }),
     ]);
-    await this.publisher.publish(domainId, { projects, groups });
+    await this.publisher.publish(domainId, { projects, groups, workspaces });
   }
 
   async publishAll(): Promise<number> {

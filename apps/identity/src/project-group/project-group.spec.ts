@@ -203,5 +203,6 @@ describe('identity project-group', () => {
     expect(await client.projectsInGroup('d1', g.project_group_id)).toEqual(['proj-dir']);
     expect((await client.getProject('d1', 'proj-dir'))?.workspace_id).toBe('ws-1');
     expect(await client.getProject('d2', 'proj-dir')).toBeUndefined();
+    expect(await client.getWorkspace('d1', 'ws-2')).toEqual({ workspace_id: 'ws-2', name: 'ws-2' });
   });
 });
