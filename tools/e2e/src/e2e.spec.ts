@@ -76,7 +76,7 @@ describe('the platform end to end, through nginx', () => {
       const res = await post(path, body, t);
       expect([app, res.status]).toEqual([app, 200]);
       expect(res.body.total_count).toEqual(expect.any(Number));
-      const doc = await fetch(`${p.base}/${app}/openapi.json`).then((r) => r.json());
+      const doc = (await fetch(`${p.base}/${app}/openapi.json`).then((r) => r.json())) as { openapi: string; paths: Record<string, { post?: unknown }> };
       expect(doc.openapi).toBe('3.1.0');
       // The OpenAPI, generated from the operation tables, has every operation of the contract.
       const missing = SPEC[app].filter((op) => !doc.paths[op]?.post);
