@@ -101,6 +101,21 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
     registers: [registry],
   });
 
+  // Label children per (operation, status), made once: the hot path then only adds numbers.
+  const children = new Map<string, { observe(seconds: number): void }>();
+  const metricsFor = (operation: string, statusCode: number) => {
+    const key = `${operation} ${statusCode}`;
+    let child = children.get(key);
+    if (!child) {
+      const labels = { operation, status: String(statusCode) };
+      const d = duration.labels(labels);
+      const c = requests.labels(labels);
+      child = { observe: (seconds) => (d.observe(seconds), c.inc()) };
+      children.set(key, child);
+    }
+    return child;
+  };
+
   const sendError = (req: Request, res: Response, err: unknown) => {
     let apiError = toApiError(err);
     if (!apiError) {
@@ -110,7 +125,7 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
       req.log.error({ err, req_id: req.requestId }, 'server error');
     }
     if (apiError.status === 405) res.setHeader('Allow', 'POST');
-    if (!res.headersSent) res.status(apiError.status).json(apiError.toEnvelope());
+    if (!res.headersSent) sendJson(res, apiError.status, apiError.toEnvelope());
   };
 
   // Request id and one log line per request.
@@ -129,8 +144,7 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
       const label = (res.locals.operation as string | undefined) ?? 'other';
-      duration.observe({ operation: label, status: String(res.statusCode) }, ms / 1000);
-      requests.inc({ operation: label, status: String(res.statusCode) });
+      metricsFor(label, res.statusCode).observe(ms / 1000);
       logger.info(
         { req_id: req.requestId, ...res.locals.caller, method: req.method, path: req.path, status: res.statusCode, duration_ms: Math.round(ms * 100) / 100 },
         'request',
@@ -174,39 +188,40 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
     res.type('html').send(docsPage(service, doc()));
   });
 
-  const limit = options.bodyLimit ?? '1mb';
-  const parseJson = express.json({ limit, strict: false, type: () => true });
-  const jsonBody: express.RequestHandler = (req, res, next) => {
-    const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
-    if (!hasBody) {
-      req.body = {};
-      return next();
-    }
-    if (!req.is('application/json') && !req.is('application/*+json')) return next(errors.unsupportedMediaType());
-    parseJson(req, res, (err?: unknown) => {
-      if (err) return next(err);
-      if (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) {
-        return next(errors.invalidArgument('Request body must be a JSON object.'));
-      }
+  const limitText = options.bodyLimit ?? '1mb';
+  const limit = parseBytes(limitText);
+  const jsonBody: express.RequestHandler = (req, _res, next) => {
+    readJsonBody(req, limit, limitText).then((body) => {
+      req.body = body;
       next();
-    });
+    }, next);
   };
 
   const wrap: RouteHelpers['wrap'] = (label, fn) => async (req, res, next) => {
     res.locals.operation = label;
     try {
-      await fn(req, res, { requestId: req.requestId, logger: req.log });
+      await fn(req, res, {
+        requestId: req.requestId,
+        get logger() {
+          return req.log;
+        },
+      });
     } catch (e) {
       next(e);
     }
   };
 
-  const paths = new Set<string>();
+  // Operations are all POST on exact paths: one lookup in a map dispatches them, ahead of the router.
+  const runners = new Map<string, express.RequestHandler>();
+  app.use((req, res, next) => {
+    const run = req.method === 'POST' ? runners.get(req.path) : undefined;
+    if (!run) return next();
+    jsonBody(req, res, (err?: unknown) => (err ? next(err) : run(req, res, next)));
+  });
   for (const op of options.operations) {
-    if (paths.has(op.path)) throw new Error(`operation path declared twice: ${op.path}`);
-    paths.add(op.path);
+    if (runners.has(op.path)) throw new Error(`operation path declared twice: ${op.path}`);
     if (op.access !== 'public' && !options.verifier) throw new Error(`${op.path} needs a token verifier`);
-    app.post(op.path, jsonBody, async (req, res, next) => {
+    runners.set(op.path, async (req, res, next) => {
       res.locals.operation = op.path;
       try {
         let auth = undefined as unknown as RequestContext['auth'];
@@ -220,8 +235,14 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
         if (auth && bodyDomain !== undefined && bodyDomain !== auth.domainId) {
           throw errors.permissionDenied(`Permission denied. (key = domain_id, reason = ${String(bodyDomain)} is not the domain of the access token)`);
         }
-        const result = await op.handler(input, { requestId: req.requestId, logger: req.log, auth });
-        res.status(200).json(result ?? {});
+        const result = await op.handler(input, {
+          requestId: req.requestId,
+          auth,
+          get logger() {
+            return req.log; // made only if the handler logs
+          },
+        });
+        sendJson(res, 200, result ?? {});
       } catch (e) {
         next(e);
       }
@@ -234,4 +255,65 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
   app.use((req, _res, next) => next(errors.pathNotFound(req.path)));
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => sendError(req, res, err));
   return app;
+}
+
+const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
+function parseBytes(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?$/i.exec(text.trim());
+  if (!m) throw new Error(`invalid body limit ${text}`);
+  return Math.floor(Number(m[1]) * UNITS[(m[2] ?? 'b').toLowerCase()]);
+}
+
+const JSON_TYPE = /^application\/(?:[a-z0-9.+-]*\+)?json$/;
+
+/**
+ * The body of an operation: a JSON object (no body is {}), at most `limit` bytes, UTF-8. Every
+ * failure is its envelope: 415 for another media type or charset, 413 when too large, 400 for
+ * malformed JSON or a body that is not an object.
+ */
+async function readJsonBody(req: Request, limit: number, limitText: string): Promise<unknown> {
+  const declared = req.headers['content-length'];
+  if ((declared === undefined || declared === '0') && req.headers['transfer-encoding'] === undefined) return {};
+  const [mediaType, ...params] = String(req.headers['content-type'] ?? '').split(';');
+  if (!JSON_TYPE.test(mediaType.trim().toLowerCase())) throw errors.unsupportedMediaType();
+  const charset = params.map((p) => p.trim().toLowerCase()).find((p) => p.startsWith('charset='));
+  if (charset && !['charset=utf-8', 'charset="utf-8"', 'charset=utf8'].includes(charset)) throw errors.unsupportedMediaType();
+  if (declared !== undefined && Number(declared) > limit) {
+    req.resume();
+    throw errors.payloadTooLarge(limitText);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  await new Promise<void>((resolve, reject) => {
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > limit) {
+        req.removeAllListeners('data');
+        req.resume();
+        reject(errors.payloadTooLarge(limitText));
+      } else chunks.push(c);
+    });
+    req.on('end', resolve);
+    req.on('aborted', () => reject(new ApiError(400, 'ERROR_REQUEST_ABORTED', 'Request aborted.')));
+    req.on('error', reject);
+  });
+  const text = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8');
+  if (!text.trim()) return {};
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw errors.malformedJson();
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw errors.invalidArgument('Request body must be a JSON object.');
+  return body;
+}
+
+/** A JSON answer, written in one go (what express's res.json does, minus its content negotiation). */
+function sendJson(res: Response, status: number, body: unknown) {
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.setHeader('content-length', Buffer.byteLength(text));
+  res.end(text);
 }
