@@ -6,20 +6,28 @@ import { DataSourceService } from './data-source/service';
 import { eventOperations } from './event/operations';
 import { EventService } from './event/service';
 import { IngestService } from './ingest/accept';
+import { DeliveryEnqueuer } from './ingest/enqueue';
 import { webhookRoute } from './ingest/route';
 import { WebhookCache } from './ingest/webhook-cache';
 import { webhookOperations } from './webhook/operations';
 import { WebhookService } from './webhook/service';
 
+/** The delivery queue's connection is up (the webhook URL can take payloads). */
+const queueCheck = (ready: () => boolean) => async () => {
+  if (!ready()) throw new Error('the delivery queue is not connected to Redis');
+};
+
 /** monitoring's Express app: the resource tables handed to the shared router, plus the webhook URL. No I/O here. */
 export function createApp(deps: MonitoringDeps) {
   const cache = new WebhookCache(deps.pool, deps.config.ingest.webhookCacheMs);
-  const ingest = new IngestService(cache, deps.queue, deps.config.ingest.enqueueTimeoutMs, deps.logger, deps.queueReady);
+  const { enqueueTimeoutMs, batchMax, batchBytes } = deps.config.ingest;
+  const enqueuer = new DeliveryEnqueuer(deps.queue, deps.pool, { timeoutMs: enqueueTimeoutMs, maxBatch: batchMax, maxBatchBytes: batchBytes }, deps.logger, deps.queueReady);
+  const ingest = new IngestService(cache, enqueuer, deps.logger);
   return createServiceApp({
     service: 'monitoring',
     logger: deps.logger,
     verifier: deps.verifier,
-    readiness: { postgres: postgresCheck(deps.pool), redis: () => deps.redis.ping() },
+    readiness: { postgres: postgresCheck(deps.pool), redis: () => deps.redis.ping(), queue: queueCheck(deps.queueReady) },
     operations: [
       ...dataSourceOperations(new DataSourceService(deps)),
       ...webhookOperations(new WebhookService(deps, cache)),

@@ -18,6 +18,9 @@ export interface MonitoringConfig {
     queuePrefix?: string;
     /** Milliseconds the accepting request waits for Redis before answering 503. */
     enqueueTimeoutMs: number;
+    /** Deliveries accepted together go to Redis as one job: at most this many, and about this many bytes. */
+    batchMax: number;
+    batchBytes: number;
     /** How long a webhook read by the accepting path is reused without a database read. */
     webhookCacheMs: number;
     /** Events of one event_key within this many seconds join the same alert (upstream's SAME_EVENT_TIME). */
@@ -47,11 +50,13 @@ export function loadConfig(): MonitoringConfig {
       queue: env('WEBHOOK_QUEUE', 'monitoring-webhook-events'),
       queuePrefix: process.env.QUEUE_PREFIX || undefined,
       enqueueTimeoutMs: envInt('WEBHOOK_ENQUEUE_TIMEOUT_MS', 2000),
+      batchMax: envInt('WEBHOOK_BATCH_MAX', 100),
+      batchBytes: envInt('WEBHOOK_BATCH_BYTES', 1024 * 1024),
       webhookCacheMs: envInt('WEBHOOK_CACHE_MS', 2000),
       sameEventSeconds: envInt('SAME_EVENT_TIME', 600),
     },
     worker: {
-      concurrency: envInt('WORKER_CONCURRENCY', 256),
+      concurrency: envInt('WORKER_CONCURRENCY', 32),
       batchSize: envInt('WORKER_BATCH_SIZE', 200),
       lockDurationMs: envInt('WORKER_LOCK_DURATION_MS', 30_000),
       stalledIntervalMs: envInt('WORKER_STALLED_INTERVAL_MS', 15_000),

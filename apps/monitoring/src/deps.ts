@@ -5,7 +5,7 @@ import type { TokenVerifier } from '@platform/auth';
 import type { Queue } from '@platform/queue';
 import type { PrismaClient } from './generated/prisma/client';
 import type { MonitoringConfig } from './config';
-import type { DeliveryJob } from './ingest/job';
+import type { QueuedDeliveries } from './ingest/job';
 
 /** Everything monitoring's operations need, made once by main.ts (or a test) and handed to createApp. */
 export interface MonitoringDeps {
@@ -19,7 +19,7 @@ export interface MonitoringDeps {
   redisPrefix: string;
   verifier: TokenVerifier;
   /** The queue of accepted webhook deliveries (its connection fails fast when Redis is down). */
-  queue: Queue<DeliveryJob>;
+  queue: Queue<QueuedDeliveries>;
   /** Whether the queue's Redis connection is up (the webhook URL answers 503 at once when it is not). */
   queueReady: () => boolean;
 }

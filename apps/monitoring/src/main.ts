@@ -1,4 +1,3 @@
-import Redis from 'ioredis';
 import { createLogger } from '@platform/core';
 import { createPool, createPrisma, migrateApp } from '@platform/db';
 import { runMain, serve } from '@platform/http';
@@ -6,7 +5,7 @@ import { TokenVerifier, publicKeyFromEnv } from '@platform/auth';
 import { PrismaClient } from './generated/prisma/client';
 import { createApp } from './app';
 import { loadConfig } from './config';
-import { createDeliveryQueue } from './queues';
+import { createDeliveryQueue, createDirectoryRedis } from './queues';
 
 async function main() {
   const config = loadConfig();
@@ -15,7 +14,7 @@ async function main() {
 
   const pool = createPool(config.databaseUrl);
   const prisma = createPrisma(PrismaClient, pool);
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 3, enableOfflineQueue: false });
+  const redis = createDirectoryRedis(config.redisUrl);
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   const { queue, connection, ready } = createDeliveryQueue(config.redisUrl, config.ingest.queue, config.ingest.queuePrefix);
 

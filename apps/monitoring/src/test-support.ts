@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createLogger } from '@platform/core';
 import { createPrisma } from '@platform/db';
 import { DirectoryPublisher } from '@platform/directory';
@@ -8,7 +9,7 @@ import { createApp } from './app';
 import { loadConfig, type MonitoringConfig } from './config';
 import type { MonitoringDeps } from './deps';
 import { startDeliveryWorker } from './ingest/worker-runtime';
-import { createDeliveryQueue } from './queues';
+import { createDeliveryQueue, createDirectoryRedis } from './queues';
 
 export interface TestOptions {
   allowPrivateUrls?: boolean;
@@ -19,17 +20,32 @@ export interface TestOptions {
   workerConfig?: Partial<MonitoringConfig['worker']>;
   /** Redis URL of the app's delivery queue (a dead one simulates Redis being down). */
   queueRedisUrl?: string;
+  /** Another Redis for everything (directory, queue, worker) instead of the shared test Redis. */
+  redisUrl?: string;
+}
+
+/** The directory's Redis on the shared test Redis (isolated by prefix), or on a Redis of the test's own. */
+async function directoryRedis(url?: string) {
+  if (!url) return createTestRedis('monitoring');
+  const redis = createDirectoryRedis(url);
+  redis.on('error', () => {});
+  await new Promise((ready) => redis.once('ready', ready));
+  return { redis, prefix: `t:monitoring:${process.pid}:${randomBytes(4).toString('hex')}:`, cleanup: async () => redis.disconnect() };
 }
 
 /** A real monitoring app (and worker) on a fresh database and an isolated Redis prefix, for one test file. */
 export async function createTestMonitoring(o: TestOptions = {}) {
   const db = await createTempDatabase({ app: 'monitoring' });
-  const r = createTestRedis('monitoring');
+  // db.drop() ends the pool, then drops the database WITH (FORCE): a client still closing is cut,
+  // and its error must not fail the run (nothing else listens on this pool).
+  db.pool.on('error', () => {});
+  const redisUrl = o.redisUrl ?? TEST_REDIS_URL;
+  const r = await directoryRedis(o.redisUrl);
   const queuePrefix = r.prefix.replace(/:$/, '');
   const base = loadConfig();
   const config: MonitoringConfig = {
     ...base,
-    redisUrl: TEST_REDIS_URL,
+    redisUrl,
     databaseUrl: db.url,
     publicBaseUrl: 'https://monitoring.example.test',
     allowPrivateUrls: o.allowPrivateUrls ?? false,
@@ -39,14 +55,14 @@ export async function createTestMonitoring(o: TestOptions = {}) {
   };
   const prisma = createPrisma(PrismaClient, db.pool);
   const logger = createLogger('monitoring', 'silent');
-  const { queue, connection, ready } = createDeliveryQueue(o.queueRedisUrl ?? TEST_REDIS_URL, config.ingest.queue, queuePrefix);
+  const { queue, connection, ready } = createDeliveryQueue(o.queueRedisUrl ?? redisUrl, config.ingest.queue, queuePrefix);
   const deps: MonitoringDeps = { config, logger, pool: db.pool, prisma, redis: r.redis, redisPrefix: r.prefix, verifier: testVerifier, queue, queueReady: ready };
   const app = createApp(deps);
 
   let worker: Worker | undefined;
   let workerConnection: ReturnType<typeof createQueueConnection> | undefined;
   const startWorker = async () => {
-    workerConnection = createQueueConnection(TEST_REDIS_URL);
+    workerConnection = createQueueConnection(redisUrl);
     worker = startDeliveryWorker({ config, pool: db.pool, connection: workerConnection, prefix: queuePrefix, logger });
     await worker.waitUntilReady();
   };
@@ -63,11 +79,11 @@ export async function createTestMonitoring(o: TestOptions = {}) {
     /** identity's directory entry for a domain: these projects, in these workspaces. */
     publishProjects: (domainId: string, projects: { project_id: string; workspace_id: string }[]) =>
       publisher.publish(domainId, { projects: projects.map((p) => ({ ...p, project_group_id: '', name: p.project_id })), groups: [] }),
-    /** Waits until `n` deliveries are stored (or throws after `timeoutMs`). */
+    /** Waits until `n` deliveries are stored (or throws after `timeoutMs`); refused ones (NOT_ACCEPTED) do not count. */
     async waitForDeliveries(n: number, timeoutMs = 15_000) {
       const end = Date.now() + timeoutMs;
       for (;;) {
-        const { rows } = await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_delivery');
+        const { rows } = await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_delivery WHERE outcome <> 'NOT_ACCEPTED'`);
         if (rows[0].n >= n) return rows[0].n;
         if (Date.now() > end) throw new Error(`only ${rows[0].n} of ${n} deliveries stored after ${timeoutMs} ms`);
         await new Promise((res) => setTimeout(res, 50));

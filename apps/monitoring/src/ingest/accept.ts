@@ -1,26 +1,14 @@
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Logger } from '@platform/core';
 import { ApiError, errors } from '@platform/errors';
-import type { Queue } from '@platform/queue';
 import type { Struct } from '../plugins/registry';
-import { DELIVERY_JOB_NAME, DELIVERY_JOB_OPTIONS, type DeliveryJob } from './job';
-import type { IngestWebhook, WebhookCache } from './webhook-cache';
-
-const digest = (s: string) => createHash('sha256').update(s).digest();
+import type { DeliveryEnqueuer } from './enqueue';
+import type { DeliveryJob } from './job';
+import { keyDigest, type IngestWebhook, type WebhookCache } from './webhook-cache';
 
 /** The key check in constant time: neither the content nor the length of the real key leaks through timing. */
-export function sameKey(given: string, actual: string): boolean {
-  return timingSafeEqual(digest(given), digest(actual));
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([
-    p.finally(() => clearTimeout(timer)),
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
-    }),
-  ]);
+export function sameKey(given: string, actualDigest: Buffer): boolean {
+  return timingSafeEqual(keyDigest(given), actualDigest);
 }
 
 /**
@@ -32,11 +20,8 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
 export class IngestService {
   constructor(
     private readonly webhooks: WebhookCache,
-    private readonly queue: Queue<DeliveryJob>,
-    private readonly enqueueTimeoutMs: number,
+    private readonly queue: DeliveryEnqueuer,
     private readonly logger: Logger,
-    /** False while the queue's Redis connection is down: answer 503 at once. */
-    private readonly queueReady: () => boolean = () => true,
   ) {}
 
   private async authorize(webhookId: string, accessKey: string): Promise<IngestWebhook> {
@@ -48,15 +33,15 @@ export class IngestService {
       throw errors.unavailable('Webhook store unavailable; retry later.');
     }
     if (!webhook) throw new ApiError(404, 'ERROR_NOT_FOUND', `Webhook not found, or deleted. (webhook_id = ${webhookId})`, { key: 'webhook_id' });
-    if (!sameKey(accessKey, webhook.access_key)) throw errors.permissionDenied('Permission denied: wrong access key.');
+    if (!sameKey(accessKey, webhook.key_digest)) throw errors.permissionDenied('Permission denied: wrong access key.');
     if (webhook.state !== 'ENABLED') {
       throw new ApiError(400, 'ERROR_WEBHOOK_STATE_DISABLED', `Webhook state is disabled. (webhook_id = ${webhookId})`);
     }
     return webhook;
   }
 
-  /** Returns the delivery id once the payload is in the queue. */
-  async accept(webhookId: string, accessKey: string, data: Struct): Promise<string> {
+  /** Returns the delivery id once the payload is in the queue. `bytes`: the size of the posted payload. */
+  async accept(webhookId: string, accessKey: string, data: Struct, bytes: number): Promise<string> {
     const w = await this.authorize(webhookId, accessKey);
     const delivery_id = randomUUID();
     const job: DeliveryJob = {
@@ -75,13 +60,7 @@ export class IngestService {
       },
       data,
     };
-    if (!this.queueReady()) throw errors.unavailable('Event queue unavailable; the delivery was not accepted, retry later.');
-    try {
-      await withTimeout(this.queue.add(DELIVERY_JOB_NAME, job, { jobId: delivery_id, ...DELIVERY_JOB_OPTIONS }), this.enqueueTimeoutMs);
-    } catch (e) {
-      this.logger.error({ err: (e as Error).message, webhook_id: webhookId }, 'enqueue failed');
-      throw errors.unavailable('Event queue unavailable; the delivery was not accepted, retry later.');
-    }
+    await this.queue.enqueue(job, bytes);
     return delivery_id;
   }
 }

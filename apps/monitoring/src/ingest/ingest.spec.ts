@@ -7,7 +7,7 @@ import request from 'supertest';
 import { bearer } from '@platform/testing';
 import { createTestMonitoring, type TestMonitoring } from '../test-support';
 import { webhookPlugins } from '../plugins/webhook';
-import type { DeliveryJob } from './job';
+import { DELIVERY_JOB_NAME, type DeliveryJob } from './job';
 import { prepareDelivery } from './prepare';
 import { storeDeliveries } from './store';
 
@@ -277,6 +277,20 @@ describe('monitoring webhook ingestion (HTTP app + worker)', () => {
     expect(await requests(w.webhook_id)).toEqual({ total: 1, error: 0 });
   });
 
+  it('a job queued by an older replica (one delivery per job) is still processed', async () => {
+    const w = await createWebhook('plugin-api-direct-mon-webhook', {}, 'legacy-job');
+    const job: DeliveryJob = {
+      delivery_id: 'delivery-legacy-1',
+      received_at: new Date().toISOString(),
+      webhook: { webhook_id: w.webhook_id, name: w.name, domain_id: 'd1', workspace_id: 'ws-1', project_id: 'project-1', plugin_id: 'plugin-api-direct-mon-webhook', version: '1.2.0', upgrade_mode: 'AUTO', options: {} },
+      data: { event_key: 'legacy', title: 'one delivery per job' },
+    };
+    await t.queue.add(DELIVERY_JOB_NAME, job, { jobId: job.delivery_id });
+    await t.waitForDeliveries(++delivered);
+    expect((await events(w.webhook_id)).map((e) => e.event_key)).toEqual(['legacy']);
+    expect(await requests(w.webhook_id)).toEqual({ total: 1, error: 0 });
+  });
+
   it('refuses a wrong key, a disabled or deleted webhook, bad bodies and other methods — and counts none of them', async () => {
     const w = await createWebhook('plugin-prometheus-mon-webhook', {}, 'guarded');
     const wrongKey = urlPath(w).replace(w.access_key, `${w.access_key.slice(0, -1)}x`);
@@ -329,5 +343,8 @@ describe('monitoring webhook ingestion when Redis is down', () => {
     const started = Date.now();
     expect((await request(t.app).post(new URL(w.webhook_url).pathname).send(fixture('prometheus-firing'))).status).toBe(503);
     expect(Date.now() - started).toBeLessThan(900);
+    const ready = await request(t.app).get('/readyz');
+    expect(ready.status).toBe(503);
+    expect(ready.body.checks).toMatchObject({ queue: 'unavailable', postgres: 'ok' });
   });
 });

@@ -13,7 +13,7 @@ export interface WebhookSnapshot {
   options: Struct;
 }
 
-/** One BullMQ job = one accepted delivery. Its job id is the delivery_id, the worker's idempotency key. */
+/** One accepted delivery. Its delivery_id is the worker's idempotency key (webhook_delivery's primary key). */
 export interface DeliveryJob {
   delivery_id: string;
   received_at: string;
@@ -21,7 +21,24 @@ export interface DeliveryJob {
   data: Struct;
 }
 
+/**
+ * One BullMQ job = the deliveries one replica accepted together (its micro-batch; often just one).
+ * The job id is random: what makes a re-run harmless is each delivery's id, not the job's.
+ */
+export interface DeliveryBatchJob {
+  deliveries: DeliveryJob[];
+}
+
+export const DELIVERY_BATCH_JOB_NAME = 'deliveries';
+/** The job of one delivery, as replicas before the micro-batches queued it: still processed. */
 export const DELIVERY_JOB_NAME = 'delivery';
+
+export type QueuedDeliveries = DeliveryBatchJob | DeliveryJob;
+
+/** The deliveries a job carries, whichever of the two job kinds it is. */
+export function deliveriesOf(name: string, data: QueuedDeliveries): DeliveryJob[] {
+  return name === DELIVERY_JOB_NAME ? [data as DeliveryJob] : (data as DeliveryBatchJob).deliveries;
+}
 
 /**
  * On top of the queue's defaults (retries with backoff, failed jobs kept as dead letters): a completed

@@ -37,7 +37,7 @@ const MAX_TEXT = 100_000;
 
 /** Postgres text and jsonb refuse U+0000; payloads are otherwise kept as sent. */
 export function sanitize<T>(v: T): T {
-  if (typeof v === 'string') return v.replace(/\u0000/g, '') as T;
+  if (typeof v === 'string') return (v.includes('\u0000') ? v.replace(/\u0000/g, '') : v) as T;
   if (Array.isArray(v)) return v.map(sanitize) as T;
   if (v && typeof v === 'object') {
     const out: Record<string, unknown> = {};
@@ -110,10 +110,11 @@ function pluginFor(registry: PluginRegistry<WebhookPlugin>, job: DeliveryJob): W
  * was accepted disappears.
  */
 export async function prepareDelivery(registry: PluginRegistry<WebhookPlugin>, job: DeliveryJob, ctx: ParseContext): Promise<PreparedDelivery> {
+  // A copy (sanitize rebuilds every object and array): the plugin may change job.data as it parses.
   const raw_data = sanitize(job.data);
   try {
     const plugin = pluginFor(registry, job);
-    const result = await plugin.parse(job.webhook.options, structuredClone(job.data), ctx);
+    const result = await plugin.parse(job.webhook.options, job.data, ctx);
     const events = result.events.map((e, i) => toRow(e, i));
     const outcome: Outcome = events.length ? 'STORED' : ((result.outcome as Outcome | undefined) ?? 'NO_EVENTS');
     return { job, outcome, error: '', events, raw_data };

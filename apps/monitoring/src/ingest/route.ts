@@ -37,7 +37,7 @@ export function webhookRoute(ingest: IngestService, bodyLimit = '1mb') {
       },
       readText,
       wrap('/monitoring/v1/webhook/{webhook_id}/{access_key}/events', async (req, res) => {
-        await ingest.accept(String(res.locals.webhookId), String(res.locals.accessKey), payload(req.body));
+        await ingest.accept(String(res.locals.webhookId), String(res.locals.accessKey), payload(req.body), typeof req.body === 'string' ? req.body.length : 0);
         res.status(200).json({});
       }),
     );

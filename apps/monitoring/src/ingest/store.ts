@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import { generateId } from '@platform/core';
+import type { DeliveryJob } from './job';
 import type { EventRow, Outcome, PreparedDelivery } from './prepare';
 
 interface OpenAlert {
@@ -135,60 +136,69 @@ export async function storeDeliveries(pool: Pool, deliveries: PreparedDelivery[]
       if (stored !== d.events.length) outcomes.push({ delivery_id: d.job.delivery_id, outcome: stored ? d.outcome : 'RECOVERY_WITHOUT_ALERT', event_count: stored });
     }
 
+    // Alerts, events and outcomes in one statement (its parts touch different rows), then the
+    // counters: three round trips less per transaction than one statement each.
     const alerts = [...open.values()];
     const created = alerts.filter((a) => a.isNew);
-    if (created.length) {
-      await c.query(
-        `INSERT INTO alert (domain_id, alert_id, workspace_id, project_id, webhook_id, event_key, state, title, severity, last_event_at, resolved_at)
+    const changed = alerts.filter((a) => !a.isNew && (a.touched || a.resolved)).map(({ domain_id, alert_id, state, touched, resolved }) => ({ domain_id, alert_id, state, touched, resolved }));
+    await c.query(
+      `WITH new_alerts AS (
+         INSERT INTO alert (domain_id, alert_id, workspace_id, project_id, webhook_id, event_key, state, title, severity, last_event_at, resolved_at)
          SELECT a.domain_id, a.alert_id, a.workspace_id, a.project_id, a.webhook_id, a.event_key, a.state, a.title, a.severity, now(), CASE WHEN a.state = 'RESOLVED' THEN now() END
-         FROM jsonb_to_recordset($1::jsonb) AS a(domain_id text, alert_id text, workspace_id text, project_id text, webhook_id text, event_key text, state text, title text, severity text)`,
-        [JSON.stringify(created)],
-      );
-    }
-    const changed = alerts.filter((a) => !a.isNew && (a.touched || a.resolved));
-    if (changed.length) {
-      await c.query(
-        `UPDATE alert a SET
+         FROM jsonb_to_recordset($1::jsonb) AS a(domain_id text, alert_id text, workspace_id text, project_id text, webhook_id text, event_key text, state text, title text, severity text)
+       ), changed_alerts AS (
+         UPDATE alert a SET
            state = x.state,
            last_event_at = CASE WHEN x.touched THEN now() ELSE a.last_event_at END,
            resolved_at = CASE WHEN x.resolved THEN now() ELSE a.resolved_at END
-         FROM jsonb_to_recordset($1::jsonb) AS x(domain_id text, alert_id text, state text, touched boolean, resolved boolean)
-         WHERE a.domain_id = x.domain_id AND a.alert_id = x.alert_id`,
-        [JSON.stringify(changed.map(({ domain_id, alert_id, state, touched, resolved }) => ({ domain_id, alert_id, state, touched, resolved })))],
-      );
-    }
-    if (events.length) {
-      await c.query(
-        `INSERT INTO event (domain_id, event_id, event_key, event_type, title, description, severity, rule, image_url, resource, resource_id,
-                            provider, account, additional_info, raw_data, workspace_id, project_id, alert_id, webhook_id, delivery_id, delivery_seq, occurred_at)
-         SELECT e.domain_id, e.event_id, e.event_key, e.event_type, e.title, e.description, e.severity, e.rule, e.image_url, e.resource, e.resource_id,
-                e.provider, e.account, e.additional_info, e.raw_data, e.workspace_id, e.project_id, e.alert_id, e.webhook_id, e.delivery_id, e.delivery_seq, e.occurred_at
-         FROM jsonb_to_recordset($1::jsonb) AS e(domain_id text, event_id text, event_key text, event_type text, title text, description text, severity text,
-              rule text, image_url text, resource jsonb, resource_id text, provider text, account text, additional_info jsonb, raw_data jsonb,
-              workspace_id text, project_id text, alert_id text, webhook_id text, delivery_id text, delivery_seq int, occurred_at timestamptz)`,
-        [JSON.stringify(events)],
-      );
-    }
-    if (outcomes.length) {
-      await c.query(
-        `UPDATE webhook_delivery d SET outcome = x.outcome, event_count = x.event_count
-         FROM jsonb_to_recordset($1::jsonb) AS x(delivery_id text, outcome text, event_count int) WHERE d.delivery_id = x.delivery_id`,
-        [JSON.stringify(outcomes)],
-      );
-    }
-    const counted = [...counters.values()].sort((a, b) => (a.domain_id + a.webhook_id < b.domain_id + b.webhook_id ? -1 : 1));
-    // Row locks on the webhooks in one order, so concurrent batches never deadlock on their counters.
-    await c.query(
-      `SELECT 1 FROM webhook WHERE (domain_id, webhook_id) IN (SELECT x->>'domain_id', x->>'webhook_id' FROM jsonb_array_elements($1::jsonb) AS x)
-       ORDER BY domain_id, webhook_id FOR UPDATE`,
-      [JSON.stringify(counted)],
+         FROM jsonb_to_recordset($2::jsonb) AS x(domain_id text, alert_id text, state text, touched boolean, resolved boolean)
+         WHERE a.domain_id = x.domain_id AND a.alert_id = x.alert_id
+       ), outcomes AS (
+         UPDATE webhook_delivery d SET outcome = x.outcome, event_count = x.event_count
+         FROM jsonb_to_recordset($3::jsonb) AS x(delivery_id text, outcome text, event_count int) WHERE d.delivery_id = x.delivery_id
+       )
+       INSERT INTO event (domain_id, event_id, event_key, event_type, title, description, severity, rule, image_url, resource, resource_id,
+                          provider, account, additional_info, raw_data, workspace_id, project_id, alert_id, webhook_id, delivery_id, delivery_seq, occurred_at)
+       SELECT e.domain_id, e.event_id, e.event_key, e.event_type, e.title, e.description, e.severity, e.rule, e.image_url, e.resource, e.resource_id,
+              e.provider, e.account, e.additional_info, e.raw_data, e.workspace_id, e.project_id, e.alert_id, e.webhook_id, e.delivery_id, e.delivery_seq, e.occurred_at
+       FROM jsonb_to_recordset($4::jsonb) AS e(domain_id text, event_id text, event_key text, event_type text, title text, description text, severity text,
+            rule text, image_url text, resource jsonb, resource_id text, provider text, account text, additional_info jsonb, raw_data jsonb,
+            workspace_id text, project_id text, alert_id text, webhook_id text, delivery_id text, delivery_seq int, occurred_at timestamptz)`,
+      [JSON.stringify(created), JSON.stringify(changed), JSON.stringify(outcomes), JSON.stringify(events)],
     );
+    // The webhooks' rows are locked in one order (the CTE sorts before it locks, and the update only
+    // reaches rows it has returned), so concurrent batches never deadlock on their counters.
+    const counted = [...counters.values()];
     await c.query(
-      `UPDATE webhook w SET requests_total = w.requests_total + x.total, requests_error = w.requests_error + x.error
-       FROM jsonb_to_recordset($1::jsonb) AS x(domain_id text, webhook_id text, total bigint, error bigint)
-       WHERE w.domain_id = x.domain_id AND w.webhook_id = x.webhook_id`,
+      `WITH locked AS MATERIALIZED (
+         SELECT domain_id, webhook_id FROM webhook
+         WHERE (domain_id, webhook_id) IN (SELECT x->>'domain_id', x->>'webhook_id' FROM jsonb_array_elements($1::jsonb) AS x)
+         ORDER BY domain_id, webhook_id FOR UPDATE
+       )
+       UPDATE webhook w SET requests_total = w.requests_total + x.total, requests_error = w.requests_error + x.error
+       FROM locked l, jsonb_to_recordset($1::jsonb) AS x(domain_id text, webhook_id text, total bigint, error bigint)
+       WHERE w.domain_id = l.domain_id AND w.webhook_id = l.webhook_id AND x.domain_id = l.domain_id AND x.webhook_id = l.webhook_id`,
       [JSON.stringify(counted)],
     );
     return todo.length;
   });
+}
+
+/**
+ * Settles deliveries whose enqueue failed without knowing whether Redis took them (the reply was
+ * lost when Redis died, or it came after the timeout): whoever writes a delivery's row first decides
+ * its fate. A row written here (outcome NOT_ACCEPTED) makes the worker skip the delivery if its job
+ * turns up after all, so the 503 the sender gets is true; a row already there means the worker has
+ * stored the delivery, so the sender must get its 2xx. Returns the ids refused (now NOT_ACCEPTED).
+ */
+export async function markNotAccepted(pool: Pool, deliveries: DeliveryJob[]): Promise<Set<string>> {
+  const { rows } = await pool.query<{ delivery_id: string }>(
+    `INSERT INTO webhook_delivery (delivery_id, domain_id, webhook_id, outcome, event_count, error, received_at)
+     SELECT d.delivery_id, d.domain_id, d.webhook_id, 'NOT_ACCEPTED', 0, 'the queue did not confirm the delivery: the sender was answered 503', d.received_at
+     FROM jsonb_to_recordset($1::jsonb) AS d(delivery_id text, domain_id text, webhook_id text, received_at timestamptz)
+     ON CONFLICT (delivery_id) DO NOTHING
+     RETURNING delivery_id`,
+    [JSON.stringify(deliveries.map((d) => ({ delivery_id: d.delivery_id, domain_id: d.webhook.domain_id, webhook_id: d.webhook.webhook_id, received_at: d.received_at })))],
+  );
+  return new Set(rows.map((r) => r.delivery_id));
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Pool } from 'pg';
 import type { StoredPluginInfo } from '../plugins/plugin-info';
 
@@ -10,7 +11,12 @@ export interface IngestWebhook {
   state: string;
   access_key: string;
   plugin_info: StoredPluginInfo;
+  /** keyDigest(access_key), computed once per read rather than once per delivery. */
+  key_digest: Buffer;
 }
+
+/** SHA-256 of an access key: keys are compared as digests (see sameKey). */
+export const keyDigest = (key: string) => createHash('sha256').update(key).digest();
 
 /**
  * The webhooks the accepting path reads, by webhook_id (unique across domains), kept for a short
@@ -30,11 +36,11 @@ export class WebhookCache {
     const now = Date.now();
     const hit = this.entries.get(webhookId);
     if (hit && hit.expires > now) return hit.webhook;
-    const { rows } = await this.pool.query<IngestWebhook>(
+    const { rows } = await this.pool.query<Omit<IngestWebhook, 'key_digest'>>(
       `SELECT webhook_id, name, domain_id, workspace_id, project_id, state, access_key, plugin_info FROM webhook WHERE webhook_id = $1`,
       [webhookId],
     );
-    const webhook = rows[0] ?? null;
+    const webhook = rows[0] ? { ...rows[0], key_digest: keyDigest(rows[0].access_key) } : null;
     if (this.entries.size >= this.maxEntries) this.entries.clear();
     if (this.ttlMs > 0 && webhook) this.entries.set(webhookId, { webhook, expires: now + this.ttlMs });
     return webhook;

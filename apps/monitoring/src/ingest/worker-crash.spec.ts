@@ -1,33 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { buildSync } from 'esbuild';
+import type { ChildProcess } from 'node:child_process';
 import request from 'supertest';
 import { bearer, TEST_REDIS_URL } from '@platform/testing';
 import { createTestMonitoring, type TestMonitoring } from '../test-support';
-
-const ROOT = path.resolve(__dirname, '../../../..');
-
-/** src/worker.ts bundled the way the build bundles it, to run as its own process. */
-function buildWorker(): string {
-  const outfile = path.join(mkdtempSync(path.join(os.tmpdir(), 'monitoring-worker-')), 'worker.js');
-  buildSync({
-    entryPoints: [path.join(__dirname, '../worker.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    outfile,
-    packages: 'external',
-    tsconfig: path.join(ROOT, 'tsconfig.base.json'),
-    nodePaths: [path.join(ROOT, 'node_modules')],
-    logLevel: 'error',
-  });
-  return outfile;
-}
+import { buildWorker, killProcess, startWorkerProcess } from './test-processes';
 
 describe('monitoring worker crash', () => {
   let t: TestMonitoring;
@@ -45,34 +22,23 @@ describe('monitoring worker crash', () => {
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   afterAll(async () => {
-    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    for (const c of children) await killProcess(c);
     server.closeAllConnections();
     server.close();
     await t.close();
   });
 
   const startWorker = async () => {
-    const child = spawn(process.execPath, [workerFile], {
-      env: {
-        ...process.env,
-        NODE_PATH: path.join(ROOT, 'node_modules'),
-        DATABASE_URL: t.db.url,
-        REDIS_URL: TEST_REDIS_URL,
-        QUEUE_PREFIX: t.queuePrefix,
-        WORKER_CONCURRENCY: '64',
-        WORKER_BATCH_SIZE: '20',
-        WORKER_LOCK_DURATION_MS: '2000',
-        WORKER_STALLED_INTERVAL_MS: '1000',
-        LOG_LEVEL: 'error',
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
+    const child = await startWorkerProcess(workerFile, {
+      DATABASE_URL: t.db.url,
+      REDIS_URL: TEST_REDIS_URL,
+      QUEUE_PREFIX: t.queuePrefix,
+      WORKER_CONCURRENCY: '64',
+      WORKER_BATCH_SIZE: '20',
+      WORKER_LOCK_DURATION_MS: '2000',
+      WORKER_STALLED_INTERVAL_MS: '1000',
     });
     children.push(child);
-    await new Promise<void>((resolve, reject) => {
-      child.stdout!.on('data', (d: Buffer) => d.toString().includes('worker ready') && resolve());
-      child.once('exit', (code) => reject(new Error(`worker exited early (${code})`)));
-    });
-    child.removeAllListeners('exit');
     return child;
   };
 
@@ -102,9 +68,11 @@ describe('monitoring worker crash', () => {
 
     const first = await startWorker();
     await t.waitForDeliveries(150, 30_000);
-    const counts = await t.queue.getJobCounts('active', 'waiting');
-    first.kill('SIGKILL');
-    await new Promise((r) => first.once('exit', r));
+    // Kill it in the middle of jobs: once it holds some.
+    let counts = await t.queue.getJobCounts('active', 'waiting');
+    for (const end = Date.now() + 10_000; counts.active === 0 && Date.now() < end; ) counts = await t.queue.getJobCounts('active', 'waiting');
+    await killProcess(first);
+    expect(counts.active).toBeGreaterThan(0);
     const storedAtKill = await t.waitForDeliveries(0);
     // Payloads keep arriving while no worker runs; then a new worker takes over (and the stalled jobs).
     await new Promise((r) => setTimeout(r, 500));

@@ -5,25 +5,36 @@ import { createWorker, type Worker } from '@platform/queue';
 import type { MonitoringConfig } from '../config';
 import { webhookPlugins } from '../plugins/webhook';
 import { Batcher } from './batcher';
-import type { DeliveryJob } from './job';
+import { deliveriesOf, type DeliveryJob, type QueuedDeliveries } from './job';
 import { prepareDelivery, type PreparedDelivery } from './prepare';
 import { storeDeliveries } from './store';
 
 /**
- * The BullMQ worker of webhook deliveries: each job is parsed with its webhook's plugin, then
- * written through a batcher (many jobs per transaction). A job completes only once its delivery is
- * committed; a job re-run after a crash or a stall finds its delivery stored and does nothing.
+ * The BullMQ worker of webhook deliveries: each delivery of a job is parsed with its webhook's
+ * plugin, then written through a batcher (the deliveries of many jobs per transaction). A job
+ * completes only once all its deliveries are committed; a job re-run after a crash or a stall finds
+ * its deliveries stored and does nothing (nor for a delivery the app refused: see markNotAccepted).
  */
-export function startDeliveryWorker(o: { config: MonitoringConfig; pool: Pool; connection: IORedis; prefix?: string; logger: Logger }): Worker<DeliveryJob> {
+export function startDeliveryWorker(o: { config: MonitoringConfig; pool: Pool; connection: IORedis; prefix?: string; logger: Logger }): Worker<QueuedDeliveries> {
   const registry = webhookPlugins();
   const ctx = { allowPrivateUrls: o.config.allowPrivateUrls, snsConfirmHosts: o.config.snsConfirmHosts };
-  const batcher = new Batcher<PreparedDelivery>((items) => storeDeliveries(o.pool, items, o.config.ingest.sameEventSeconds), o.config.worker.batchSize, 5);
-  const worker = createWorker<DeliveryJob>(
+  const batcher = new Batcher<PreparedDelivery>(
+    async (items) => {
+      await storeDeliveries(o.pool, items, o.config.ingest.sameEventSeconds);
+    },
+    { maxSize: o.config.worker.batchSize, maxWaitMs: 5, retrySingly: true },
+  );
+  const store = async (delivery: DeliveryJob) => {
+    const prepared = await prepareDelivery(registry, delivery, ctx);
+    if (prepared.outcome === 'PARSE_ERROR') o.logger.warn({ delivery_id: delivery.delivery_id, webhook_id: delivery.webhook.webhook_id, err: prepared.error }, 'payload not parsed');
+    await batcher.submit(prepared);
+  };
+  const worker = createWorker<QueuedDeliveries>(
     o.config.ingest.queue,
     async (job) => {
-      const prepared = await prepareDelivery(registry, job.data, ctx);
-      if (prepared.outcome === 'PARSE_ERROR') o.logger.warn({ delivery_id: job.data.delivery_id, webhook_id: job.data.webhook.webhook_id, err: prepared.error }, 'payload not parsed');
-      await batcher.submit(prepared);
+      const results = await Promise.allSettled(deliveriesOf(job.name, job.data).map(store));
+      const failed = results.find((r) => r.status === 'rejected');
+      if (failed) throw failed.reason;
     },
     { connection: o.connection, prefix: o.prefix },
     {
@@ -32,7 +43,9 @@ export function startDeliveryWorker(o: { config: MonitoringConfig; pool: Pool; c
       stalledInterval: o.config.worker.stalledIntervalMs,
     },
   );
-  worker.on('failed', (job, err) => o.logger.error({ delivery_id: job?.id, attempts: job?.attemptsMade, err: err.message }, 'delivery job failed'));
+  worker.on('failed', (job, err) =>
+    o.logger.error({ job_id: job?.id, delivery_ids: job ? deliveriesOf(job.name, job.data).map((d) => d.delivery_id) : [], attempts: job?.attemptsMade, err: err.message }, 'delivery job failed'),
+  );
   worker.on('error', (err) => o.logger.error({ err: err.message }, 'worker error'));
   return worker;
 }

@@ -1,0 +1,109 @@
+// Test support for the crash and restart tests: the worker bundled and run as its own process, and a
+// private redis-server (AOF, fsync always) that a test may SIGKILL and restart on the same port and dir.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { buildSync } from 'esbuild';
+import Redis from 'ioredis';
+
+const ROOT = path.resolve(__dirname, '../../../..');
+
+/** src/worker.ts bundled the way the build bundles it, to run as its own process. */
+export function buildWorker(): string {
+  const outfile = path.join(mkdtempSync(path.join(os.tmpdir(), 'monitoring-worker-')), 'worker.js');
+  buildSync({
+    entryPoints: [path.join(__dirname, '../worker.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    outfile,
+    packages: 'external',
+    tsconfig: path.join(ROOT, 'tsconfig.base.json'),
+    nodePaths: [path.join(ROOT, 'node_modules')],
+    logLevel: 'error',
+  });
+  return outfile;
+}
+
+const running = (c: ChildProcess) => c.exitCode === null && c.signalCode === null;
+
+/** Starts the bundled worker with these settings; resolves once it reports ready. */
+export async function startWorkerProcess(workerFile: string, env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [workerFile], {
+    env: { ...process.env, NODE_PATH: path.join(ROOT, 'node_modules'), LOG_LEVEL: 'error', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => d.toString().includes('worker ready') && resolve());
+    child.once('exit', (code) => reject(new Error(`worker exited early (${code})`)));
+  });
+  child.removeAllListeners('exit');
+  return child;
+}
+
+export async function killProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+  if (!running(child)) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill(signal);
+  await exited;
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+/**
+ * A redis-server of the test's own, persisted as production must be (append-only file, fsync on
+ * every write, no RDB snapshots), on a free port and a temporary dir. `kill()` SIGKILLs it;
+ * `start()` starts it again on the same port and dir (it reloads the AOF).
+ */
+export async function startPrivateRedis() {
+  const port = await freePort();
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'monitoring-redis-'));
+  const url = `redis://127.0.0.1:${port}`;
+  let proc: ChildProcess | undefined;
+
+  const start = async () => {
+    proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', '', '--daemonize', 'no'], {
+      stdio: 'ignore',
+    });
+    const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    try {
+      for (let i = 0; ; i++) {
+        if (!running(proc)) throw new Error(`redis-server exited (${proc.exitCode})`);
+        try {
+          await probe.connect();
+          // While it loads the AOF Redis answers LOADING: wait for a real PONG.
+          if ((await probe.ping()) === 'PONG') return;
+        } catch (e) {
+          if (i > 200) throw e;
+        }
+        probe.disconnect();
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    } finally {
+      probe.disconnect();
+    }
+  };
+  await start();
+  return {
+    url,
+    port,
+    dir,
+    start,
+    kill: async () => proc && killProcess(proc),
+    async stop() {
+      if (proc) await killProcess(proc);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type PrivateRedis = Awaited<ReturnType<typeof startPrivateRedis>>;
