@@ -46,6 +46,32 @@ export class Scope {
   }
 }
 
+/** Path segments `#>` would read as an array index (`0`, `-1`, ` +2`): containment cannot express those. */
+const INDEX_LIKE = /^\s*[+-]?[0-9]+$/;
+
+/**
+ * `key` as a dotted path below a plain `json` column (`tags.env` → tags, ['env']), when containment
+ * (`col @> {...}`) can stand for `col #> path`: no segment may be read as an array index.
+ */
+function containmentPath(scope: Scope, key: unknown): { col: string; path: string[] } | null {
+  if (typeof key !== 'string') return null;
+  const s = splitKey(scope.cols, key);
+  if (!s || s.field.kind !== 'json' || s.path.length === 0 || s.path.some((p) => INDEX_LIKE.test(p))) return null;
+  return { col: s.field.sql, path: s.path };
+}
+
+/**
+ * `eq` of a scalar at a JSON path, as two containments a GIN index on the column serves:
+ * `col @> {"a":{"b":v}} OR col @> {"a":{"b":[v]}}` is true exactly when `(col #> '{a,b}') = v OR
+ * (col #> '{a,b}') @> [v]` is (the value, or an array holding it, at the path; both compare scalars
+ * the same way, numbers numerically). Where the path is missing it is FALSE rather than NULL, which no
+ * caller can tell apart: conditions are only ANDed, ORed, or negated through COALESCE.
+ */
+function containsAt(p: { col: string; path: string[] }, v: string | number | boolean, ctx: Ctx): string {
+  const at = (leaf: unknown) => JSON.stringify(p.path.reduceRight<unknown>((inner, seg) => ({ [seg]: inner }), leaf));
+  return `(${p.col} @> ${ctx.add(at(v), 'jsonb')} OR ${p.col} @> ${ctx.add(at([v]), 'jsonb')})`;
+}
+
 export const arrayOrNull = (x: string) => `CASE WHEN jsonb_typeof(${x}) = 'array' THEN ${x} END`;
 
 // ------------------------------------------------------------------------------------------------ operators
@@ -357,6 +383,10 @@ export function compileCondition(cond: Condition, scope: Scope, env: Env): strin
   if (operator === 'exists' && typeof value !== 'boolean') throw valueErr(env, 'exists needs a boolean value');
   if ((operator === 'contain_in' || operator === 'not_contain_in' || operator === 'regex_in') && (value as unknown[]).length === 0) {
     throw valueErr(env, `${operator} needs a non-empty list`);
+  }
+  if (operator === 'eq' && (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)))) {
+    const p = containmentPath(scope, key);
+    if (p) return containsAt(p, value, env.ctx);
   }
   const ref = scope.resolve(key, `${env.errKey}.key`, env.ctx);
 

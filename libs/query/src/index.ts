@@ -9,16 +9,17 @@ export {
   SortSchema,
   StatisticsQuerySchema,
   TimeSeriesAnalyzeQuerySchema,
+  UnwindSchema,
   parseAnalyzeQuery,
   parseQuery,
   parseStatisticsQuery,
   parseTimeSeriesAnalyzeQuery,
   parseWith,
 } from './schemas';
-export type { AnalyzeQuery, Condition, Granularity, Page, Query, SortItem, StatisticsQuery, TimeSeriesAnalyzeQuery } from './schemas';
+export type { AnalyzeQuery, Condition, Granularity, Page, Query, SortItem, StatisticsQuery, TimeSeriesAnalyzeQuery, Unwind } from './schemas';
 export type { SqlRunner } from './base';
-export { compileList, runList } from './list';
-export type { CompiledList, CompileOptions } from './list';
+export { compileList, compileListRows, runList, runListRows } from './list';
+export type { CompiledList, CompiledListRows, CompileOptions } from './list';
 export { compileStat, runStat } from './stat';
 export type { CompiledStat } from './stat';
 export { compileAnalyze, runAnalyze } from './analyze';

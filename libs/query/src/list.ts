@@ -48,12 +48,12 @@ function source(resource: Resource, query: Query | undefined, ctx: Ctx, prefix: 
   return { scope: unwindScope ?? scope, from, unwind };
 }
 
-export function compileList(
-  resource: Resource,
-  query: Query | undefined,
-  scopeConds: readonly Condition[],
-  opts: CompileOptions = {},
-): CompiledList {
+export interface CompiledListRows extends CompiledSql {
+  unwind?: { column: string; path: string[] };
+}
+
+/** The WHERE of a list query over its FROM (the parts compileList and compileListRows share). */
+function compileFiltered(resource: Resource, query: Query | undefined, scopeConds: readonly Condition[], opts: CompileOptions) {
   const prefix = opts.prefix ?? 'query';
   const now = opts.now ?? new Date();
   const ctx = new Ctx();
@@ -63,15 +63,48 @@ export function compileList(
   (q.unwind?.filter ?? []).forEach((c, i) => {
     where += ` AND ${compileCondition(c, scope, { ctx, errKey: `${prefix}.unwind.filter[${i}]`, now })}`;
   });
-  const count = `SELECT count(*)::float8 AS __qtotal FROM ${from} WHERE ${where}`;
-  if (q.count_only) return { text: count, values: ctx.values, countOnly: true, unwind };
+  return { q, ctx, prefix, scope, from, where, unwind };
+}
+
+/** `SELECT t.* ... ORDER BY ... LIMIT/OFFSET` of the filtered source: the rows of the page. */
+function pageSql(resource: Resource, f: ReturnType<typeof compileFiltered>, extra: string): string {
+  const { q, ctx, prefix, scope, from, where, unwind } = f;
   const order = compileSort(q.sort, scope, ctx, prefix, resource.idKey);
   const win = pageWindow(q.page, resource.maxLimit);
-  let page = `SELECT ${T}.*${unwind ? ', u.v AS __qunwind' : ''}, 1 AS __qrow FROM ${from} WHERE ${where} ORDER BY ${order.join(', ')}`;
+  let page = `SELECT ${T}.*${unwind ? ', u.v AS __qunwind' : ''}${extra} FROM ${from} WHERE ${where} ORDER BY ${order.join(', ')}`;
   if (win.limit !== null) page += ` LIMIT ${ctx.add(win.limit, 'int8')}`;
   if (win.offset > 0) page += ` OFFSET ${ctx.add(win.offset, 'int8')}`;
+  return page;
+}
+
+export function compileList(
+  resource: Resource,
+  query: Query | undefined,
+  scopeConds: readonly Condition[],
+  opts: CompileOptions = {},
+): CompiledList {
+  const f = compileFiltered(resource, query, scopeConds, opts);
+  const count = `SELECT count(*)::float8 AS __qtotal FROM ${f.from} WHERE ${f.where}`;
+  if (f.q.count_only) return { text: count, values: f.ctx.values, countOnly: true, unwind: f.unwind };
+  const page = pageSql(resource, f, ', 1 AS __qrow');
   const text = `SELECT c.__qtotal, p.* FROM (${count}) AS c LEFT JOIN LATERAL (${page}) AS p ON TRUE`;
-  return { text, values: ctx.values, countOnly: false, unwind };
+  return { text, values: f.ctx.values, countOnly: false, unwind: f.unwind };
+}
+
+/**
+ * The rows of a list query's page only, in order, without the total count (for callers that stream
+ * every row, such as an export): `SELECT t.*` (plus `__qunwind`, the array element, when the query
+ * unwinds) with the query's filter, sort and page. `count_only` is ignored. Column names are the
+ * table's; wrap the statement (`SELECT ... FROM (text) AS x`) to project.
+ */
+export function compileListRows(
+  resource: Resource,
+  query: Query | undefined,
+  scopeConds: readonly Condition[],
+  opts: CompileOptions = {},
+): CompiledListRows {
+  const f = compileFiltered(resource, query, scopeConds, opts);
+  return { text: pageSql(resource, f, ''), values: f.ctx.values, unwind: f.unwind };
 }
 
 function setIn(obj: unknown, path: string[], value: unknown): unknown {
@@ -110,4 +143,10 @@ export async function runList(
     out.push(r);
   }
   return { rows: out, total_count: total };
+}
+
+/** The rows of a list query's page, without the count (see compileListRows); `__qunwind` left as is. */
+export async function runListRows(db: SqlRunner, resource: Resource, query: Query | undefined, scope: Condition[], opts: CompileOptions = {}): Promise<any[]> {
+  const c = compileListRows(resource, query, scope, opts);
+  return execute(db, c.text, c.values, opts.prefix ?? 'query');
 }

@@ -64,6 +64,7 @@ export type Page = z.infer<typeof PageSchema>;
 const filterList = z.array(ConditionSchema).nullish();
 
 export const UnwindSchema = z.object({ path: z.string().min(1), filter: filterList });
+export type Unwind = z.infer<typeof UnwindSchema>;
 
 export const QuerySchema = z.object({
   filter: filterList,

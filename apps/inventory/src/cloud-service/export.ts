@@ -5,9 +5,12 @@ import type { AuthContext } from '@platform/auth';
 import { bearerToken } from '@platform/auth';
 import { generateSecret, type Logger } from '@platform/core';
 import { ApiError, errors } from '@platform/errors';
-import { compileList, runAnalyze, runList, splitKey, type AnalyzeQuery, type Condition, type Query, type SortItem } from '@platform/query';
+import { compileListRows, runAnalyze, runListRows, splitKey, type AnalyzeQuery, type Condition, type Query, type SortItem, type Unwind } from '@platform/query';
 import type { InventoryDeps } from '../deps';
 import { cellText, isTimeZone, sheetNamer, type CellOptions } from '../export/format';
+import { bindForCopy, copyCsvLines } from '../export/copy-out';
+import { copyable, csvCopySelect, rawSelect, type ExportCell } from '../export/csv-sql';
+import { csvLine } from '../export/csv';
 import { CsvWriter, CsvZipWriter, XlsxWriter, type TableWriter } from '../export/writers';
 import { cloudServiceExportResource as resource } from './repository';
 import type { QueryScoper } from './scope';
@@ -28,7 +31,7 @@ export interface ExportOption {
   name: string;
   title?: string;
   query_type: 'SEARCH' | 'ANALYZE';
-  search_query?: Filters & { fields?: (string | ExportField)[]; unwind?: Query['unwind'] };
+  search_query?: Filters & { fields?: (string | ExportField)[]; unwind?: Unwind | null };
   analyze_query?: Filters & Pick<AnalyzeQuery, 'group_by' | 'fields' | 'select'>;
 }
 
@@ -68,6 +71,20 @@ function dig(v: unknown, path: string[]): unknown {
     v = (v as Record<string, unknown>)[seg];
   }
   return v;
+}
+
+/**
+ * Runs `fn` with the session's time zone set to `timezone` (timestamps then format in it, a cheaper way
+ * than converting each), and back to what it was after (analyze sheets group dates as before).
+ */
+async function withTimeZone<T>(client: PoolClient, timezone: string, fn: () => Promise<T>): Promise<T> {
+  const { rows } = await client.query(`SELECT current_setting('TimeZone') AS tz, set_config('TimeZone', $1, true)`, [timezone]);
+  try {
+    return await fn();
+  } finally {
+    // After a failure the connection may be gone (and is discarded): nothing to restore.
+    await client.query(`SELECT set_config('TimeZone', $1, true)`, [rows[0].tz]).catch(() => {});
+  }
 }
 
 /** `attachment; filename=...` with an ASCII fallback and the UTF-8 name (RFC 6266 / 5987). */
@@ -127,10 +144,12 @@ export class CloudServiceExporter {
       const r = await runAnalyze(this.deps.pool, resource, p.query, p.scope, { prefix: `options[${i}].analyze_query` });
       return r.results.length > 0;
     }
-    const { total_count } = await runList(this.deps.pool, resource, { ...p.query, count_only: true }, p.scope, { prefix: `options[${i}].search_query` });
+    // The first row of the page is enough (a start applies with a limit, as list's paging).
     const limit = p.query.page?.limit && p.query.page.limit > 0 ? p.query.page.limit : null;
-    const start = Math.max(1, p.query.page?.start ?? 1);
-    return limit === null ? total_count > 0 : total_count - (start - 1) > 0;
+    const start = limit === null ? 1 : Math.max(1, p.query.page?.start ?? 1);
+    const probe = { ...p.query, sort: undefined, page: { start, limit: 1 } };
+    const rows = await runListRows(this.deps.pool, resource, probe, p.scope, { prefix: `options[${i}].search_query` });
+    return rows.length > 0;
   }
 
   async request(auth: AuthContext, input: ExportRequest): Promise<{ download_url: string }> {
@@ -192,10 +211,15 @@ export class CloudServiceExporter {
     try {
       // One snapshot for every sheet.
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      // Floats as the shortest text that reads back exactly (PostgreSQL's default, which export/csv-sql.ts
+      // relies on). No JIT: compiling the large cell expressions costs more than it saves. No parallel
+      // workers: an export streams in order (an index scan rather than a parallel sort of every row) and
+      // leaves the other cores to the service.
+      await client.query('SET LOCAL extra_float_digits = 1; SET LOCAL jit = off; SET LOCAL max_parallel_workers_per_gather = 0');
       const sheetName = sheetNamer();
       for (const [i, p] of spec.options.entries()) {
         const name = sheetName(p.name);
-        if (p.type === 'SEARCH') await this.writeSearch(client, p, i, name, spec.timezone, record.domain_id, writer);
+        if (p.type === 'SEARCH') await withTimeZone(client, spec.timezone, () => this.writeSearch(client, p, i, name, record.domain_id, writer));
         else await this.writeAnalyze(client, p, i, name, writer);
       }
       await client.query('COMMIT');
@@ -219,44 +243,63 @@ export class CloudServiceExporter {
   }
 
   /**
-   * A SEARCH option, streamed: the compiled list query behind a cursor, read in batches (the next batch
-   * is fetched while this one is written). Only what the fields need is read: a column, a JSON path of
-   * one, a timestamp already formatted in the export's time zone by PostgreSQL.
+   * A SEARCH option, streamed: the rows of the compiled list query (no count). Only what the fields
+   * need is read: a column, a JSON path of one, a timestamp already formatted in the export's time zone
+   * by PostgreSQL. For CSV, PostgreSQL also writes the lines (`COPY ... TO STDOUT`, see
+   * export/csv-sql.ts); otherwise (Excel, project names, unwound fields, sizes) a cursor reads the raw
+   * values in batches (the next batch is fetched while this one is written) and Node formats them.
    */
-  private async writeSearch(client: PoolClient, p: Extract<Planned, { type: 'SEARCH' }>, i: number, sheet: string, timezone: string, domainId: string, writer: TableWriter) {
-    const c = compileList(resource, p.query, p.scope, { prefix: `options[${i}].search_query` });
+  private async writeSearch(client: PoolClient, p: Extract<Planned, { type: 'SEARCH' }>, i: number, sheet: string, domainId: string, writer: TableWriter) {
+    const c = compileListRows(resource, p.query, p.scope, { prefix: `options[${i}].search_query` });
     const values = [...c.values];
     const param = (v: unknown, cast: string) => {
       values.push(v);
       return `$${values.length}::${cast}`;
     };
-    const select: string[] = [];
     const projectNames = new Map<string, string>();
-    const cells = p.fields.map((f) => {
+    const fields = p.fields.map((f) => {
       const s = splitKey(resource.fields, f.key)!;
       const column = resource.spec.fields[s.name].column;
       const col = `x."${column.replace(/"/g, '""')}"`;
       // An unwound column is read whole and patched with its element, as list answers it.
       const unwound = c.unwind?.column === column;
-      let sql: string;
-      if (unwound) sql = col;
-      else if (s.field.type === 'datetime') sql = `to_char(${col} AT TIME ZONE ${param(timezone, 'text')}, 'YYYY-MM-DD HH24:MI:SS')`;
-      else if (s.path.length > 0) sql = `(${col} #> ${param(s.path, 'text[]')})`;
-      else sql = col;
-      select.push(sql);
-      return {
-        index: select.length - 1,
-        path: unwound ? s.path : [],
-        unwound,
-        projectRef: f.reference?.resource_type === 'identity.Project',
-        opts: { ...f.options, type: f.type } as CellOptions,
-      };
+      const projectRef = f.reference?.resource_type === 'identity.Project';
+      const opts = { ...f.options, type: f.type } as CellOptions;
+      const cell: ExportCell = unwound
+        ? { kind: s.field.type, sql: col, opts, nodeOnly: true }
+        : s.field.type === 'datetime'
+          ? { kind: 'datetime', sql: `to_char(${col}, 'YYYY-MM-DD HH24:MI:SS')`, opts } // in the session's time zone, the export's (see withTimeZone)
+          : s.path.length > 0
+            ? { kind: 'json', sql: col, path: s.path, opts }
+            : { kind: s.field.type, sql: col, opts };
+      if (projectRef) cell.nodeOnly = true;
+      return { cell, unwound, path: unwound ? s.path : [], projectRef, opts };
     });
-    const unwindIndex = select.length;
-    if (c.unwind) select.push('x.__qunwind');
+    const cells = fields.map((f) => f.cell);
+    /** The cells of a row from its raw values, as Node formats them. */
+    const format = async (raw: unknown[], unwoundElement?: unknown) => {
+      const out: string[] = new Array(fields.length);
+      for (let k = 0; k < fields.length; k++) {
+        const f = fields[k];
+        let v = raw[k];
+        if (f.unwound) v = dig(setIn(v, c.unwind!.path, [unwoundElement]), f.path);
+        if (f.projectRef) v = await this.projectName(domainId, v, projectNames);
+        out[k] = cellText(v, f.opts);
+      }
+      return out;
+    };
+    const header = p.fields.map((f) => f.name || f.key);
+    if (writer.lines && copyable(cells)) {
+      const sql = await bindForCopy(client, csvCopySelect(c.text, cells, param), values);
+      await writer.begin(sheet, p.title, header);
+      await copyCsvLines(client, sql, writer.lines.bind(writer), (raw) => csvLine(fields.map((f, k) => cellText(raw[k], f.opts))));
+      await writer.end();
+      return;
+    }
     const cursor = `export_${i}`;
-    await client.query(`DECLARE ${cursor} NO SCROLL CURSOR FOR SELECT ${select.join(', ')} FROM (${c.text}) AS x WHERE x.__qrow IS NOT NULL`, values);
-    await writer.begin(sheet, p.title, p.fields.map((f) => f.name || f.key));
+    const extra = c.unwind ? [{ sql: 'x.__qunwind', name: 'ru' }] : [];
+    await client.query(`DECLARE ${cursor} NO SCROLL CURSOR FOR ${rawSelect(c.text, cells, extra, param)}`, values);
+    await writer.begin(sheet, p.title, header);
     const fetch = { text: `FETCH ${this.deps.config.export.batchSize} FROM ${cursor}`, rowMode: 'array' as const };
     let pending: Promise<{ rows: unknown[][] }> | undefined = client.query(fetch);
     try {
@@ -266,18 +309,7 @@ export class CloudServiceExporter {
         if (rows.length === 0) break;
         pending = client.query(fetch);
         const out: string[][] = new Array(rows.length);
-        for (let r = 0; r < rows.length; r++) {
-          const row = rows[r];
-          const line: string[] = new Array(cells.length);
-          for (let k = 0; k < cells.length; k++) {
-            const cell = cells[k];
-            let v = row[cell.index];
-            if (cell.unwound) v = dig(setIn(v, c.unwind!.path, [row[unwindIndex]]), cell.path);
-            if (cell.projectRef) v = await this.projectName(domainId, v, projectNames);
-            line[k] = cellText(v, cell.opts);
-          }
-          out[r] = line;
-        }
+        for (let r = 0; r < rows.length; r++) out[r] = await format(rows[r], rows[r][fields.length]);
         await writer.rows(out);
       }
     } finally {

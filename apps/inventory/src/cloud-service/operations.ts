@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { WORKSPACE_ROLES, type RoleType } from '@platform/auth';
 import { id, name, operation, request, stringList, struct, tags } from '@platform/http';
-import { AnalyzeQuerySchema, ConditionSchema, PageSchema, QuerySchema, SortSchema, StatisticsQuerySchema } from '@platform/query';
+import { AnalyzeQuerySchema, ConditionSchema, PageSchema, QuerySchema, SortSchema, StatisticsQuerySchema, UnwindSchema } from '@platform/query';
 import type { CloudServiceExporter } from './export';
 import type { CloudServiceService } from './service';
 
@@ -44,7 +44,7 @@ const exportOption = z.strictObject({
   name: z.string().trim().min(1).max(255),
   title: z.string().max(255).optional(),
   query_type: z.enum(['SEARCH', 'ANALYZE']),
-  search_query: z.strictObject({ ...common, fields: z.array(exportField).max(500).optional(), unwind: QuerySchema.shape.unwind }).optional(),
+  search_query: z.strictObject({ ...common, fields: z.array(exportField).max(500).optional(), unwind: UnwindSchema.nullish() }).optional(),
   analyze_query: z
     .strictObject({
       ...common,

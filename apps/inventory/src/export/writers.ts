@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
-import { drained } from './drain';
+import { csvLine } from './csv';
+import { drained, written } from './drain';
 import { ZipWriter } from './zip';
 
 /**
@@ -12,24 +13,18 @@ export interface TableWriter {
   readonly extension: string;
   begin(name: string, title: string | undefined, header: string[]): Promise<void>;
   rows(rows: string[][]): Promise<void>;
+  /**
+   * CSV writers only: lines already formatted (as csvLine writes them), written as they are; resolves
+   * once the bytes are consumed (the buffer may then be reused).
+   */
+  lines?(bytes: Buffer): Promise<void>;
   end(): Promise<void>;
   /** Completes the file (the destination stays open; the caller ends it). */
   finish(): Promise<void>;
 }
 
-/** RFC 4180: fields with a comma, quote or line break are quoted, quotes doubled; lines end with CRLF. */
-export function csvLine(values: string[]): string {
-  let line = '';
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
-    if (i > 0) line += ',';
-    line += /[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
-  }
-  return `${line}\r\n`;
-}
-
-async function writeTo(out: Writable, text: string) {
-  if (!out.write(text)) await drained(out);
+async function writeTo(out: Writable, data: string | Buffer) {
+  if (!out.write(data)) await drained(out);
 }
 
 /** One CSV file (one option): header line, then rows. The title has no place in a CSV and is left out. */
@@ -44,6 +39,9 @@ export class CsvWriter implements TableWriter {
     let chunk = '';
     for (const r of rows) chunk += csvLine(r);
     return writeTo(this.out, chunk);
+  }
+  lines(bytes: Buffer) {
+    return written(this.out, bytes);
   }
   async end() {}
   async finish() {}
@@ -66,6 +64,9 @@ export class CsvZipWriter implements TableWriter {
     let chunk = '';
     for (const r of rows) chunk += csvLine(r);
     return this.current!.write(chunk);
+  }
+  lines(bytes: Buffer) {
+    return this.current!.write(bytes);
   }
   async end() {
     await this.current?.close();

@@ -53,11 +53,12 @@ export class ZipWriter {
     this.out.on('drain', resume);
     this.out.on('close', abort);
     return {
+      /** Resolves once the data is compressed (a buffer may then be reused). */
       write: async (data: Buffer | string) => {
         const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
         crc = crc32(buf, crc);
         size += buf.length;
-        if (!deflate.write(buf)) await once(deflate, 'drain');
+        await new Promise<void>((resolve, reject) => deflate.write(buf, (err) => (err ? reject(err) : resolve())));
       },
       close: async () => {
         deflate.end();
