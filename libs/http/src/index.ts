@@ -3,3 +3,4 @@ export * from './validation';
 export * from './app';
 export * from './schemas';
 export * from './serve';
+export * from './standard';

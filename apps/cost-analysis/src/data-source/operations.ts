@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { WORKSPACE_ROLES } from '@platform/auth';
-import { id, name, operation, request, struct, tags } from '@platform/http';
-import { QuerySchema, StatisticsQuerySchema } from '@platform/query';
+import { id, name, operation, request, struct, tags, statOperation } from '@platform/http';
+import { QuerySchema } from '@platform/query';
 import { ADMIN_AND_OWNER } from '../scope';
 import type { DataSourceService } from './service';
 
@@ -98,11 +98,6 @@ export function dataSourceOperations(service: DataSourceService) {
       }),
       handler: (input, { auth }) => service.list(auth, input),
     }),
-    operation({
-      path: '/cost-analysis/v1/data-source/stat',
-      access: read,
-      schema: request({ query: StatisticsQuerySchema }),
-      handler: (input, { auth }) => service.stat(auth, input.query),
-    }),
+    statOperation('/cost-analysis/v1/data-source/stat', read, service),
   ];
 }

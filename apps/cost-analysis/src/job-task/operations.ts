@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { id, operation, request } from '@platform/http';
-import { QuerySchema, StatisticsQuerySchema } from '@platform/query';
+import { id, operation, request, statOperation } from '@platform/http';
+import { QuerySchema } from '@platform/query';
 import { ADMIN_AND_OWNER } from '../scope';
 import type { JobTaskService } from './service';
 
@@ -28,11 +28,6 @@ export function jobTaskOperations(service: JobTaskService) {
       }),
       handler: (input, { auth }) => service.list(auth, input),
     }),
-    operation({
-      path: '/cost-analysis/v1/job-task/stat',
-      access: read,
-      schema: request({ query: StatisticsQuerySchema }),
-      handler: (input, { auth }) => service.stat(auth, input.query),
-    }),
+    statOperation('/cost-analysis/v1/job-task/stat', read, service),
   ];
 }

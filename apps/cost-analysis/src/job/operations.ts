@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { id, operation, request, stringList } from '@platform/http';
-import { QuerySchema, StatisticsQuerySchema } from '@platform/query';
+import { id, operation, request, stringList, statOperation } from '@platform/http';
+import { QuerySchema } from '@platform/query';
 import { ADMIN_AND_OWNER } from '../scope';
 import type { JobService } from './service';
 
@@ -33,11 +33,6 @@ export function jobOperations(service: JobService) {
       }),
       handler: (input, { auth }) => service.list(auth, input),
     }),
-    operation({
-      path: '/cost-analysis/v1/job/stat',
-      access: read,
-      schema: request({ query: StatisticsQuerySchema }),
-      handler: (input, { auth }) => service.stat(auth, input.query),
-    }),
+    statOperation('/cost-analysis/v1/job/stat', read, service),
   ];
 }

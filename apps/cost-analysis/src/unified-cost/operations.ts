@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { id, operation, request } from '@platform/http';
-import { QuerySchema, StatisticsQuerySchema, TimeSeriesAnalyzeQuerySchema } from '@platform/query';
+import { id, operation, request, statOperation } from '@platform/http';
+import { QuerySchema, TimeSeriesAnalyzeQuerySchema } from '@platform/query';
 import { ADMIN_AND_OWNER } from '../scope';
 import type { UnifiedCostService } from './service';
 
@@ -28,11 +28,6 @@ export function unifiedCostOperations(service: UnifiedCostService) {
       schema: request({ query: TimeSeriesAnalyzeQuerySchema, is_confirmed: z.boolean() }),
       handler: (input, { auth }) => service.analyze(auth, input),
     }),
-    operation({
-      path: '/cost-analysis/v1/unified-cost/stat',
-      access: read,
-      schema: request({ query: StatisticsQuerySchema }),
-      handler: (input, { auth }) => service.stat(auth, input.query),
-    }),
+    statOperation('/cost-analysis/v1/unified-cost/stat', read, service),
   ];
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { WORKSPACE_ROLES, type RoleType } from '@platform/auth';
-import { id, name, operation, request, stringList, tags } from '@platform/http';
-import { QuerySchema, StatisticsQuerySchema } from '@platform/query';
+import { id, name, operation, request, stringList, tags, statOperation } from '@platform/http';
+import { QuerySchema } from '@platform/query';
 import type { ProjectGroupService } from './service';
 
 // Upstream: writes need WORKSPACE_OWNER (a DOMAIN_ADMIN becomes one through a workspace-scoped grant);
@@ -67,11 +67,6 @@ export function projectGroupOperations(service: ProjectGroupService) {
       }),
       handler: (input, { auth }) => service.list(auth, input),
     }),
-    operation({
-      path: '/identity/v2/project-group/stat',
-      access: read,
-      schema: request({ query: StatisticsQuerySchema }),
-      handler: (input, { auth }) => service.stat(auth, input.query),
-    }),
+    statOperation('/identity/v2/project-group/stat', read, service),
   ];
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { WORKSPACE_ROLES, type RoleType } from '@platform/auth';
-import { id, name, operation, request, stringList, struct, tags } from '@platform/http';
-import { AnalyzeQuerySchema, ConditionSchema, PageSchema, QuerySchema, SortSchema, StatisticsQuerySchema, UnwindSchema } from '@platform/query';
+import { id, name, operation, request, stringList, struct, tags, statOperation } from '@platform/http';
+import { AnalyzeQuerySchema, ConditionSchema, PageSchema, QuerySchema, SortSchema, UnwindSchema } from '@platform/query';
 import type { CloudServiceExporter } from './export';
 import type { CloudServiceService } from './service';
 
@@ -121,11 +121,6 @@ export function cloudServiceOperations(service: CloudServiceService, exporter: C
       schema: request({ query: AnalyzeQuerySchema }),
       handler: (input, { auth }) => service.analyze(auth, input.query),
     }),
-    operation({
-      path: '/inventory/v1/cloud-service/stat',
-      access: read,
-      schema: request({ query: StatisticsQuerySchema }),
-      handler: (input, { auth }) => service.stat(auth, input.query),
-    }),
+    statOperation('/inventory/v1/cloud-service/stat', read, service),
   ];
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { WORKSPACE_ROLES, type RoleType } from '@platform/auth';
-import { id, name, operation, request, struct, tags } from '@platform/http';
-import { QuerySchema, StatisticsQuerySchema } from '@platform/query';
+import { id, name, operation, request, struct, tags, statOperation } from '@platform/http';
+import { QuerySchema } from '@platform/query';
 import { pluginInfoRequest, pluginVersion, upgradeMode } from '../plugin-schema';
 import type { DataSourceService } from './service';
 
@@ -67,11 +67,6 @@ export function dataSourceOperations(service: DataSourceService) {
       }),
       handler: (input, { auth }) => service.list(auth, input),
     }),
-    operation({
-      path: `${P}/stat`,
-      access: read,
-      schema: request({ query: StatisticsQuerySchema }),
-      handler: (input, { auth }) => service.stat(auth, input.query),
-    }),
+    statOperation(`${P}/stat`, read, service),
   ];
 }

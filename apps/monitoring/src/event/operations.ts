@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { WORKSPACE_ROLES } from '@platform/auth';
-import { id, operation, request, struct } from '@platform/http';
-import { QuerySchema, StatisticsQuerySchema } from '@platform/query';
+import { id, operation, request, struct, statOperation } from '@platform/http';
+import { QuerySchema } from '@platform/query';
 import type { IngestService } from '../ingest/accept';
 import type { EventService } from './service';
 
@@ -40,11 +40,6 @@ export function eventOperations(service: EventService, ingest: IngestService) {
       }),
       handler: (input, { auth }) => service.list(auth, input),
     }),
-    operation({
-      path: `${P}/stat`,
-      access: read,
-      schema: request({ query: StatisticsQuerySchema }),
-      handler: (input, { auth }) => service.stat(auth, input.query),
-    }),
+    statOperation(`${P}/stat`, read, service),
   ];
 }

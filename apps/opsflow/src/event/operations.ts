@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { WORKSPACE_ROLES } from '@platform/auth';
-import { operation, request } from '@platform/http';
-import { QuerySchema, StatisticsQuerySchema } from '@platform/query';
+import { operation, request, statOperation } from '@platform/http';
+import { QuerySchema } from '@platform/query';
 import { EVENT_TYPES, type EventService } from './service';
 
 // Events are task history in workspaces: DOMAIN_ADMIN reads the whole domain, WORKSPACE_OWNER and
@@ -25,11 +25,6 @@ export function eventOperations(service: EventService) {
       }),
       handler: (input, { auth }) => service.list(auth, input),
     }),
-    operation({
-      path: '/opsflow/v1/event/stat',
-      access: read,
-      schema: request({ query: StatisticsQuerySchema }),
-      handler: (input, { auth }) => service.stat(auth, input.query),
-    }),
+    statOperation('/opsflow/v1/event/stat', read, service),
   ];
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ALL_ROLES, type RoleType } from '@platform/auth';
-import { id, name, operation, struct, tags, request } from '@platform/http';
-import { QuerySchema, StatisticsQuerySchema, OnlySchema } from '@platform/query';
+import { id, name, operation, struct, tags, request, statOperation } from '@platform/http';
+import { QuerySchema, OnlySchema } from '@platform/query';
 import type { SchemaService } from './service';
 import { SYNC_MODES, syncOptionsSchema } from './source';
 
@@ -80,11 +80,6 @@ export function schemaOperations(service: SchemaService) {
       }),
       handler: (input, { auth }) => service.list(auth, input),
     }),
-    operation({
-      path: '/repository/v2/schema/stat',
-      access: read,
-      schema: domainRequest({ query: StatisticsQuerySchema }),
-      handler: (input, { auth }) => service.stat(auth, input.query),
-    }),
+    statOperation('/repository/v2/schema/stat', read, service, { domainId: 'required' }),
   ];
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { RoleType } from '@platform/auth';
-import { id, name, operation, struct, tags, request } from '@platform/http';
-import { QuerySchema, StatisticsQuerySchema, OnlySchema } from '@platform/query';
+import { id, name, operation, struct, tags, request, statOperation } from '@platform/http';
+import { QuerySchema, OnlySchema } from '@platform/query';
 import type { StorageService } from './service';
 
 /** The spec marks `domain_id` R on every request of this module (the token still decides the domain). */
@@ -93,11 +93,6 @@ export function storageOperations(service: StorageService) {
       }),
       handler: (input, { auth }) => service.list(auth, input),
     }),
-    operation({
-      path: '/statistics/v1/storage/stat',
-      access: read,
-      schema: domainRequest({ query: StatisticsQuerySchema }),
-      handler: (input, { auth }) => service.stat(auth, input.query),
-    }),
+    statOperation('/statistics/v1/storage/stat', read, service, { domainId: 'required' }),
   ];
 }
