@@ -46,7 +46,7 @@ export function exchangeRateOperations(service: ExchangeRateService) {
       path: '/cost-analysis/v1/exchange-rate/list',
       access: read,
       schema: domainRequest({}),
-      handler: (input, { auth }) => service.list(auth, input),
+      handler: (_input, { auth }) => service.list(auth),
     }),
   ];
 }

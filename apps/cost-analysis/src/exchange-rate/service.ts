@@ -46,12 +46,6 @@ export class ExchangeRateService {
     private readonly config: CostAnalysisConfig,
   ) {}
 
-  /** The body's domain_id is required by the contract; it must be the caller's own domain. */
-  private domain(auth: AuthContext, domainId: string): string {
-    if (domainId !== auth.domainId) throw errors.permissionDenied(`Permission denied. (domain_id = ${domainId})`);
-    return domainId;
-  }
-
   /** A currency the default domain has a rate for (upstream's ERROR_UNSUPPORTED_CURRENCY otherwise). */
   private supported(currency: string): number {
     if (!isIsoCurrency(currency)) throw errors.invalidParameter('currency', `${currency} is not an ISO 4217 currency code`);
@@ -70,7 +64,7 @@ export class ExchangeRateService {
   }
 
   async set(auth: AuthContext, input: { domain_id: string; currency: string; rate: number }) {
-    const domainId = this.domain(auth, input.domain_id);
+    const domainId = auth.domainId;
     const defaultRate = this.supported(input.currency);
     if (input.currency === this.config.exchange.base) {
       throw errors.invalidParameter('currency', `${input.currency} is the base currency; its rate is always 1`);
@@ -85,14 +79,14 @@ export class ExchangeRateService {
   }
 
   async reset(auth: AuthContext, input: { domain_id: string; currency: string }) {
-    const domainId = this.domain(auth, input.domain_id);
+    const domainId = auth.domainId;
     const defaultRate = this.supported(input.currency);
     await this.prisma.exchangeRate.deleteMany({ where: { domain_id: domainId, currency: input.currency } });
     return effective(domainId, input.currency, defaultRate, undefined);
   }
 
   private async changeState(auth: AuthContext, input: { domain_id: string; currency: string }, state: 'ENABLED' | 'DISABLED') {
-    const domainId = this.domain(auth, input.domain_id);
+    const domainId = auth.domainId;
     const defaultRate = this.supported(input.currency);
     const { count } = await this.prisma.exchangeRate.updateMany({
       where: { domain_id: domainId, currency: input.currency },
@@ -112,13 +106,13 @@ export class ExchangeRateService {
   }
 
   async get(auth: AuthContext, input: { domain_id: string; currency: string }) {
-    const domainId = this.domain(auth, input.domain_id);
+    const domainId = auth.domainId;
     const defaultRate = this.supported(input.currency);
     return effective(domainId, input.currency, defaultRate, (await this.override(domainId, input.currency)) ?? undefined);
   }
 
-  async list(auth: AuthContext, input: { domain_id: string }) {
-    const domainId = this.domain(auth, input.domain_id);
+  async list(auth: AuthContext) {
+    const domainId = auth.domainId;
     const overrides = new Map((await this.prisma.exchangeRate.findMany({ where: { domain_id: domainId } })).map((o) => [o.currency, o]));
     const results = Object.entries(this.config.exchange.defaults).map(([currency, rate]) => effective(domainId, currency, rate, overrides.get(currency)));
     return { results, total_count: results.length };
