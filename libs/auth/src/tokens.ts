@@ -1,7 +1,6 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
-import { randomUUID } from 'node:crypto';
 import { errors } from '@platform/errors';
 import { ROLE_TYPES, SCOPES, type AuthContext, type RoleType, type Scope } from './roles';
 
