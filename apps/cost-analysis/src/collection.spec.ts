@@ -1,6 +1,6 @@
 import request from 'supertest';
-import { bearer } from '@platform/testing';
-import { createTestCostAnalysis, serveFiles, waitFor } from './test-support';
+import { bearer, waitFor } from '@platform/testing';
+import { createTestCostAnalysis, serveFiles } from './test-support';
 
 /**
  * Collection end to end: a multi-month, multi-currency CSV served over loopback HTTP, collected by the

@@ -94,13 +94,3 @@ export async function serveFiles(files: Record<string, string | ((res: import('n
   };
 }
 
-/** Polls until `check` answers a truthy value (or times out). */
-export async function waitFor<T>(check: () => Promise<T>, timeoutMs = 20_000, everyMs = 100): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}

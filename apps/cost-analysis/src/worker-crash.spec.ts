@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildSync } from 'esbuild';
 import request from 'supertest';
-import { bearer } from '@platform/testing';
-import { createTestCostAnalysis, serveFiles, waitFor } from './test-support';
+import { bearer, waitFor } from '@platform/testing';
+import { createTestCostAnalysis, serveFiles } from './test-support';
 
 /**
  * The real worker (src/worker.ts, bundled as for production) is SIGKILLed while a task streams a file:

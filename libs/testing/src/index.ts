@@ -1,3 +1,4 @@
 export * from './database';
 export * from './tokens';
 export * from './redis';
+export * from './wait';

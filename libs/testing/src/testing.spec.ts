@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { bearer, createTempDatabase, createTestRedis, mintToken, testVerifier } from './index';
+import { bearer, createTempDatabase, createTestRedis, mintToken, testVerifier, waitFor } from './index';
 
 const ADMIN_URL = 'postgresql://postgres@127.0.0.1:5432/postgres';
 async function databaseExists(name: string) {
@@ -48,5 +48,13 @@ describe('testing fixtures', () => {
     const ctx = await testVerifier.authenticate(await mintToken({ roleType: 'DOMAIN_ADMIN', domainId: 'd9' }));
     expect(ctx).toMatchObject({ domainId: 'd9', roleType: 'DOMAIN_ADMIN', scope: 'DOMAIN', workspaceId: '' });
     expect(await bearer()).toMatch(/^Bearer ey/);
+  });
+});
+
+describe('waitFor', () => {
+  it('answers the first truthy value and names what it waited for on timeout', async () => {
+    let n = 0;
+    await expect(waitFor(() => (++n >= 3 ? `done after ${n}` : undefined), 2000, 'three calls', 5)).resolves.toBe('done after 3');
+    await expect(waitFor(() => false, 50, 'never', 5)).rejects.toThrow('timed out waiting for never');
   });
 });

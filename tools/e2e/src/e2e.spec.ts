@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { call, eventually, startPlatform, type Platform } from './platform';
+import { waitFor } from '@platform/testing';
+import { call, startPlatform, type Platform } from './platform';
 
 const fixtures = path.resolve(__dirname, '../fixtures');
 
@@ -110,10 +111,10 @@ describe('the platform end to end, through nginx', () => {
     const payload = readFileSync(path.join(fixtures, 'alertmanager.json'), 'utf8');
     const posted = await fetch(hook.body.webhook_url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: payload });
     expect(posted.status).toBe(200);
-    const events = await eventually(async () => {
+    const events = await waitFor(async () => {
       const res = await post('/monitoring/v1/event/list', { webhook_id: hook.body.webhook_id });
       return res.body.total_count > 0 ? res.body.results : undefined;
-    }, 'the event');
+    }, 30_000, 'the event');
     expect(events[0]).toMatchObject({ event_type: 'ALERT', severity: 'CRITICAL', project_id: 'project-e2e', title: 'Instance down' });
   });
 
@@ -189,10 +190,10 @@ describe('the platform end to end, through nginx', () => {
       expect(ds.status).toBe(200);
       const job = await post('/cost-analysis/v1/data-source/sync', { data_source_id: ds.body.data_source_id });
       expect(job.status).toBe(200);
-      const done = await eventually(async () => {
+      const done = await waitFor(async () => {
         const j = await post('/cost-analysis/v1/job/get', { job_id: job.body.job_id });
         return ['SUCCESS', 'FAILURE', 'CANCELED', 'TIMEOUT'].includes(j.body.status) ? j.body : undefined;
-      }, 'the collection job', 60_000);
+      }, 60_000, 'the collection job');
       expect(done.status).toBe('SUCCESS');
       const tasks = await post('/cost-analysis/v1/job-task/list', { job_id: job.body.job_id });
       expect(tasks.body.results[0]).toMatchObject({ status: 'SUCCESS', created_count: 5 });

@@ -4,7 +4,7 @@ import { createWriteStream, existsSync, mkdtempSync, readFileSync, writeFileSync
 import os from 'node:os';
 import path from 'node:path';
 import Redis from 'ioredis';
-import { createTempDatabase, type TempDatabase } from '@platform/testing';
+import { createTempDatabase, waitFor, type TempDatabase } from '@platform/testing';
 
 const root = path.resolve(__dirname, '../../..');
 const modules = JSON.parse(readFileSync(path.join(root, 'config/modules.json'), 'utf8')) as Record<string, { port: number; worker: boolean; nodeOptions?: string }>;
@@ -26,15 +26,8 @@ export interface Platform {
   logs(): string;
 }
 
-async function waitFor(url: string, label: string, ms = 30_000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const ok = await fetch(url).then((r) => r.ok, () => false);
-    if (ok) return;
-    if (Date.now() > end) throw new Error(`${label} did not become ready at ${url}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+/** Until `url` answers 2xx. */
+const ready = (url: string, label: string, ms = 30_000) => waitFor(() => fetch(url).then((r) => r.ok, () => false), ms, label, 200);
 
 /**
  * The whole platform as it runs in production, on this machine: every app built with the production
@@ -105,8 +98,8 @@ export async function startPlatform(extraEnv: Record<string, string> = {}): Prom
     for (const db of Object.values(dbs)) await db.drop();
   };
   try {
-    for (const app of apps) await waitFor(`http://127.0.0.1:${portOf(app)}/readyz`, app);
-    await waitFor(`${base}/healthz`, 'nginx');
+    for (const app of apps) await ready(`http://127.0.0.1:${portOf(app)}/readyz`, app);
+    await ready(`${base}/healthz`, 'nginx');
   } catch (e) {
     await stop();
     throw new Error(`${(e as Error).message}\n${readFileSync(path.join(dir, 'platform.log'), 'utf8').slice(-4000)}`);
@@ -140,14 +133,4 @@ export async function call(base: string, p: string, body: unknown, token?: strin
   });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
-
-export async function eventually<T>(fn: () => Promise<T | undefined>, label: string, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${label}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
 }

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Redis from 'ioredis';
 import request from 'supertest';
-import { bearer } from '@platform/testing';
+import { bearer, waitFor } from '@platform/testing';
 import { createTestMonitoring, type TestMonitoring } from '../test-support';
 import { buildWorker, killProcess, startPrivateRedis, startWorkerProcess, type PrivateRedis } from './test-processes';
 
@@ -57,13 +57,6 @@ describe('monitoring with a Redis of its own: a restart, a stall', () => {
   const readyz = async () => (await request(t.app).get('/readyz')).status;
   const storedDeliveries = async () =>
     (await t.db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_delivery WHERE outcome <> 'NOT_ACCEPTED'`)).rows[0].n;
-  async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number) {
-    const end = Date.now() + timeoutMs;
-    while (!(await check())) {
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-      await sleep(50);
-    }
-  }
 
   it('stores every payload answered 2xx exactly once; answers 503 while Redis is down; app, worker and readiness recover', async () => {
     const owner = await bearer({ domainId: 'd1', workspaceId: 'ws-1', roleType: 'WORKSPACE_OWNER' });
@@ -104,7 +97,7 @@ describe('monitoring with a Redis of its own: a restart, a stall', () => {
     };
     const senders = Array.from({ length: 8 }, send);
 
-    await until('deliveries before the kill', async () => (await storedDeliveries()) >= 300, 30_000);
+    await waitFor(async () => (await storedDeliveries()) >= 300, 30_000, 'deliveries before the kill');
     expect(await readyz()).toBe(200);
 
     await redis.kill();
@@ -116,12 +109,12 @@ describe('monitoring with a Redis of its own: a restart, a stall', () => {
     await redis.start();
 
     // Recovery, with no restart of the app or the worker: ready again, payloads taken and stored again.
-    await until('/readyz 200 after the restart', async () => (await readyz()) === 200, 20_000);
+    await waitFor(async () => (await readyz()) === 200, 20_000, '/readyz 200 after the restart');
     const acceptedAtRestart = accepted.length;
-    await until('payloads accepted after the restart', () => accepted.length >= acceptedAtRestart + 300, 30_000);
+    await waitFor(() => accepted.length >= acceptedAtRestart + 300, 30_000, 'payloads accepted after the restart');
     stopping = true;
     await Promise.all(senders);
-    await until('every accepted payload stored', async () => (await storedDeliveries()) >= accepted.length, 60_000);
+    await waitFor(async () => (await storedDeliveries()) >= accepted.length, 60_000, 'every accepted payload stored');
     await sleep(3000); // jobs left active by the outage re-run once their lock lapses: they must add nothing
 
     expect(unexpected).toEqual([]);
@@ -161,24 +154,24 @@ describe('monitoring with a Redis of its own: a restart, a stall', () => {
       await control.call('CLIENT', 'PAUSE', '1800', 'WRITE');
       const refused = await post(); // the enqueue timeout is 1000 ms here
       expect(refused.status).toBe(503);
-      await until('the late job in the queue', async () => (await t.queue.getJobCounts('waiting')).waiting === 1, 10_000);
+      await waitFor(async () => (await t.queue.getJobCounts('waiting')).waiting === 1, 10_000, 'the late job in the queue');
       const [late] = await t.queue.getJobs(['waiting']);
       expect(JSON.stringify(late.data)).toContain('queued after its 503');
     } finally {
       process.kill(worker!.pid!, 'SIGCONT');
       control.disconnect();
     }
-    await until('the late job processed', async () => {
+    await waitFor(async () => {
       const c = await t.queue.getJobCounts('waiting', 'active');
       return c.waiting + c.active === 0;
-    }, 20_000);
+    }, 20_000, 'the late job processed');
     const { rows } = await t.db.pool.query(`SELECT outcome FROM webhook_delivery WHERE webhook_id = $1`, [w.webhook_id]);
     expect(rows).toEqual([{ outcome: 'NOT_ACCEPTED' }]);
     expect((await t.db.pool.query(`SELECT 1 FROM event WHERE webhook_id = $1`, [w.webhook_id])).rows).toEqual([]);
 
     // The sender posts it again, as after any 503: stored once.
     expect((await post()).status).toBe(200);
-    await until('the retry stored', async () => (await t.db.pool.query(`SELECT 1 FROM event WHERE webhook_id = $1`, [w.webhook_id])).rows.length === 1, 20_000);
+    await waitFor(async () => (await t.db.pool.query(`SELECT 1 FROM event WHERE webhook_id = $1`, [w.webhook_id])).rows.length === 1, 20_000, 'the retry stored');
     const hook = await request(t.app).post('/monitoring/v1/webhook/get').set('Authorization', owner).send({ webhook_id: w.webhook_id });
     expect(hook.body.requests).toEqual({ total: 1, error: 0 });
   }, 60_000);
