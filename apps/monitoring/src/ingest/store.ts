@@ -1,5 +1,6 @@
-import type { Pool, PoolClient } from 'pg';
+import type { Pool } from 'pg';
 import { generateId } from '@platform/core';
+import { withTransaction } from '@platform/db';
 import type { DeliveryJob } from './job';
 import type { EventRow, Outcome, PreparedDelivery } from './prepare';
 
@@ -20,21 +21,6 @@ interface OpenAlert {
 
 const alertKey = (domain: string, project: string, eventKey: string) => JSON.stringify([domain, project, eventKey]);
 
-async function tx<T>(pool: Pool, fn: (c: PoolClient) => Promise<T>): Promise<T> {
-  const c = await pool.connect();
-  try {
-    await c.query('BEGIN');
-    const out = await fn(c);
-    await c.query('COMMIT');
-    return out;
-  } catch (e) {
-    await c.query('ROLLBACK').catch(() => {});
-    throw e;
-  } finally {
-    c.release();
-  }
-}
-
 /**
  * Stores parsed deliveries in ONE transaction: each delivery row first (its primary key is the job
  * id, so a delivery already stored — a job re-run after a crash or a stall — is skipped), then the
@@ -44,7 +30,7 @@ async function tx<T>(pool: Pool, fn: (c: PoolClient) => Promise<T>): Promise<T> 
  */
 export async function storeDeliveries(pool: Pool, deliveries: PreparedDelivery[], sameEventSeconds: number): Promise<number> {
   if (!deliveries.length) return 0;
-  return tx(pool, async (c) => {
+  return withTransaction(pool, async (c) => {
     const inserted = await c.query<{ delivery_id: string }>(
       `INSERT INTO webhook_delivery (delivery_id, domain_id, webhook_id, outcome, event_count, error, received_at)
        SELECT d.delivery_id, d.domain_id, d.webhook_id, d.outcome, d.event_count, d.error, d.received_at
