@@ -30,7 +30,14 @@ export function envBool(name: string, fallback: boolean): boolean {
  */
 export const MODULES = modulesJson as Record<
   'identity' | 'cost-analysis' | 'statistics' | 'repository' | 'monitoring' | 'inventory' | 'opsflow',
-  { port: number; versions: string[]; worker: boolean; nodeOptions?: string }
+  {
+    port: number;
+    versions: string[];
+    worker: boolean;
+    nodeOptions?: string;
+    /** Paths that carry a secret (`*` a segment, `:secret` the hidden one): hidden in every log, the app's and the gateway's. */
+    secretPaths?: string[];
+  }
 >;
 export type ModuleName = keyof typeof MODULES;
 

@@ -2,3 +2,4 @@ export * from './config';
 export * from './logger';
 export * from './ids';
 export * from './time';
+export * from './safe-json';

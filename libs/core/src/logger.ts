@@ -1,13 +1,31 @@
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
+
+/** Fields that hold secrets: never written, at the top of a log line or one level down (`body.password`). */
+export const SECRET_FIELDS = [
+  'password',
+  'secret_data',
+  'secret',
+  'access_key',
+  'token',
+  'access_token',
+  'refresh_token',
+  'authorization',
+  'verify_code',
+  'mfa_secret',
+  'private_key',
+  'api_key',
+];
+const REDACT_PATHS = [...SECRET_FIELDS, ...SECRET_FIELDS.map((f) => `*.${f}`), 'req.headers.authorization', 'headers.authorization', 'headers.cookie'];
 
 /**
  * JSON lines on stdout. LOG_LEVEL sets the level (default info; silent in tests unless set).
  * Lines are written through a buffered asynchronous destination (a write per ~4 KiB rather than per
  * line), flushed every half second and synchronously at exit, so logging stays off the request's path.
+ * Fields named in SECRET_FIELDS are written as "[REDACTED]". `destination` (tests) captures the lines.
  */
-export function createLogger(name: string, level = process.env.LOG_LEVEL): Logger {
+export function createLogger(name: string, level = process.env.LOG_LEVEL, destination?: DestinationStream): Logger {
   const inTests = Boolean(process.env.JEST_WORKER_ID);
   const options = {
     name,
@@ -15,7 +33,9 @@ export function createLogger(name: string, level = process.env.LOG_LEVEL): Logge
     base: { service: name },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label: string) => ({ level: label }) },
+    redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
   };
+  if (destination) return pino(options, destination);
   if (inTests || process.env.LOG_SYNC === 'true') return pino(options);
   const dest = pino.destination({ dest: 1, sync: false, minLength: 4096 });
   setInterval(() => dest.flush(), 500).unref();
@@ -27,4 +47,32 @@ export function createLogger(name: string, level = process.env.LOG_LEVEL): Logge
     }
   });
   return pino(options, dest);
+}
+
+/**
+ * Whether to log a message now, for errors that repeat (a client retrying every 100 ms, every request
+ * during an outage): -1 for the same message as the last one logged less than `everyMs` ago, otherwise
+ * how many repeats were skipped since (0 for a new message). `reset()` forgets the last message.
+ */
+export function repeatFilter(everyMs = 30_000) {
+  let last = '';
+  let lastAt = 0;
+  let repeats = 0;
+  const check = (message: string): number => {
+    const now = Date.now();
+    if (message === last && now - lastAt < everyMs) {
+      repeats++;
+      return -1;
+    }
+    const skipped = message === last ? repeats : 0;
+    last = message;
+    lastAt = now;
+    repeats = 0;
+    return skipped;
+  };
+  check.reset = () => {
+    last = '';
+    repeats = 0;
+  };
+  return check;
 }

@@ -1,4 +1,4 @@
-import { createTempDatabase, type TempDatabase } from '@platform/testing';
+import { createTempDatabase, waitFor, type TempDatabase } from '@platform/testing';
 import { createPool, isUniqueViolation, postgresCheck, withTransaction } from './index';
 
 describe('db', () => {
@@ -22,6 +22,59 @@ describe('db', () => {
     const pool = createPool('postgresql://postgres@127.0.0.1:1/nowhere', { connectionTimeoutMillis: 500 });
     await expect(postgresCheck(pool)()).rejects.toBeDefined();
     await pool.end();
+  });
+
+  it('runs every connection under the statement timeout of its role', async () => {
+    const api = createPool(db.url, { max: 1 });
+    const worker = createPool(db.url, { max: 1, role: 'worker' });
+    expect((await api.query('SHOW statement_timeout')).rows[0].statement_timeout).toBe('10s');
+    expect((await worker.query('SHOW statement_timeout')).rows[0].statement_timeout).toBe('10min');
+    expect((await api.query('SHOW idle_in_transaction_session_timeout')).rows[0].idle_in_transaction_session_timeout).toBe('1min');
+    const slow = createPool(db.url, { max: 1, statement_timeout: 100 });
+    const err = await slow.query('SELECT pg_sleep(2)').catch((e) => e);
+    expect(err.code).toBe('57014');
+    await Promise.all([api.end(), worker.end(), slow.end()]);
+  });
+
+  it('survives a checked-out connection being killed: the error is reported, not thrown at the process', async () => {
+    const seen: Error[] = [];
+    const pool = createPool(db.url, { max: 2, onError: (e) => seen.push(e) });
+    const client = await pool.connect();
+    const pid = (await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+    // The connection is held but idle (as a worker holding a transaction between statements).
+    const admin = createPool(db.url, { max: 1 });
+    await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+    for (let i = 0; i < 50 && seen.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(seen.length).toBeGreaterThan(0);
+    client.release(seen[0]);
+    // The pool replaces the connection by itself.
+    expect((await pool.query('SELECT 1 AS one')).rows[0].one).toBe(1);
+    await Promise.all([pool.end(), admin.end()]);
+  });
+
+  it('logs each connection error once, with its message and code and never the URL, and replaces the connection', async () => {
+    const lines: { obj: Record<string, unknown>; msg: string }[] = [];
+    const logger = { warn: (obj: object, msg: string) => lines.push({ obj: obj as Record<string, unknown>, msg }) };
+    // trust auth ignores the password; it is there to be kept out of the log.
+    const url = db.url.replace('postgres@', 'postgres:hunter2-secret@');
+    const pool = createPool(url, { max: 2, logger });
+    const admin = createPool(db.url, { max: 1 });
+    // One connection idle in the pool, one checked out: both are cut, as by a database restart.
+    const held = await pool.connect();
+    const idle = await pool.connect();
+    idle.release();
+    await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`);
+    await waitFor(() => lines.length >= 2, 5000, 'both errors logged', 20);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(lines).toHaveLength(2);
+    for (const l of lines) {
+      expect(l.msg).toBe('postgres connection error');
+      expect(l.obj).toEqual({ err: 'terminating connection due to administrator command', code: '57P01' });
+    }
+    expect(JSON.stringify(lines)).not.toContain('hunter2');
+    held.release(new Error('cut'));
+    expect((await pool.query('SELECT 1 AS one')).rows[0].one).toBe(1);
+    await Promise.all([pool.end(), admin.end()]);
   });
 
   it('commits a transaction that resolves and rolls back one that throws', async () => {

@@ -6,17 +6,89 @@ import { Pool, type PoolClient, type PoolConfig } from 'pg';
 export { Pool };
 export type { PoolClient };
 
-/** One pg pool per app: Prisma (through the driver adapter) and the query DSL's raw SQL share it. */
-export function createPool(connectionString: string, config: PoolConfig = {}): Pool {
+/** What a pool serves: API requests get a short statement timeout, workers (and exports) a long one. */
+export type PoolRole = 'api' | 'worker';
+
+function envMs(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`environment variable ${name} must be a non-negative integer (milliseconds), got ${raw}`);
+  return n;
+}
+
+/**
+ * The time limits every connection runs under (milliseconds; 0 turns one off):
+ * - `DATABASE_STATEMENT_TIMEOUT_MS` (10 000): one statement of an API request;
+ * - `WORKER_STATEMENT_TIMEOUT_MS` (600 000): one statement of a worker (collection, ingestion);
+ * - `EXPORT_STATEMENT_TIMEOUT_MS` (600 000): one statement of an export download (set per transaction);
+ * - `DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS` (60 000): a transaction left open with nothing running.
+ */
+export function dbTimeouts() {
+  return {
+    api: envMs('DATABASE_STATEMENT_TIMEOUT_MS', 10_000),
+    worker: envMs('WORKER_STATEMENT_TIMEOUT_MS', 600_000),
+    export: envMs('EXPORT_STATEMENT_TIMEOUT_MS', 600_000),
+    idleInTransaction: envMs('DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 60_000),
+  };
+}
+
+export interface CreatePoolOptions extends PoolConfig {
+  /** Sets the statement timeout (default `api`). */
+  role?: PoolRole;
+  /** Told of every connection error (idle or checked out); the pool replaces the connection by itself. */
+  onError?: (err: Error) => void;
+  /** Without `onError`: connection errors are logged here (`postgres connection error`, message and code only). */
+  logger?: { warn(obj: object, msg: string): void };
+}
+
+/** Logs a pool's connection errors: the message and SQLSTATE / socket code, never the error object (or a URL). */
+export function logConnectionErrors(logger: { warn(obj: object, msg: string): void }, what = 'postgres'): (err: Error) => void {
+  return (err) => {
+    const code = (err as { code?: unknown }).code;
+    logger.warn({ err: String(err?.message ?? err).slice(0, 500), ...(typeof code === 'string' && { code }) }, `${what} connection error`);
+  };
+}
+
+/**
+ * One pg pool per app: Prisma (through the driver adapter) and the query DSL's raw SQL share it.
+ * Every connection runs with a statement timeout (by role) and an idle-in-transaction timeout, and
+ * has an `error` listener for its whole life: pg-pool listens only while a connection is idle, so a
+ * database restart while one is checked out (a transaction, a cursor) would otherwise be an
+ * unhandled `error` event and kill the process.
+ */
+export function createPool(connectionString: string, config: CreatePoolOptions = {}): Pool {
+  const { role = 'api', logger, onError = logger && logConnectionErrors(logger), ...poolConfig } = config;
+  const t = dbTimeouts();
   const pool = new Pool({
     connectionString,
     max: Number(process.env.DATABASE_POOL_MAX || 10),
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 5_000,
-    ...config,
+    statement_timeout: role === 'worker' ? t.worker : t.api,
+    idle_in_transaction_session_timeout: t.idleInTransaction,
+    ...poolConfig,
   });
-  // An idle client losing its connection must not crash the process; the next query reconnects.
+  const report = (err: Error) => {
+    try {
+      onError?.(err);
+    } catch {
+      // a reporter's own failure must not become an unhandled error
+    }
+  };
+  // Each connection reports its own errors; the pool re-emits an idle one's too, which needs a
+  // listener (or it throws) but would only report the same error twice.
   pool.on('error', () => {});
+  // A connection that failed is done: pg may report its end a second time ("Connection terminated
+  // unexpectedly" after the server's own message); only the first is told.
+  pool.on('connect', (client) => {
+    let failed = false;
+    client.on('error', (err) => {
+      if (failed) return;
+      failed = true;
+      report(err);
+    });
+  });
   return pool;
 }
 

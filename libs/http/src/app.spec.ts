@@ -150,6 +150,27 @@ describe('service app', () => {
   });
 });
 
+describe('client address', () => {
+  const make = () =>
+    createServiceApp({
+      service: 'ip',
+      logger: createLogger('ip', 'silent'),
+      operations: [operation({ path: '/ip/v1/who/ami', access: 'public', schema: requestSchema({}), handler: (_i, ctx) => ({ ip: ctx.clientIp }) })],
+    });
+  afterEach(() => delete process.env.TRUST_PROXY);
+
+  it('believes X-Forwarded-For only from a trusted proxy', async () => {
+    const viaProxy = await request(make()).post('/ip/v1/who/ami').set('X-Forwarded-For', '203.0.113.9').send({});
+    expect(viaProxy.body.ip).toBe('203.0.113.9'); // the test connects from loopback, trusted by default
+    process.env.TRUST_PROXY = 'false';
+    const direct = await request(make()).post('/ip/v1/who/ami').set('X-Forwarded-For', '203.0.113.9').send({});
+    expect(direct.body.ip).toMatch(/127\.0\.0\.1|::1/);
+    process.env.TRUST_PROXY = '10.0.0.0/8';
+    const untrusted = await request(make()).post('/ip/v1/who/ami').set('X-Forwarded-For', '203.0.113.9').send({});
+    expect(untrusted.body.ip).toMatch(/127\.0\.0\.1|::1/);
+  });
+});
+
 describe('openapi', () => {
   it('documents every operation with its request schema, and serves a page', async () => {
     const res = await request(app).get('/demo/openapi.json');

@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Logger } from '@platform/core';
+import { MODULES, repeatFilter, type Logger } from '@platform/core';
 import { ApiError, errors, isApiError } from '@platform/errors';
 import { bearerToken, isAllowed, type TokenVerifier } from '@platform/auth';
 import type { Operation, RequestContext } from './operation';
 import { parseInput } from './validation';
 import { buildOpenApi, docsPage } from './openapi';
+import { dependencyFault, sqlState } from './faults';
+import { parseBytes, readJsonBody, sendJson } from './body';
+import { pathRedactor } from './redact';
 
 export interface ServiceAppOptions {
   service: string;
@@ -19,6 +22,12 @@ export interface ServiceAppOptions {
   bodyLimit?: string;
   /** Extra routes (e.g. webhook ingestion), mounted before the 404 fallback. */
   routes?: (app: express.Express, helpers: RouteHelpers) => void;
+  /**
+   * Paths that carry a secret, as templates (`/monitoring/v1/webhook/*\/:secret`), besides the
+   * module's own in config/modules.json: every logged path passes through them (see redact.ts),
+   * whatever route the request met.
+   */
+  secretPaths?: string[];
 }
 
 export interface RouteHelpers {
@@ -56,7 +65,7 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
 /** Errors from libraries that are the caller's fault, as envelopes; anything else is a 500. */
 function toApiError(err: unknown): ApiError | undefined {
   if (isApiError(err)) return err;
-  const e = err as { type?: string; status?: number; code?: string; meta?: { target?: unknown } } | undefined;
+  const e = err as { type?: string; status?: number; expose?: boolean; code?: string; meta?: { target?: unknown } } | undefined;
   switch (e?.type) {
     case 'entity.too.large':
       return errors.payloadTooLarge((err as { limit?: number }).limit ? `${(err as { limit: number }).limit} bytes` : 'the limit');
@@ -71,6 +80,18 @@ function toApiError(err: unknown): ApiError | undefined {
     case 'request.size.invalid':
       return errors.invalidArgument('Invalid request body.');
   }
+  const fault = dependencyFault(err);
+  if (fault) return fault;
+  // Errors Express itself raises for a bad request: http-errors, and a malformed %-escape in a path.
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500 && (e.expose === true || err instanceof URIError)) {
+    return new ApiError(e.status, 'ERROR_INVALID_ARGUMENT', 'Bad request.');
+  }
+  if (err instanceof URIError) return errors.invalidArgument('Malformed path.');
+  // PostgreSQL refusing a character of a value (NUL in a path parameter, say): the value's fault.
+  // PostgreSQL refusing a value (class 22: a character it cannot store, a number out of its type's
+  // range, NUL in a path parameter): the value's fault, answered without PostgreSQL's message.
+  const state = sqlState(err);
+  if (state?.startsWith('22')) return errors.invalidArgument('A value is not valid for its field (out of range, or a character that cannot be stored).');
   // Unique violations (pg 23505 or Prisma P2002) that a service did not anticipate.
   if (e?.code === '23505' || e?.code === 'P2002') return errors.conflict('ERROR_ALREADY_EXISTS', 'Resource already exists.');
   if (e?.code === 'P2025') return new ApiError(404, 'ERROR_NOT_FOUND', 'Resource not found.');
@@ -82,8 +103,14 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.set('trust proxy', true);
+  // X-Forwarded-For is believed only from the proxies TRUST_PROXY names (default: loopback and
+  // private networks, where the gateway and the cluster's ingress live), so a caller cannot choose
+  // the address that rate limits and logs see.
+  app.set('trust proxy', trustProxySetting(process.env.TRUST_PROXY));
 
+  const moduleSecrets = (MODULES as Record<string, { secretPaths?: string[] }>)[service]?.secretPaths ?? [];
+  const unavailableLog = repeatFilter();
+  const redactPath = pathRedactor([...moduleSecrets, ...(options.secretPaths ?? [])]);
   const registry = new Registry();
   registry.setDefaultLabels({ service });
   collectDefaultMetrics({ register: registry });
@@ -118,9 +145,20 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
 
   const sendError = (req: Request, res: Response, err: unknown) => {
     let apiError = toApiError(err);
+    // A body not read (refused before it was: no token, too large) is not read at all: the
+    // connection closes after the answer instead of receiving the rest.
+    if (!req.complete && !res.headersSent) res.setHeader('Connection', 'close');
+    const retryAfter = apiError?.details?.retryAfterSeconds;
+    if (typeof retryAfter === 'number' && !res.headersSent) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retryAfter))));
     if (!apiError) {
       req.log.error({ err, req_id: req.requestId }, 'unexpected error');
       apiError = errors.unknown();
+    } else if (apiError.code === 'ERROR_SERVICE_UNAVAILABLE') {
+      // One line per distinct failure every 30 s (an outage fails every request), its first line only
+      // (Prisma's messages go on with source excerpts).
+      const message = String((err as Error)?.message ?? err).split('\n')[0].slice(0, 300);
+      const repeats = unavailableLog(message);
+      if (repeats >= 0) logger.warn({ err: message, req_id: req.requestId, ...(repeats && { repeats }) }, 'dependency unavailable');
     } else if (apiError.status >= 500) {
       req.log.error({ err, req_id: req.requestId }, 'server error');
     }
@@ -142,13 +180,22 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
     res.setHeader('x-request-id', req.requestId);
     const start = process.hrtime.bigint();
     res.on('finish', () => {
-      const ms = Number(process.hrtime.bigint() - start) / 1e6;
-      const label = (res.locals.operation as string | undefined) ?? 'other';
-      metricsFor(label, res.statusCode).observe(ms / 1000);
-      logger.info(
-        { req_id: req.requestId, ...res.locals.caller, method: req.method, path: req.path, status: res.statusCode, duration_ms: Math.round(ms * 100) / 100 },
-        'request',
-      );
+      // A hook runs outside the request's try/catch: a throw here would be an uncaught exception.
+      try {
+        const ms = Number(process.hrtime.bigint() - start) / 1e6;
+        const label = (res.locals.operation as string | undefined) ?? 'other';
+        metricsFor(label, res.statusCode).observe(ms / 1000);
+        logger.info(
+          { req_id: req.requestId, ...res.locals.caller, method: req.method, path: redactPath(req.path), status: res.statusCode, duration_ms: Math.round(ms * 100) / 100 },
+          'request',
+        );
+      } catch (e) {
+        try {
+          logger.error({ err: (e as Error)?.message, req_id: req.requestId }, 'request hook failed');
+        } catch {
+          // nothing left to report with
+        }
+      }
     });
     next();
   });
@@ -202,6 +249,7 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
     try {
       await fn(req, res, {
         requestId: req.requestId,
+        clientIp: clientIpOf(req),
         get logger() {
           return req.log;
         },
@@ -216,7 +264,7 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
   app.use((req, res, next) => {
     const run = req.method === 'POST' ? runners.get(req.path) : undefined;
     if (!run) return next();
-    jsonBody(req, res, (err?: unknown) => (err ? next(err) : run(req, res, next)));
+    run(req, res, next);
   });
   for (const op of options.operations) {
     if (runners.has(op.path)) throw new Error(`operation path declared twice: ${op.path}`);
@@ -224,12 +272,14 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
     runners.set(op.path, async (req, res, next) => {
       res.locals.operation = op.path;
       try {
+        // The token and the permission come from the headers, before a byte of the body is read.
         let auth = undefined as unknown as RequestContext['auth'];
         if (op.access !== 'public') {
           auth = await options.verifier!.authenticate(bearerToken(req.headers.authorization));
           if (!isAllowed(auth, op.access)) throw errors.permissionDenied(`Permission denied. (${op.access.permission})`);
           res.locals.caller = { domain_id: auth.domainId, user_id: auth.userId };
         }
+        req.body = await readJsonBody(req, limit, limitText);
         const input = parseInput(op.schema, req.body);
         const bodyDomain = (input as { domain_id?: unknown } | undefined)?.domain_id;
         if (auth && bodyDomain !== undefined && bodyDomain !== auth.domainId) {
@@ -237,6 +287,7 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
         }
         const result = await op.handler(input, {
           requestId: req.requestId,
+          clientIp: clientIpOf(req),
           auth,
           get logger() {
             return req.log; // made only if the handler logs
@@ -253,67 +304,26 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
   options.routes?.(app, { wrap, jsonBody });
 
   app.use((req, _res, next) => next(errors.pathNotFound(req.path)));
-  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => sendError(req, res, err));
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    try {
+      sendError(req, res, err);
+    } catch {
+      // the answer could not be written (the socket is gone): nothing to tell anyone
+      if (!res.headersSent) res.destroy();
+    }
+  });
   return app;
 }
 
-const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
-function parseBytes(text: string): number {
-  const m = /^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?$/i.exec(text.trim());
-  if (!m) throw new Error(`invalid body limit ${text}`);
-  return Math.floor(Number(m[1]) * UNITS[(m[2] ?? 'b').toLowerCase()]);
+/** `TRUST_PROXY`: `true`/`false`, a hop count, or addresses/subnets/names as Express takes them. */
+export function trustProxySetting(raw: string | undefined): boolean | number | string {
+  const v = (raw ?? '').trim();
+  if (!v) return 'loopback, linklocal, uniquelocal';
+  if (v === 'true' || v === 'false') return v === 'true';
+  if (/^\d+$/.test(v)) return Number(v);
+  return v;
 }
 
-const JSON_TYPE = /^application\/(?:[a-z0-9.+-]*\+)?json$/;
-
-/**
- * The body of an operation: a JSON object (no body is {}), at most `limit` bytes, UTF-8. Every
- * failure is its envelope: 415 for another media type or charset, 413 when too large, 400 for
- * malformed JSON or a body that is not an object.
- */
-async function readJsonBody(req: Request, limit: number, limitText: string): Promise<unknown> {
-  const declared = req.headers['content-length'];
-  if ((declared === undefined || declared === '0') && req.headers['transfer-encoding'] === undefined) return {};
-  const [mediaType, ...params] = String(req.headers['content-type'] ?? '').split(';');
-  if (!JSON_TYPE.test(mediaType.trim().toLowerCase())) throw errors.unsupportedMediaType();
-  const charset = params.map((p) => p.trim().toLowerCase()).find((p) => p.startsWith('charset='));
-  if (charset && !['charset=utf-8', 'charset="utf-8"', 'charset=utf8'].includes(charset)) throw errors.unsupportedMediaType();
-  if (declared !== undefined && Number(declared) > limit) {
-    req.resume();
-    throw errors.payloadTooLarge(limitText);
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  await new Promise<void>((resolve, reject) => {
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > limit) {
-        req.removeAllListeners('data');
-        req.resume();
-        reject(errors.payloadTooLarge(limitText));
-      } else chunks.push(c);
-    });
-    req.on('end', resolve);
-    req.on('aborted', () => reject(new ApiError(400, 'ERROR_REQUEST_ABORTED', 'Request aborted.')));
-    req.on('error', reject);
-  });
-  const text = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8');
-  if (!text.trim()) return {};
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw errors.malformedJson();
-  }
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw errors.invalidArgument('Request body must be a JSON object.');
-  return body;
-}
-
-/** A JSON answer, written in one go (what express's res.json does, minus its content negotiation). */
-function sendJson(res: Response, status: number, body: unknown) {
-  const text = JSON.stringify(body);
-  res.statusCode = status;
-  res.setHeader('content-type', 'application/json; charset=utf-8');
-  res.setHeader('content-length', Buffer.byteLength(text));
-  res.end(text);
+function clientIpOf(req: Request): string {
+  return req.ip ?? req.socket.remoteAddress ?? '';
 }

@@ -4,6 +4,8 @@ import type { Access, AuthContext } from '@platform/auth';
 
 export interface RequestContext {
   requestId: string;
+  /** The caller's address: the socket's peer, or the client a trusted proxy names (`TRUST_PROXY`). */
+  clientIp: string;
   logger: Logger;
   /** The caller; present on every operation that is not public. */
   auth: AuthContext;

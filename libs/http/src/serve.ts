@@ -1,13 +1,44 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type express from 'express';
-import type { Logger } from '@platform/core';
+import { envInt, type Logger } from '@platform/core';
+
+/**
+ * The HTTP server's time limits, set on purpose rather than left at Node's defaults (milliseconds):
+ * - `HTTP_HEADERS_TIMEOUT_MS` (20 000): a client has this long to send a request's headers (slowloris);
+ * - `HTTP_REQUEST_TIMEOUT_MS` (60 000): ... and the whole request, body included;
+ * - `HTTP_KEEP_ALIVE_TIMEOUT_MS` (65 000): an idle keep-alive connection is closed after this; longer
+ *   than the gateway's upstream keep-alive (nginx: 60 s) so that the gateway, not the app, closes
+ *   first and never sends a request on a connection the app is closing;
+ * - `HTTP_SOCKET_TIMEOUT_MS` (120 000): a connection with no traffic at all (a stalled download) is closed.
+ * Node checks the first two every `connectionsCheckingInterval` (2 s here, 30 s by default).
+ */
+export function httpTimeouts() {
+  return {
+    headersTimeout: envInt('HTTP_HEADERS_TIMEOUT_MS', 20_000),
+    requestTimeout: envInt('HTTP_REQUEST_TIMEOUT_MS', 60_000),
+    keepAliveTimeout: envInt('HTTP_KEEP_ALIVE_TIMEOUT_MS', 65_000),
+    socketTimeout: envInt('HTTP_SOCKET_TIMEOUT_MS', 120_000),
+  };
+}
+
+/** The app's HTTP server with httpTimeouts() (or `t`), not yet listening. */
+export function createHttpServer(app: express.Express, t = httpTimeouts()): Server {
+  const server = createServer(
+    { headersTimeout: t.headersTimeout, requestTimeout: t.requestTimeout, keepAliveTimeout: t.keepAliveTimeout, connectionsCheckingInterval: 2_000 },
+    app,
+  );
+  server.keepAliveTimeout = t.keepAliveTimeout;
+  server.setTimeout(t.socketTimeout, (socket) => socket.destroy());
+  return server;
+}
 
 /**
  * Listens, and on SIGINT/SIGTERM stops taking connections, lets in-flight requests finish, then runs
  * `onShutdown` (close pools, queues, Redis) and exits. Every app's and worker's main uses it.
  */
 export function serve(app: express.Express, o: { port: number; logger: Logger; service: string; onShutdown?: () => Promise<unknown> }): Server {
-  const server = app.listen(o.port, () => o.logger.info({ port: o.port }, `${o.service} listening`));
+  const server = createHttpServer(app);
+  server.listen(o.port, () => o.logger.info({ port: o.port }, `${o.service} listening`));
   onShutdownSignal(o.logger, async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await o.onShutdown?.();
@@ -35,8 +66,18 @@ export function onShutdownSignal(logger: Logger, fn: () => Promise<unknown>) {
   process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
-/** The entry point's last line: a failure to start is printed and exits 1. */
+/**
+ * The entry point's last line: a failure to start is printed and exits 1. A promise rejected with
+ * nobody listening (a background refresh, a timer's callback) is written to stderr and the process
+ * carries on, rather than Node's default of exiting: one failed background task must not take every
+ * request down with it. An uncaught exception still exits (the state is unknown); the supervisor
+ * (`npm start`, Kubernetes) restarts the process.
+ */
 export function runMain(service: string, main: () => Promise<unknown>) {
+  process.on('unhandledRejection', (reason) => {
+    const text = reason instanceof Error ? (reason.stack ?? reason.message) : String(reason);
+    process.stderr.write(`${JSON.stringify({ level: 'error', service, msg: 'unhandled rejection', err: text.slice(0, 2000) })}\n`);
+  });
   main().catch((err) => {
     process.stderr.write(`${service} failed to start: ${err?.stack ?? err}\n`);
     process.exit(1);

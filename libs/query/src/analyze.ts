@@ -3,13 +3,13 @@ import { baseScope, execute, type SqlRunner } from './base';
 import { compileWhere } from './filter';
 import type { CompileOptions } from './list';
 import type { Resource } from './resource';
-import type { AnalyzeQuery, Condition, TimeSeriesAnalyzeQuery } from './schemas';
+import { QUERY_LIMITS, type AnalyzeQuery, type Condition, type TimeSeriesAnalyzeQuery } from './schemas';
 import { Ctx, type CompiledSql } from './sql';
 import { finalOrder, finalSelect, compilePipeline, GROUP_OPERATORS, type GroupFieldIR, type GroupKeyIR, type StageIR } from './stat';
 import { formatDate, parsePeriodBound } from './time';
 
 export interface CompiledAnalyze extends CompiledSql {
-  limit: number | null;
+  limit: number;
   toObject: (row: Record<string, unknown>) => Record<string, unknown>;
 }
 
@@ -130,12 +130,15 @@ export function compileAnalyze(
       sort: query.sort.map((s) => ({ key: fieldGroup.length && names.has(s.key) ? `_total_${s.key}` : s.key, desc: s.desc })),
     });
   }
-  const limit = query.page?.limit && query.page.limit > 0 ? query.page.limit : null;
-  if (limit !== null) {
-    const start = query.page?.start ?? 0;
-    if (start > 1) stages.push({ type: 'skip', n: start - 1, errKey: `${prefix}.page.start` });
-    stages.push({ type: 'limit', n: limit + 1, errKey: `${prefix}.page.limit` });
-  }
+  // Never more than the cap: no page.limit reads cap + 1 rows, a larger page.limit is lowered to it;
+  // the row past the limit tells `more`.
+  // (`page.start` applies with a `page.limit`, as upstream.)
+  const cap = opts.maxResults ?? QUERY_LIMITS.results;
+  const asked = query.page?.limit && query.page.limit > 0 ? query.page.limit : null;
+  const start = query.page?.start ?? 0;
+  if (asked !== null && start > 1) stages.push({ type: 'skip', n: start - 1, errKey: `${prefix}.page.start` });
+  const limit = Math.min(asked ?? cap, cap);
+  stages.push({ type: 'limit', n: limit + 1, errKey: `${prefix}.page.limit` });
 
   const { ctes, state } = compilePipeline(resource, where, stages, ctx, now);
   const fin = finalSelect(state);
@@ -154,6 +157,5 @@ export async function runAnalyze(
   const c = compileAnalyze(resource, query, scope, opts);
   const rows = await execute(db, c.text, c.values, opts.prefix ?? 'query');
   const results = rows.map((r) => c.toObject(r));
-  if (c.limit === null) return { results, more: false };
   return { results: results.slice(0, c.limit), more: results.length > c.limit };
 }

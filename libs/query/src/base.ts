@@ -1,4 +1,4 @@
-import { errors, isApiError } from '@platform/errors';
+import { ApiError, errors, isApiError } from '@platform/errors';
 import { Scope, type Col, type Ref } from './filter';
 import type { Resource } from './resource';
 import type { SortItem } from './schemas';
@@ -64,6 +64,17 @@ export function pageWindow(page: { start?: number | null; limit?: number | null 
   return { offset: limit === null ? 0 : start - 1, limit };
 }
 
+const DATA_ERRORS: Record<string, string> = {
+  '2201B': 'invalid regular expression',
+  '22003': 'a number is out of range',
+  '22012': 'division by zero',
+  '22P02': 'a value is not valid for its field\'s type',
+  '22007': 'a value is not a valid date or time',
+  '22008': 'a date or time is out of range',
+  '22021': 'a value holds a character that cannot be stored (NUL)',
+  '2200H': 'a value is out of range',
+};
+
 /** Runs one statement; Postgres data errors caused by user values (bad regex, overflow) become 400s. */
 export async function execute(db: SqlRunner, text: string, values: unknown[], prefix: string): Promise<any[]> {  
   try {
@@ -72,8 +83,15 @@ export async function execute(db: SqlRunner, text: string, values: unknown[], pr
   } catch (e) {
     if (isApiError(e)) throw e;
     const code = (e as { code?: unknown })?.code;
+    // The statement timeout (57014): the query asked for more work than one request may do (a
+    // regex PostgreSQL cannot finish, a filter no index serves). The caller's to narrow, not a 5xx.
+    if (code === '57014') {
+      throw new ApiError(400, 'ERROR_QUERY_TIMEOUT', `The query did not finish within the time limit; narrow its filter or page. (key = ${prefix})`, { key: prefix });
+    }
+    // A value PostgreSQL refuses (a bad regex, a number out of range, text that is no integer): a 400
+    // in our words, not PostgreSQL's message.
     if (typeof code === 'string' && code.startsWith('22')) {
-      throw errors.invalidParameter(prefix, (e as Error).message);
+      throw errors.invalidParameter(prefix, DATA_ERRORS[code] ?? 'a value is not valid for its field');
     }
     throw e;
   }

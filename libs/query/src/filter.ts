@@ -1,7 +1,8 @@
+import { unsafeSegment } from '@platform/core';
 import { errors } from '@platform/errors';
-import type { Condition } from './schemas';
+import { QUERY_LIMITS, type Condition } from './schemas';
 import { splitKey, type FieldType } from './resource';
-import type { Ctx } from './sql';
+import { Ctx } from './sql';
 import { parseIso8601, parseTimediff, type DatePrecision } from './time';
 
 /** A column (or derived column) visible at some point of a statement, by API key / stage name. */
@@ -26,6 +27,8 @@ export class Scope {
 
   resolve(key: unknown, errKey: string, ctx: Ctx): Ref {
     if (typeof key !== 'string') throw errors.invalidParameter(errKey, 'key must be a string');
+    const unsafe = unsafeSegment(key);
+    if (unsafe !== undefined) throw errors.invalidParameter(errKey, `"${unsafe}" is not allowed in a key`);
     const s = splitKey(this.cols, key);
     if (!s) throw errors.invalidParameter(errKey, `unknown key "${key}"`);
     const col = s.field;
@@ -54,7 +57,7 @@ const INDEX_LIKE = /^\s*[+-]?[0-9]+$/;
  * (`col @> {...}`) can stand for `col #> path`: no segment may be read as an array index.
  */
 function containmentPath(scope: Scope, key: unknown): { col: string; path: string[] } | null {
-  if (typeof key !== 'string') return null;
+  if (typeof key !== 'string' || unsafeSegment(key) !== undefined) return null;
   const s = splitKey(scope.cols, key);
   if (!s || s.field.kind !== 'json' || s.path.length === 0 || s.path.some((p) => INDEX_LIKE.test(p))) return null;
   return { col: s.field.sql, path: s.path };
@@ -198,8 +201,14 @@ function textOf(v: unknown, env: Env): string {
   throw valueErr(env, 'expected a string');
 }
 
+/**
+ * A caller's regular expression: a string of at most QUERY_LIMITS.regexLength characters that compiles.
+ * PostgreSQL runs it (`~*`), bounded by the statement timeout; the in-memory evaluator runs it on a
+ * linear-time engine (memory.ts). A pattern PostgreSQL refuses is a 400 from `execute`.
+ */
 function checkRegex(v: unknown, env: Env): string {
   if (typeof v !== 'string') throw valueErr(env, 'expected a regular expression string');
+  if (v.length > QUERY_LIMITS.regexLength) throw valueErr(env, `a regular expression has at most ${QUERY_LIMITS.regexLength} characters`);
   try {
     new RegExp(v);
   } catch {
@@ -213,11 +222,13 @@ function expandMatch(obj: Record<string, unknown>, env: Env): Record<string, unk
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(obj)) {
     if (k.startsWith('$')) throw valueErr(env, `match operators like ${k} are not supported`);
+    const unsafe = unsafeSegment(k);
+    if (unsafe !== undefined) throw valueErr(env, `"${unsafe}" is not allowed in a key`);
     const segs = k.split('.');
     if (segs.some((s) => !s)) throw valueErr(env, `bad key "${k}"`);
     let cur = out;
     for (const s of segs.slice(0, -1)) {
-      if (!isPlainObject(cur[s])) cur[s] = {};
+      if (!Object.hasOwn(cur, s) || !isPlainObject(cur[s])) cur[s] = {};
       cur = cur[s] as Record<string, unknown>;
     }
     const last = segs[segs.length - 1];
@@ -376,13 +387,19 @@ function compare(kind: FieldType, x: string, op: 'lt' | 'lte' | 'gt' | 'gte', v:
 export function compileCondition(cond: Condition, scope: Scope, env: Env): string {
   const { key, operator } = cond;
   const value = cond.value === undefined ? null : cond.value;
-  const info = typeof operator === 'string' ? FILTER_OPERATORS[operator] : undefined;
+  const info = typeof operator === 'string' && Object.hasOwn(FILTER_OPERATORS, operator) ? FILTER_OPERATORS[operator] : undefined;
   if (!info) throw errors.invalidParameter(`${env.errKey}.operator`, `unsupported operator "${String(operator)}"`);
   if (info.multiple && !Array.isArray(value)) throw valueErr(env, `${operator} needs a list value`);
   if (!info.multiple && Array.isArray(value)) throw valueErr(env, `${operator} needs a single value, not a list`);
   if (operator === 'exists' && typeof value !== 'boolean') throw valueErr(env, 'exists needs a boolean value');
   if ((operator === 'contain_in' || operator === 'not_contain_in' || operator === 'regex_in') && (value as unknown[]).length === 0) {
     throw valueErr(env, `${operator} needs a non-empty list`);
+  }
+  // An empty in / not_in matches nothing / everything: the key is still checked, on a scratch context
+  // (a JSON path bound and then not used would leave PostgreSQL a parameter of no known type).
+  if ((operator === 'in' || operator === 'not_in') && (value as unknown[]).length === 0) {
+    scope.resolve(key, `${env.errKey}.key`, new Ctx());
+    return operator === 'in' ? 'FALSE' : 'TRUE';
   }
   if (operator === 'eq' && (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)))) {
     const p = containmentPath(scope, key);

@@ -15,6 +15,8 @@ export {
   parseStatisticsQuery,
   parseTimeSeriesAnalyzeQuery,
   parseWith,
+  KeySchema,
+  QUERY_LIMITS,
 } from './schemas';
 export type { AnalyzeQuery, Condition, Granularity, Page, Query, SortItem, StatisticsQuery, TimeSeriesAnalyzeQuery, Unwind } from './schemas';
 export type { SqlRunner } from './base';

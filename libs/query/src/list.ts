@@ -10,6 +10,8 @@ export interface CompileOptions {
   prefix?: string;
   /** Clock for timediff values (tests). */
   now?: Date;
+  /** Rows of a stat, distinct or analyze answer at most (default QUERY_LIMITS.results); past it, `more: true`. */
+  maxResults?: number;
 }
 
 export interface CompiledList extends CompiledSql {

@@ -3,6 +3,8 @@
  * It serves small lists that live in configuration rather than a table (`listInMemory`), and the
  * property test checks the SQL compiler against it. Rows are keyed by API key; datetime values are Dates.
  */
+import { RE2JS } from 're2js';
+import { errors } from '@platform/errors';
 import type { FieldType, Resource } from './resource';
 import { splitKey } from './resource';
 import type { Condition, Query, SortItem } from './schemas';
@@ -163,7 +165,7 @@ export function matchCondition(resource: Resource, doc: Doc, c: Condition, now: 
   }
   const contains = (s: string) => (e: string) => e.toLowerCase().includes(s.toLowerCase());
   const regex = (s: string) => {
-    const r = new RegExp(s, 'i');
+    const r = linearRegex(s);
     return (e: string) => r.test(e);
   };
   switch (op) {
@@ -197,6 +199,35 @@ export function matchCondition(resource: Resource, doc: Doc, c: Condition, now: 
     default:
       throw new Error(`evaluator: operator ${op}`);
   }
+}
+
+/**
+ * A caller's regex on a linear-time engine (RE2 semantics, pure JavaScript): no input, however hostile,
+ * makes it backtrack, so it cannot hold the event loop. Compiled once per pattern.
+ */
+const compiled = new Map<string, RE2JS>();
+function linearRegex(pattern: string): RE2JS {
+  let r = compiled.get(pattern);
+  if (!r) {
+    r = RE2JS.compile(pattern, RE2JS.CASE_INSENSITIVE);
+    if (compiled.size >= 1000) compiled.clear();
+    compiled.set(pattern, r);
+  }
+  return r;
+}
+
+/** Every regex of a query compiles on the linear-time engine, or the query is a 400 naming it. */
+function checkLinearRegexes(conds: readonly Condition[] | null | undefined, prefix: string): void {
+  (conds ?? []).forEach((c, i) => {
+    if (c.operator !== 'regex' && c.operator !== 'regex_in') return;
+    for (const p of Array.isArray(c.value) ? c.value : [c.value]) {
+      try {
+        linearRegex(String(p));
+      } catch (e) {
+        throw errors.invalidParameter(`${prefix}[${i}].value`, `unsupported regular expression (${(e as Error).message}; lookaround and backreferences are not supported)`);
+      }
+    }
+  });
 }
 
 export interface EvalQuery {
@@ -271,6 +302,8 @@ export function evalList(resource: Resource, docs: Doc[], q: EvalQuery, scope: C
  */
 export function listInMemory<T extends object>(resource: Resource, rows: T[], query: Query | undefined, scope: Condition[] = [], now = new Date()) {
   compileList(resource, query, scope, { now });
+  checkLinearRegexes(query?.filter, 'query.filter');
+  checkLinearRegexes(query?.filter_or, 'query.filter_or');
   const q: EvalQuery = {
     filter: query?.filter ?? undefined,
     filter_or: query?.filter_or ?? undefined,

@@ -1,13 +1,20 @@
+import { UNSAFE_KEYS } from '@platform/core';
 import { errors } from '@platform/errors';
 import { z } from 'zod';
 import type { Resource } from './resource';
-import type { Query } from './schemas';
+import { KeySchema, type Query } from './schemas';
 
 type Json = Record<string, unknown>;
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
 
+/**
+ * `src` at the path `segs`, merged into `into`. Own properties only, and never a prototype key: a
+ * stored document may hold a `__proto__` key (JSON keeps it as data), and a path through it must not
+ * reach `Object.prototype`.
+ */
 function pick(src: unknown, segs: string[], into: unknown): unknown {
   if (segs.length === 0) return src;
+  if (UNSAFE_KEYS.has(segs[0])) return into;
   if (Array.isArray(src)) {
     // MongoDB projects through arrays of sub-documents: each element keeps the path.
     const prev = Array.isArray(into) ? into : [];
@@ -17,9 +24,9 @@ function pick(src: unknown, segs: string[], into: unknown): unknown {
     });
     return out;
   }
-  if (!isObj(src) || !(segs[0] in src)) return into;
+  if (!isObj(src) || !Object.hasOwn(src, segs[0])) return into;
   const target: Json = isObj(into) ? into : {};
-  const v = pick(src[segs[0]], segs.slice(1), target[segs[0]]);
+  const v = pick(src[segs[0]], segs.slice(1), Object.hasOwn(target, segs[0]) ? target[segs[0]] : undefined);
   if (v !== undefined) target[segs[0]] = v;
   return target;
 }
@@ -50,12 +57,12 @@ export function resolveOnly(resource: Resource, query: Query | undefined | null)
 }
 
 /** `only` of a get request: field names (dotted paths reach inside structs). */
-export const OnlySchema = z.array(z.string().trim().min(1).max(255)).max(100);
+export const OnlySchema = z.array(z.string().trim().pipe(KeySchema)).max(100);
 
 /** `only` of a get, as upstream: the answer keeps just those fields; a name that is no field is a 400. */
 export function applyGetOnly<T extends object>(info: T, only: string[] | undefined): Partial<T> {
   only?.forEach((key, i) => {
-    if (!(key.split('.')[0] in info)) throw errors.invalidParameter(`only[${i}]`, `${key} is not a field`);
+    if (!Object.hasOwn(info, key.split('.')[0])) throw errors.invalidParameter(`only[${i}]`, `${key} is not a field`);
   });
   return applyOnly(info, only);
 }

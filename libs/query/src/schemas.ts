@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { unsafeSegment } from '@platform/core';
 import { errors } from '@platform/errors';
 
 /**
@@ -6,6 +7,44 @@ import { errors } from '@platform/errors';
  * the old `{key, desc}` / `{keys: [...]}` sort forms, `null` for absent optional parts) and normalise
  * them; semantic checks (keys, operators, value types) happen when a query is compiled against a resource.
  */
+
+/**
+ * The bounds of one query (platform-wide; docs/decisions/platform.md). With the request body's own
+ * bounds (1 MiB, 32 levels) they keep the work of compiling and running one query small and known.
+ */
+export const QUERY_LIMITS = Object.freeze({
+  /** Characters of a key, a dotted path or a name. */
+  keyLength: 512,
+  /** Conditions in one filter or filter_or. */
+  conditions: 256,
+  /** Values of one list operator (in, not_in, contain_in, regex_in, ...). */
+  listValues: 10_000,
+  /** Characters of one regular expression. */
+  regexLength: 512,
+  keyword: 1024,
+  only: 256,
+  sortKeys: 32,
+  stages: 32,
+  /** Keys, fields or select entries of one group / analyze. */
+  groupItems: 64,
+  /** Rows of one stat, distinct or analyze answer (`more: true` says there were more). */
+  results: 10_000,
+});
+
+/**
+ * A key, dotted path or name that a query names: the compiler turns it into a JSON path and the
+ * answer into object keys, so no segment may be one that reaches a prototype.
+ */
+export const KeySchema = z
+  .string()
+  .min(1)
+  .max(QUERY_LIMITS.keyLength)
+  .superRefine((k, ctx) => {
+    const seg = unsafeSegment(k);
+    if (seg !== undefined) ctx.addIssue({ code: 'custom', message: `"${seg}" is not allowed in a key` });
+  });
+
+const atMost = (n: number) => (o: object) => Object.keys(o).length <= n;
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -31,16 +70,19 @@ export const ConditionSchema = z.preprocess(
     return o;
   },
   z.object({
-    key: z.string().min(1),
-    value: z.unknown(),
-    operator: z.string().min(1),
+    key: KeySchema,
+    value: z.unknown().superRefine((v, ctx) => {
+      if (Array.isArray(v) && v.length > QUERY_LIMITS.listValues) ctx.addIssue({ code: 'custom', message: `at most ${QUERY_LIMITS.listValues} values` });
+      if (typeof v === 'string' && v.length > 65_536) ctx.addIssue({ code: 'custom', message: 'at most 65536 characters' });
+    }),
+    operator: z.string().min(1).max(64),
   }),
 );
 export type Condition = { key: string; value: unknown; operator: string };
 
 const SortItemSchema = z.preprocess(
   (v) => alias(v, [['key', 'k']]),
-  z.object({ key: z.string().min(1), desc: z.boolean().nullish() }),
+  z.object({ key: KeySchema, desc: z.boolean().nullish() }),
 );
 
 /** `[{key, desc}]`, or the old `{key, desc}` / `{keys: [{key, desc}]}` forms, normalised to a list. */
@@ -52,7 +94,7 @@ export const SortSchema = z.preprocess((v) => {
     if (Object.keys(v).length === 0) return [];
   }
   return v;
-}, z.array(SortItemSchema));
+}, z.array(SortItemSchema).max(QUERY_LIMITS.sortKeys));
 export type SortItem = { key: string; desc?: boolean | null };
 
 export const PageSchema = z.object({
@@ -61,9 +103,9 @@ export const PageSchema = z.object({
 });
 export type Page = z.infer<typeof PageSchema>;
 
-const filterList = z.array(ConditionSchema).nullish();
+const filterList = z.array(ConditionSchema).max(QUERY_LIMITS.conditions).nullish();
 
-export const UnwindSchema = z.object({ path: z.string().min(1), filter: filterList });
+export const UnwindSchema = z.object({ path: KeySchema, filter: filterList });
 export type Unwind = z.infer<typeof UnwindSchema>;
 
 export const QuerySchema = z.object({
@@ -73,8 +115,8 @@ export const QuerySchema = z.object({
   page: PageSchema.nullish(),
   minimal: z.boolean().nullish(),
   count_only: z.boolean().nullish(),
-  only: z.array(z.string()).nullish(),
-  keyword: z.string().nullish(),
+  only: z.array(KeySchema).max(QUERY_LIMITS.only).nullish(),
+  keyword: z.string().max(QUERY_LIMITS.keyword).nullish(),
   unwind: UnwindSchema.nullish(),
 });
 export type Query = z.infer<typeof QuerySchema>;
@@ -87,7 +129,7 @@ const KeyNameSchema = z.preprocess(
       ['key', 'k'],
       ['name', 'n'],
     ]),
-  z.object({ key: z.string().min(1), name: z.string().min(1) }),
+  z.object({ key: KeySchema, name: KeySchema }),
 );
 
 export const GroupKeySchema = z.preprocess(
@@ -96,7 +138,7 @@ export const GroupKeySchema = z.preprocess(
       ['key', 'k'],
       ['name', 'n'],
     ]),
-  z.object({ key: z.string().min(1), name: z.string().min(1), date_format: z.string().min(1).nullish() }),
+  z.object({ key: KeySchema, name: KeySchema, date_format: z.string().min(1).max(64).nullish() }),
 );
 
 export const GroupFieldSchema = z.preprocess(
@@ -107,18 +149,18 @@ export const GroupFieldSchema = z.preprocess(
       ['operator', 'o'],
     ]),
   z.object({
-    key: z.string().min(1).nullish(),
-    name: z.string().min(1),
-    operator: z.string().min(1),
-    fields: z.array(KeyNameSchema).nullish(),
-    conditions: z.array(ConditionSchema).nullish(),
+    key: KeySchema.nullish(),
+    name: KeySchema,
+    operator: z.string().min(1).max(64),
+    fields: z.array(KeyNameSchema).max(QUERY_LIMITS.groupItems).nullish(),
+    conditions: z.array(ConditionSchema).max(QUERY_LIMITS.conditions).nullish(),
   }),
 );
 
 export type ProjectOperand = string | number | { operator: string; fields: ProjectOperand[] };
 const ProjectOperandSchema: z.ZodType<ProjectOperand> = z.lazy(() =>
   z.union([
-    z.string().min(1),
+    KeySchema,
     z.number(),
     z.preprocess(
       (v) =>
@@ -126,7 +168,7 @@ const ProjectOperandSchema: z.ZodType<ProjectOperand> = z.lazy(() =>
           ['operator', 'o'],
           ['fields', 'f'],
         ]),
-      z.object({ operator: z.string().min(1), fields: z.array(ProjectOperandSchema) }),
+      z.object({ operator: z.string().min(1).max(64), fields: z.array(ProjectOperandSchema).max(QUERY_LIMITS.groupItems) }),
     ),
   ]),
 );
@@ -140,26 +182,26 @@ export const ProjectFieldSchema = z.preprocess(
       ['fields', 'f'],
     ]),
   z.object({
-    key: z.string().min(1).nullish(),
-    name: z.string().min(1),
-    operator: z.string().min(1).nullish(),
-    fields: z.array(ProjectOperandSchema).nullish(),
+    key: KeySchema.nullish(),
+    name: KeySchema,
+    operator: z.string().min(1).max(64).nullish(),
+    fields: z.array(ProjectOperandSchema).max(QUERY_LIMITS.groupItems).nullish(),
   }),
 );
 
 export const StageSchema = z.object({
   group: z
-    .object({ keys: z.array(GroupKeySchema).nullish(), fields: z.array(GroupFieldSchema).nullish() })
+    .object({ keys: z.array(GroupKeySchema).max(QUERY_LIMITS.groupItems).nullish(), fields: z.array(GroupFieldSchema).max(QUERY_LIMITS.groupItems).nullish() })
     .optional(),
   unwind: UnwindSchema.optional(),
-  count: z.object({ name: z.string().min(1) }).optional(),
+  count: z.object({ name: KeySchema }).optional(),
   sort: SortSchema.optional(),
   limit: z.number().int().optional(),
   skip: z.number().int().optional(),
   match: z.object({ filter: filterList, filter_or: filterList }).optional(),
   project: z
     .object({
-      fields: z.array(ProjectFieldSchema),
+      fields: z.array(ProjectFieldSchema).max(QUERY_LIMITS.groupItems),
       exclude_keys: z.boolean().nullish(),
       only_keys: z.boolean().nullish(),
     })
@@ -170,9 +212,9 @@ export type Stage = z.infer<typeof StageSchema>;
 export const StatisticsQuerySchema = z.object({
   filter: filterList,
   filter_or: filterList,
-  keyword: z.string().nullish(),
-  aggregate: z.array(StageSchema).nullish(),
-  distinct: z.string().min(1).nullish(),
+  keyword: z.string().max(QUERY_LIMITS.keyword).nullish(),
+  aggregate: z.array(StageSchema).max(QUERY_LIMITS.stages).nullish(),
+  distinct: KeySchema.nullish(),
   page: PageSchema.nullish(),
 });
 export type StatisticsQuery = z.infer<typeof StatisticsQuerySchema>;
@@ -186,31 +228,32 @@ export const AnalyzeFieldSchema = z.preprocess(
       ['operator', 'o'],
     ]),
   z.object({
-    key: z.string().min(1).nullish(),
-    operator: z.string().min(1),
-    fields: z.record(z.string(), z.string()).nullish(),
+    key: KeySchema.nullish(),
+    operator: z.string().min(1).max(64),
+    fields: z.record(KeySchema, KeySchema).nullish(),
   }),
 );
 
 export const AnalyzeQuerySchema = z.object({
-  group_by: z.array(z.union([z.string().min(1), KeyNameSchema])).nullish(),
-  field_group: z.array(z.string().min(1)).nullish(),
+  group_by: z.array(z.union([KeySchema, KeyNameSchema])).max(QUERY_LIMITS.groupItems).nullish(),
+  field_group: z.array(KeySchema).max(QUERY_LIMITS.groupItems).nullish(),
   filter: filterList,
   filter_or: filterList,
-  keyword: z.string().nullish(),
-  fields: z.record(z.string(), AnalyzeFieldSchema),
+  keyword: z.string().max(QUERY_LIMITS.keyword).nullish(),
+  fields: z.record(KeySchema, AnalyzeFieldSchema).refine(atMost(QUERY_LIMITS.groupItems), `at most ${QUERY_LIMITS.groupItems} fields`),
   select: z
     .record(
-      z.string(),
+      KeySchema,
       z.union([
-        z.string().min(1),
+        KeySchema,
         z.object({
-          operator: z.string().min(1),
-          key: z.string().min(1).nullish(),
-          fields: z.array(ProjectOperandSchema).nullish(),
+          operator: z.string().min(1).max(64),
+          key: KeySchema.nullish(),
+          fields: z.array(ProjectOperandSchema).max(QUERY_LIMITS.groupItems).nullish(),
         }),
       ]),
     )
+    .refine(atMost(QUERY_LIMITS.groupItems), `at most ${QUERY_LIMITS.groupItems} entries`)
     .nullish(),
   sort: SortSchema.nullish(),
   page: PageSchema.nullish(),
@@ -222,9 +265,9 @@ export type Granularity = z.infer<typeof GranularitySchema>;
 
 export const TimeSeriesAnalyzeQuerySchema = AnalyzeQuerySchema.extend({
   granularity: GranularitySchema.nullish(),
-  start: z.string().min(1).nullish(),
-  end: z.string().min(1).nullish(),
-  date_field: z.string().min(1).nullish(),
+  start: z.string().min(1).max(64).nullish(),
+  end: z.string().min(1).max(64).nullish(),
+  date_field: KeySchema.nullish(),
 });
 export type TimeSeriesAnalyzeQuery = z.infer<typeof TimeSeriesAnalyzeQuerySchema>;
 

@@ -1,3 +1,4 @@
+import { UNSAFE_KEYS } from '@platform/core';
 import { errors } from '@platform/errors';
 import { baseScope, execute, orderItem, pageWindow, sortExprs, type SqlRunner } from './base';
 import {
@@ -13,7 +14,7 @@ import {
 } from './filter';
 import type { CompileOptions } from './list';
 import type { FieldType, Resource } from './resource';
-import type { Condition, Granularity, ProjectOperand, SortItem, StatisticsQuery } from './schemas';
+import { QUERY_LIMITS, type Condition, type Granularity, type ProjectOperand, type SortItem, type StatisticsQuery } from './schemas';
 import { Ctx, type CompiledSql } from './sql';
 import type { DatePrecision } from './time';
 
@@ -529,9 +530,10 @@ export function finalSelect(st: State): { list: string; toObject: (row: Record<s
 }
 
 function setPath(obj: Record<string, unknown>, segs: string[], v: unknown): void {
+  if (segs.some((s) => UNSAFE_KEYS.has(s))) return; // names are checked by KeySchema; never a path into a prototype
   let cur = obj;
   for (const s of segs.slice(0, -1)) {
-    const next = cur[s];
+    const next = Object.hasOwn(cur, s) ? cur[s] : undefined;
     cur[s] = next && typeof next === 'object' && !Array.isArray(next) && !(next instanceof Date) ? { ...(next as object) } : {};
     cur = cur[s] as Record<string, unknown>;
   }
@@ -583,18 +585,29 @@ function stagesOf(aggregate: NonNullable<StatisticsQuery['aggregate']>, prefix: 
 export interface CompiledStat extends CompiledSql {
   kind: 'aggregate' | 'distinct';
   paged: boolean;
+  /** The most rows the answer holds; `clamped`: page.limit asked for more. */
+  cap: number;
+  clamped: boolean;
+  offset?: number;
   toObject?: (row: Record<string, unknown>) => Record<string, unknown>;
 }
 
-function pagedSelect(ctes: string[], from: string, list: string, order: string, page: StatisticsQuery['page'], ctx: Ctx) {
-  const win = pageWindow(page);
+/**
+ * The final SELECT of a stat or distinct, never more than `cap` rows: without `page.limit` it reads
+ * `cap + 1` (one more tells the answer was cut); a `page.limit` past the cap is lowered to it.
+ */
+function pagedSelect(ctes: string[], from: string, list: string, order: string, page: StatisticsQuery['page'], ctx: Ctx, cap: number) {
+  const asked = pageWindow(page);
+  const win = pageWindow(page, cap);
   const withs = `WITH ${ctes.join(', ')} `;
-  if (win.limit === null) return { text: `${withs}SELECT ${list} FROM ${from}${order}`, paged: false };
+  if (asked.limit === null) return { text: `${withs}SELECT ${list} FROM ${from}${order} LIMIT ${ctx.add(cap + 1, 'int8')}`, paged: false, clamped: false };
   let p = `SELECT ${list}, 1 AS __qrow FROM ${from}${order} LIMIT ${ctx.add(win.limit, 'int8')}`;
   if (win.offset > 0) p += ` OFFSET ${ctx.add(win.offset, 'int8')}`;
   return {
     text: `${withs}SELECT c.__qtotal, p.* FROM (SELECT count(*)::float8 AS __qtotal FROM ${from}) AS c LEFT JOIN LATERAL (${p}) AS p ON TRUE`,
     paged: true,
+    clamped: (asked.limit as number) > cap,
+    offset: win.offset,
   };
 }
 
@@ -606,14 +619,15 @@ export function compileStat(
 ): CompiledStat {
   const prefix = opts.prefix ?? 'query';
   const now = opts.now ?? new Date();
+  const cap = opts.maxResults ?? QUERY_LIMITS.results;
   const ctx = new Ctx();
   if (!query || (!query.aggregate?.length && !query.distinct)) throw errors.requiredParameter(`${prefix}.aggregate`);
   const where = compileWhere(query, scopeConds, baseScope(resource, 't'), resource.keywordKeys, ctx, prefix, now);
   if (query.aggregate?.length) {
     const { ctes, state } = compilePipeline(resource, where, stagesOf(query.aggregate, prefix), ctx, now);
     const fin = finalSelect(state);
-    const { text, paged } = pagedSelect(ctes, state.alias, fin.list, finalOrder(state), query.page, ctx);
-    return { text, values: ctx.values, kind: 'aggregate', paged, toObject: fin.toObject };
+    const sel = pagedSelect(ctes, state.alias, fin.list, finalOrder(state), query.page, ctx, cap);
+    return { text: sel.text, values: ctx.values, kind: 'aggregate', paged: sel.paged, cap, clamped: sel.clamped, offset: sel.offset, toObject: fin.toObject };
   }
   // distinct: the sorted distinct values; array fields contribute their elements (as MongoDB's distinct).
   const ctes = [`s0 AS (SELECT * FROM ${resource.table} AS t WHERE ${where})`];
@@ -628,11 +642,14 @@ export function compileStat(
     inner = `SELECT DISTINCT ${v} AS v FROM s0 WHERE ${ref.sql} IS NOT NULL`;
   }
   ctes.push(`d AS (${inner})`);
-  const { text, paged } = pagedSelect(ctes, 'd', 'd.v AS __qv', ' ORDER BY d.v', query.page, ctx);
-  return { text, values: ctx.values, kind: 'distinct', paged };
+  const sel = pagedSelect(ctes, 'd', 'd.v AS __qv', ' ORDER BY d.v', query.page, ctx, cap);
+  return { text: sel.text, values: ctx.values, kind: 'distinct', paged: sel.paged, cap, clamped: sel.clamped, offset: sel.offset };
 }
 
-/** stat: upstream's answer, `{results}` plus `total_count` when `page.limit` is set. */
+/**
+ * stat: upstream's answer, `{results}` plus `total_count` when `page.limit` is set, and `more: true`
+ * when the answer stops at the cap (QUERY_LIMITS.results) with rows left.
+ */
 export async function runStat(
   db: SqlRunner,
   resource: Resource,
@@ -642,9 +659,18 @@ export async function runStat(
 ): Promise<Record<string, unknown>> {
   const c = compileStat(resource, query, scope, opts);
   const rows = await execute(db, c.text, c.values, opts.prefix ?? 'query');
-  const live = c.paged ? rows.filter((r) => r.__qrow !== null && r.__qrow !== undefined) : rows;
+  let live = c.paged ? rows.filter((r) => r.__qrow !== null && r.__qrow !== undefined) : rows;
+  let more = false;
+  if (!c.paged && live.length > c.cap) {
+    live = live.slice(0, c.cap);
+    more = true;
+  }
   const results = c.kind === 'distinct' ? live.map((r) => r.__qv) : live.map((r) => (c.toObject as NonNullable<CompiledStat['toObject']>)(r));
   const out: Record<string, unknown> = { results };
-  if (c.paged) out.total_count = Number(rows[0]?.__qtotal ?? 0);
+  if (c.paged) {
+    out.total_count = Number(rows[0]?.__qtotal ?? 0);
+    if (c.clamped && (c.offset ?? 0) + live.length < (out.total_count as number)) more = true;
+  }
+  if (more) out.more = true;
   return out;
 }

@@ -1,18 +1,108 @@
 import IORedis, { type RedisOptions } from 'ioredis';
+import { repeatFilter } from '@platform/core';
 import { Queue, QueueEvents, Worker, type Job, type JobsOptions, type Processor, type QueueOptions, type WorkerOptions } from 'bullmq';
 
 export { Queue, Worker, QueueEvents };
 export type { Job, JobsOptions, Processor };
 
+/** The part of a pino logger this lib writes to. */
+export interface ErrorLogger {
+  warn(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+}
+
+interface ErrorEmitter {
+  on(event: 'error', listener: (err: Error) => void): unknown;
+}
+
+/**
+ * Gives a client (ioredis, a BullMQ Queue / Worker / QueueEvents, anything that emits `error`) an
+ * `error` listener for good: on a plain EventEmitter an `error` event with no listener throws and kills
+ * the process (ioredis and BullMQ catch it, and print it unstructured to stderr instead). The listener logs the message and code only, never the error object (it may carry the URL and its
+ * password), and the same message at most once per 30 s with the count of repeats. An ioredis client
+ * that comes back after errors logs `<what> reconnected`.
+ */
+export function attachErrorLogging<T extends ErrorEmitter>(emitter: T, logger: ErrorLogger | undefined, what: string): T {
+  const once = repeatFilter();
+  let failing = false;
+  emitter.on('error', (err: Error) => {
+    failing = true;
+    if (!logger) return;
+    const message = String(err?.message ?? err).slice(0, 500);
+    const repeats = once(message);
+    if (repeats < 0) return;
+    const code = (err as { code?: unknown })?.code;
+    logger.warn({ err: message, ...(typeof code === 'string' && { code }), ...(repeats && { repeats }) }, `${what} error`);
+  });
+  if (emitter instanceof IORedis) {
+    emitter.on('ready', () => {
+      if (!failing) return;
+      failing = false;
+      once.reset();
+      logger?.info({}, `${what} reconnected`);
+    });
+  }
+  return emitter;
+}
+
+/** Options of the Redis clients below: ioredis' own, plus who logs the client's errors and under what name. */
+export interface RedisClientOptions extends RedisOptions {
+  logger?: ErrorLogger;
+  /** The name the client's errors are logged under (default `redis` / `queue redis`). */
+  label?: string;
+}
+
+/** Reconnects forever: every 200 ms more per attempt, at most every 2 s. */
+const reconnectForever = (times: number) => Math.min(200 * times, 2000);
+
+/**
+ * A Redis client for the request path (the project directory, rate limits, readiness): while Redis is
+ * down a command fails at once (no offline queue, `commandTimeout` 5 s for a Redis that stalls) so the
+ * request answers 503 instead of hanging; the client reconnects by itself, forever, and its errors
+ * are logged (see `attachErrorLogging`).
+ */
+export function createRedis(url: string, options: RedisClientOptions = {}): IORedis {
+  const { logger, label = 'redis', ...redisOptions } = options;
+  const client = new IORedis(url, {
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    commandTimeout: 5000,
+    retryStrategy: reconnectForever,
+    ...redisOptions,
+  });
+  return attachErrorLogging(client, logger, label);
+}
+
 /**
  * A connection for BullMQ. Workers block on Redis, so requests never give up on their own
- * (maxRetriesPerRequest: null) and the client reconnects forever after a Redis restart.
+ * (maxRetriesPerRequest: null) and the client reconnects forever after a Redis restart. Its errors
+ * are logged (see `attachErrorLogging`).
  */
-export function createQueueConnection(url: string, options: RedisOptions = {}): IORedis {
-  return new IORedis(url, {
+export function createQueueConnection(url: string, options: RedisClientOptions = {}): IORedis {
+  const { logger, label = 'queue redis', ...redisOptions } = options;
+  const client = new IORedis(url, {
     maxRetriesPerRequest: null,
     enableReadyCheck: true,
-    retryStrategy: (times) => Math.min(200 * times, 2000),
+    retryStrategy: reconnectForever,
+    ...redisOptions,
+  });
+  return attachErrorLogging(client, logger, label);
+}
+
+/**
+ * A connection for a Queue that API requests add jobs through (the producer side): it fails fast —
+ * no offline queue, a command in flight when the connection drops fails at once and is not sent again
+ * after the reconnect, 5 s at most per command — so that while Redis is down the request answers 503
+ * (or queues nothing and says so) at once instead of hanging; it reconnects by itself, forever.
+ * Never give it to a Worker (workers block on Redis: `createQueueConnection`).
+ */
+export function createProducerConnection(url: string, options: RedisClientOptions = {}): IORedis {
+  return createQueueConnection(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    commandTimeout: 5000,
+    label: 'queue redis',
     ...options,
   });
 }
@@ -32,29 +122,81 @@ export interface QueueFactoryOptions {
   connection: IORedis;
   /** Key prefix (BullMQ's `prefix`): tests isolate themselves with it. */
   prefix?: string;
+  /** Logs the queue's or worker's `error` events (it always has a listener; without a logger it is silent). */
+  logger?: ErrorLogger;
 }
 
+/** A BullMQ queue (the producer side), with an `error` listener (see `attachErrorLogging`). */
 export function createQueue<T = unknown>(name: string, o: QueueFactoryOptions, options: Partial<QueueOptions> = {}): Queue<T> {
-  return new Queue<T>(name, {
+  const queue = new Queue<T>(name, {
     connection: o.connection,
     prefix: o.prefix ?? 'bull',
     defaultJobOptions: DEFAULT_JOB_OPTIONS,
     ...options,
   });
+  return attachErrorLogging(queue, o.logger, `queue ${name}`);
 }
+
+export interface WorkerFactoryOptions extends QueueFactoryOptions {
+  /**
+   * A probe of what the processor depends on (e.g. `postgresCheck(pool)`): rejects while it is down.
+   * When the processor fails and the probe fails too, the failure is the dependency's, not the job's:
+   * the job goes back to the queue without spending an attempt, and the queue pauses (0.5 s, doubling
+   * up to 10 s while the dependency stays down). So an outage of any length fails no job; a job that
+   * fails while its dependencies are up spends an attempt as usual.
+   */
+  dependencies?: () => Promise<unknown>;
+}
+
+const PAUSE_MIN_MS = 500;
+const PAUSE_MAX_MS = 10_000;
 
 /**
  * A worker whose jobs survive its crash: a job whose lock lapses (the process died mid-job) is
  * detected as stalled and handed to another worker, up to `maxStalledCount` times. Processors must be
- * idempotent: the same job may run again after a crash.
+ * idempotent: the same job may run again after a crash. With `dependencies`, jobs also survive an
+ * outage of what they depend on (see WorkerFactoryOptions).
  */
 export function createWorker<T = unknown, R = unknown>(
   name: string,
   processor: Processor<T, R>,
-  o: QueueFactoryOptions,
+  o: WorkerFactoryOptions,
   options: Partial<WorkerOptions> = {},
 ): Worker<T, R> {
-  return new Worker<T, R>(name, processor, {
+  const probe = o.dependencies;
+  let pauseMs = PAUSE_MIN_MS;
+  let pausedUntil = 0;
+  const once = repeatFilter();
+  const run: Processor<T, R> = probe
+    ? async (job, token, signal) => {
+        try {
+          const out = await processor(job, token, signal);
+          if (pauseMs > PAUSE_MIN_MS) {
+            pauseMs = PAUSE_MIN_MS;
+            once.reset();
+            o.logger?.info({}, `worker ${name}: dependencies are back`);
+          }
+          return out;
+        } catch (err) {
+          if (await probe().then(() => true, () => false)) throw err;
+          if (Date.now() >= pausedUntil) {
+            try {
+              await worker.rateLimit(pauseMs);
+            } catch {
+              throw err; // Redis is down as well: an ordinary failure (BullMQ retries it with backoff)
+            }
+            const repeats = once('dependency down');
+            if (repeats >= 0) {
+              o.logger?.warn({ err: String((err as Error)?.message ?? err).slice(0, 500), pause_ms: pauseMs, ...(repeats && { repeats }) }, `worker ${name}: a dependency is down; jobs go back to the queue`);
+            }
+            pausedUntil = Date.now() + pauseMs;
+            pauseMs = Math.min(pauseMs * 2, PAUSE_MAX_MS);
+          }
+          throw Worker.RateLimitError();
+        }
+      }
+    : processor;
+  const worker: Worker<T, R> = new Worker<T, R>(name, run, {
     connection: o.connection,
     prefix: o.prefix ?? 'bull',
     concurrency: 4,
@@ -63,6 +205,7 @@ export function createWorker<T = unknown, R = unknown>(
     maxStalledCount: 3,
     ...options,
   });
+  return attachErrorLogging(worker, o.logger, `worker ${name}`);
 }
 
 /** Failed jobs that exhausted their attempts: what an operator looks at. */

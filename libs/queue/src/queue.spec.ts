@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildSync } from 'esbuild';
-import { createTestRedis } from '@platform/testing';
+import { createTestRedis, waitFor } from '@platform/testing';
 import { createQueue, createQueueConnection, createWorker, deadLetters, gracefulShutdown } from './index';
 
 const redisUrl = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
@@ -42,6 +42,36 @@ describe('queue', () => {
     const dead = await deadLetters(queue);
     expect(dead).toHaveLength(1);
     expect(dead[0]).toMatchObject({ name: 'bad', failedReason: 'always fails', attemptsMade: 2 });
+    await gracefulShutdown({ workers: [worker], queues: [queue] })();
+  });
+
+  it('a job failing while its dependency is down goes back to the queue without spending its attempts', async () => {
+    const queue = createQueue<{ n: number }>('outage', { connection, prefix });
+    let down = true;
+    const runs: boolean[] = [];
+    const failed: string[] = [];
+    const worker = createWorker<{ n: number }>(
+      'outage',
+      async (job) => {
+        runs.push(down);
+        if (down || job.data.n === 2) throw new Error('connect ECONNREFUSED');
+        return job.data.n;
+      },
+      { connection, prefix, dependencies: async () => (down ? Promise.reject(new Error('down')) : 1) },
+      { concurrency: 2 },
+    );
+    worker.on('failed', (job) => job && failed.push(`${job.data.n}:${job.attemptsMade}`));
+    const completed = new Promise<{ n: number; attemptsMade: number }>((resolve) => worker.on('completed', (j) => resolve({ n: j.data.n, attemptsMade: j.attemptsMade })));
+    // Two attempts 50 ms apart: spent in no time if the outage counted against them.
+    await queue.add('n', { n: 1 }, { attempts: 2, backoff: { type: 'fixed', delay: 50 } });
+    await waitFor(() => runs.length >= 3, 10_000, 'runs during the outage');
+    expect(failed).toEqual([]);
+    down = false;
+    expect(await completed).toEqual({ n: 1, attemptsMade: 1 }); // the run that succeeded, and no other
+    expect(failed).toEqual([]);
+    // A job that fails while its dependencies are up spends its attempts as usual.
+    await queue.add('n', { n: 2 }, { attempts: 2, backoff: { type: 'fixed', delay: 50 } });
+    await waitFor(() => failed.includes('2:2'), 10_000, 'the failing job to fail for good');
     await gracefulShutdown({ workers: [worker], queues: [queue] })();
   });
 

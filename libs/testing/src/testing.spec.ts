@@ -1,5 +1,7 @@
+import { generateSigningKeys, TokenSigner, TokenVerifier } from '@platform/auth';
+import net from 'node:net';
 import { Client } from 'pg';
-import { bearer, createTempDatabase, createTestRedis, mintToken, testVerifier, waitFor } from './index';
+import { bearer, createTempDatabase, createTestRedis, mintToken, startPlatform, testVerifier, waitFor } from './index';
 
 const ADMIN_URL = 'postgresql://postgres@127.0.0.1:5432/postgres';
 async function databaseExists(name: string) {
@@ -48,6 +50,28 @@ describe('testing fixtures', () => {
     const ctx = await testVerifier.authenticate(await mintToken({ roleType: 'DOMAIN_ADMIN', domainId: 'd9' }));
     expect(ctx).toMatchObject({ domainId: 'd9', roleType: 'DOMAIN_ADMIN', scope: 'DOMAIN', workspaceId: '' });
     expect(await bearer()).toMatch(/^Bearer ey/);
+  });
+
+  it('mints tokens with another key (a launched platform\'s)', async () => {
+    const keys = generateSigningKeys();
+    const token = await mintToken({ roleType: 'WORKSPACE_MEMBER' }, new TokenSigner(keys.privateKey));
+    expect(await new TokenVerifier(keys.publicKey).authenticate(token)).toMatchObject({ roleType: 'WORKSPACE_MEMBER', workspaceId: 'workspace-test' });
+    await expect(testVerifier.authenticate(token)).rejects.toThrow();
+  });
+});
+
+describe('startPlatform', () => {
+  it('refuses to start on a port something else listens on, before starting anything', async () => {
+    const other = net.createServer();
+    await new Promise<void>((r) => other.listen(31_900, r));
+    try {
+      // identity's standard port 8101 + 23799 = 31900
+      await expect(startPlatform({ portOffset: 23_799, redisUrl: 'redis://127.0.0.1:6379/10', apps: ['identity'], build: false })).rejects.toThrow(
+        'port 31900 (identity) is already in use',
+      );
+    } finally {
+      await new Promise((r) => other.close(r));
+    }
   });
 });
 

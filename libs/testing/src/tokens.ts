@@ -18,11 +18,11 @@ export interface MintOptions {
   tokenType?: 'ACCESS_TOKEN' | 'REFRESH_TOKEN';
 }
 
-/** An access token (by default a workspace owner of domain-test/workspace-test). */
-export function mintToken(o: MintOptions = {}): Promise<string> {
+/** An access token (by default a workspace owner of domain-test/workspace-test), signed by `signer` (default the test key). */
+export function mintToken(o: MintOptions = {}, signer: TokenSigner = testSigner): Promise<string> {
   const roleType = o.roleType ?? 'WORKSPACE_OWNER';
   const scope = o.scope ?? (roleType === 'DOMAIN_ADMIN' ? 'DOMAIN' : roleType === 'USER' ? 'USER' : 'WORKSPACE');
-  return testSigner.sign(
+  return signer.sign(
     {
       token_type: o.tokenType ?? 'ACCESS_TOKEN',
       user_id: o.userId ?? 'test-user',

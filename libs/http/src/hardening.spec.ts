@@ -1,0 +1,216 @@
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import request from 'supertest';
+import { z } from 'zod';
+import { createLogger } from '@platform/core';
+import { ApiError } from '@platform/errors';
+import { bearer, sendPartialRequest, testVerifier } from '@platform/testing';
+import { createHttpServer, createServiceApp, operation, request as requestSchema, struct } from './index';
+
+const access = { permission: 'demo:Thing.write', roles: ['WORKSPACE_OWNER', 'DOMAIN_ADMIN'] as const };
+
+function capture() {
+  const lines: string[] = [];
+  const sink = new Writable({ write: (c, _e, cb) => (lines.push(String(c)), cb()) });
+  return { logger: createLogger('hard', 'info', sink), text: () => lines.join('') };
+}
+
+function makeApp(logger = createLogger('hard', 'silent')) {
+  let handled = 0;
+  const app = createServiceApp({
+    service: 'hard',
+    logger,
+    verifier: testVerifier,
+    secretPaths: ['/hard/v1/hook/*/:secret', '/hard/v1/download/:secret'],
+    operations: [
+      operation({
+        path: '/hard/v1/thing/create',
+        access,
+        schema: requestSchema({ tags: struct.optional(), query: z.unknown().optional() }),
+        handler: (input) => (handled++, { tags: input.tags ?? {} }),
+      }),
+      operation({
+        path: '/hard/v1/thing/busy',
+        access: 'public',
+        schema: requestSchema({}),
+        handler: () => {
+          throw new ApiError(429, 'ERROR_TOO_MANY_REQUESTS', 'Slow down.', { retryAfterSeconds: 7.2 });
+        },
+      }),
+    ],
+    routes: (a, { wrap }) => {
+      a.post('/hard/v1/hook/:id/:key/events', wrap('hook', async (_req, res) => void res.json({})));
+    },
+  });
+  return { app, handled: () => handled };
+}
+
+describe('request bodies within bounds', () => {
+  it('refuses a prototype key at any depth with a 400 naming it, and pollutes nothing', async () => {
+    const { app, handled } = makeApp();
+    const auth = await bearer();
+    for (const [body, key] of [
+      ['{"query":{"filter":[{"k":"tags","o":"match","v":{"__proto__.x":1}}]}}', 'query.filter[0].v.__proto__.x'],
+      ['{"tags":{"__proto__":{"polluted":1}}}', 'tags.__proto__'],
+      ['{"tags":{"a":{"constructor":{"prototype":{"polluted":1}}}}}', 'tags.a.constructor'],
+      ['{"__proto__":{"domain_id":"evil"}}', '__proto__'],
+    ] as const) {
+      const res = await request(app).post('/hard/v1/thing/create').set('Authorization', auth).set('Content-Type', 'application/json').send(body);
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('ERROR_INVALID_PARAMETER');
+      expect(res.body.error.message).toContain(`key = ${key}`);
+    }
+    expect(handled()).toBe(0);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+    expect(({} as Record<string, unknown>).domain_id).toBeUndefined();
+  });
+
+  it('answers a 50,000-deep value with a 400, not a 500', async () => {
+    const { app } = makeApp();
+    const body = '{"query":{"filter":[{"k":"a","o":"eq","v":' + '['.repeat(50_000) + ']'.repeat(50_000) + '}]}}';
+    const res = await request(app).post('/hard/v1/thing/create').set('Authorization', await bearer()).set('Content-Type', 'application/json').send(body);
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toMatch(/key = query\.filter\[0\]\.v\[0\].*nested deeper than 32 levels/);
+  });
+});
+
+describe('what the fuzzer found', () => {
+  it('refuses NUL characters anywhere in a body, malformed %-escapes in a path, and values PostgreSQL cannot store, with 400s', async () => {
+    const { app } = makeApp();
+    const auth = await bearer();
+    const nul = await request(app).post('/hard/v1/thing/create').set('Authorization', auth).set('Content-Type', 'application/json').send('{"tags":{"a":"x\\u0000y"}}');
+    expect(nul.status).toBe(400);
+    expect(nul.body.error.message).toContain('key = tags.a');
+    const nulKey = await request(app).post('/hard/v1/thing/create').set('Authorization', auth).set('Content-Type', 'application/json').send('{"tags":{"a\\u0000":1}}');
+    expect(nulKey.status).toBe(400);
+    const escape = await request(app).post('/hard/v1/hook/%ZZ/key/events').send({});
+    expect(escape.status).toBe(400);
+    expect(escape.body.error.status).toBe(400);
+    const stored = createServiceApp({
+      service: 'hard',
+      logger: createLogger('hard', 'silent'),
+      operations: [
+        operation({
+          path: '/hard/v1/nul/get',
+          access: 'public',
+          schema: requestSchema({}),
+          handler: () => {
+            throw Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021', severity: 'ERROR' });
+          },
+        }),
+      ],
+    });
+    const pg = await request(stored).post('/hard/v1/nul/get').send({});
+    expect(pg.status).toBe(400);
+    expect(JSON.stringify(pg.body)).not.toContain('0x00');
+  });
+});
+
+describe('token before body', () => {
+  it('refuses a request without a token before reading its body, and closes the connection', async () => {
+    const { app } = makeApp();
+    // Headers announce 900 KB, then only a few bytes come: the answer must not wait for the rest.
+    const res = await sendPartialRequest(app, { path: '/hard/v1/thing/create', bodyStart: '{"tags":' });
+    expect(res.statusLine).toMatch(/^HTTP\/1.1 401/);
+    expect(res.raw).toMatch(/connection: close/i);
+    expect(res.raw).toContain('ERROR_AUTHENTICATE_FAILURE');
+  });
+});
+
+describe('response hooks', () => {
+  it('a throw inside the request log or metrics hook never becomes an uncaught exception', async () => {
+    const logger = createLogger('hard', 'silent');
+    const info = logger.info.bind(logger);
+    logger.info = ((...args: unknown[]) => {
+      if (args[1] === 'request') throw new Error('hook exploded');
+      return (info as (...a: unknown[]) => void)(...args);
+    }) as typeof logger.info;
+    const uncaught: unknown[] = [];
+    const onUncaught = (e: unknown) => uncaught.push(e);
+    process.on('uncaughtException', onUncaught);
+    try {
+      const { app } = makeApp(logger);
+      const res = await request(app).post('/hard/v1/thing/create').set('Authorization', await bearer()).send({});
+      expect(res.status).toBe(200);
+      const again = await request(app).post('/hard/v1/thing/create').set('Authorization', await bearer()).send({});
+      expect(again.status).toBe(200);
+      await new Promise((r) => setTimeout(r, 20));
+      expect(uncaught).toEqual([]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
+  });
+});
+
+describe('secrets in logged paths', () => {
+  it('every logged path goes through the app\'s secret templates, on every route and on 404 and 405', async () => {
+    const { logger, text } = capture();
+    const { app } = makeApp(logger);
+    const key = 'KEY-s3cr3t-0123456789';
+    await request(app).post(`/hard/v1/hook/wh-1/${key}/events`).send({});
+    await request(app).get(`/hard/v1/hook/wh-1/${key}/events`);
+    await request(app).post(`/hard/v1/hook/wh-1/${key}/other/path`).send({});
+    await request(app).post(`/HARD//v1/hook/wh-1/${key}/events`).send({});
+    await request(app).post(`/hard/v1/%68ook/wh-1/${key}/events`).send({});
+    await request(app).get(`/hard/v1/download/${key}`);
+    await new Promise((r) => setTimeout(r, 20));
+    const log = text();
+    expect(log).toContain('/hard/v1/hook/wh-1/***/events');
+    expect(log).toContain('/hard/v1/download/***');
+    expect(log).not.toContain(key);
+  });
+});
+
+describe('secret paths from the route table', () => {
+  it('a module\'s secretPaths in config/modules.json hide its secrets without the app naming them', async () => {
+    const { logger, text } = capture();
+    const app = createServiceApp({
+      service: 'monitoring',
+      logger,
+      operations: [],
+      routes: (a, { wrap }) => a.post('/monitoring/v1/webhook/:id/:key/events', wrap('hook', async (_req, res) => void res.json({}))),
+    });
+    await request(app).post('/monitoring/v1/webhook/webhook-1/the-access-key-123/events').send({});
+    await request(app).put('/monitoring/v1/webhook/webhook-1/the-access-key-123/events').send({});
+    await new Promise((r) => setTimeout(r, 20));
+    expect(text()).toContain('/monitoring/v1/webhook/webhook-1/***/events');
+    expect(text()).not.toContain('the-access-key-123');
+  });
+});
+
+describe('Retry-After', () => {
+  it('is set from an error that says when to retry', async () => {
+    const { app } = makeApp();
+    const res = await request(app).post('/hard/v1/thing/busy').send({});
+    expect(res.status).toBe(429);
+    expect(res.headers['retry-after']).toBe('8');
+    expect(res.body.error.code).toBe('ERROR_TOO_MANY_REQUESTS');
+  });
+});
+
+describe('server time limits', () => {
+  it('closes a connection that sends its headers too slowly (slowloris)', async () => {
+    const { app } = makeApp();
+    const server = createHttpServer(app, { headersTimeout: 300, requestTimeout: 500, keepAliveTimeout: 200, socketTimeout: 5_000 });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const answer = await new Promise<string>((resolve) => {
+        const s = net.connect(port, '127.0.0.1');
+        let got = '';
+        s.on('data', (d) => (got += d));
+        s.on('close', () => resolve(got));
+        s.on('error', () => resolve(got));
+        s.write('POST /hard/v1/thing/create HTTP/1.1\r\nHost: x\r\n');
+        const drip = setInterval(() => (s.writable ? s.write('X-Slow: 1\r\n') : clearInterval(drip)), 100);
+        s.on('close', () => clearInterval(drip));
+      });
+      expect(answer === '' || /^HTTP\/1.1 408/.test(answer)).toBe(true);
+      expect(server.keepAliveTimeout).toBe(200);
+    } finally {
+      server.close();
+    }
+  });
+});

@@ -1,0 +1,4 @@
+export * from './secret-box';
+export * from './keys';
+export * from './stored';
+export * from './backfill';
