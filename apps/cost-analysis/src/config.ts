@@ -1,4 +1,5 @@
 import { defaultDatabaseUrl, defaultRedisUrl, env, envBool, envInt } from '@platform/core';
+import { loadSecretKeys } from '@platform/secrets';
 import { parseRates } from './currency';
 
 export interface CostAnalysisConfig {
@@ -25,6 +26,8 @@ export interface CostAnalysisConfig {
   jobTimeoutSeconds: number;
   /** Fetching private, loopback and link-local addresses (SSRF guard off): local development and tests. */
   allowPrivateUrls: boolean;
+  /** AES-256-GCM keys sealing data sources' secret_data: the first seals, every one opens (rotation). */
+  secretKeys: Buffer[];
   worker: { concurrency: number; lockDurationMs: number; stalledIntervalMs: number; attempts: number };
 }
 
@@ -55,6 +58,7 @@ export function loadConfig(): CostAnalysisConfig {
     aggregationDay,
     jobTimeoutSeconds: envInt('JOB_TIMEOUT_SECONDS', 3600),
     allowPrivateUrls: envBool('ALLOW_PRIVATE_URLS', false),
+    secretKeys: loadSecretKeys(),
     worker: {
       concurrency: envInt('WORKER_CONCURRENCY', 2),
       lockDurationMs: envInt('WORKER_LOCK_DURATION_MS', 30_000),

@@ -1,4 +1,5 @@
 import { createLogger } from '@platform/core';
+import { warnIfDevelopmentKey } from '@platform/secrets';
 import { migrateApp } from '@platform/db';
 import { runMain, serve } from '@platform/http';
 import { TokenVerifier, publicKeyFromEnv } from '@platform/auth';
@@ -9,6 +10,7 @@ import { createDeps } from './runtime';
 async function main() {
   const config = loadConfig();
   const logger = createLogger('cost-analysis');
+  warnIfDevelopmentKey(logger, 'data source secrets');
   if (config.migrateOnStart) migrateApp('cost-analysis', config.databaseUrl);
   const { deps, close } = createDeps(config, logger);
   serve(createApp({ ...deps, verifier: new TokenVerifier(publicKeyFromEnv()) }), { port: config.port, logger, service: 'cost-analysis', onShutdown: close });

@@ -1,24 +1,27 @@
-import Redis from 'ioredis';
 import type { Logger } from '@platform/core';
-import { createPool, createPrisma } from '@platform/db';
+import { createPool, createPrisma, type PoolRole } from '@platform/db';
 import { DirectoryClient } from '@platform/directory';
-import { createQueue, createQueueConnection } from '@platform/queue';
+import { createProducerConnection, createQueue, createQueueConnection, createRedis } from '@platform/queue';
 import { PrismaClient } from './generated/prisma/client';
 import { COLLECT_QUEUE, type CollectTaskData } from './collector/queue';
 import type { CostAnalysisConfig } from './config';
 import type { CostAnalysisDeps } from './deps';
 import { builtinPlugins } from './plugin/builtins';
 
-/** The connections main.ts and worker.ts share the shape of, and how to close them. */
-/** Everything but the token verifier (the worker verifies no tokens; main.ts adds it). */
-export function createDeps(config: CostAnalysisConfig, logger: Logger) {
-  const pool = createPool(config.databaseUrl);
+/**
+ * The connections main.ts (`role` api) and worker.ts (`role` worker: long statements) share the shape
+ * of, and how to close them. Everything but the token verifier (the worker verifies no tokens; main.ts
+ * adds it). Every client logs its errors and reconnects by itself: a Postgres or Redis restart fails
+ * what is in flight (503 for a request, a retry for a job), never the process.
+ */
+export function createDeps(config: CostAnalysisConfig, logger: Logger, role: PoolRole = 'api') {
+  const pool = createPool(config.databaseUrl, { role, logger });
   const prisma = createPrisma(PrismaClient, pool);
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 3, enableOfflineQueue: false });
-  redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
-  const queueConnection = createQueueConnection(config.redisUrl);
-  queueConnection.on('error', (err) => logger.warn({ err: err.message }, 'queue redis error'));
-  const queue = createQueue<CollectTaskData>(COLLECT_QUEUE, { connection: queueConnection, prefix: config.queuePrefix });
+  const redis = createRedis(config.redisUrl, { maxRetriesPerRequest: 3, logger });
+  // The API only adds jobs (data-source/sync): its connection fails fast, and sync answers without
+  // queueing while Redis is down (the worker's sweep queues the tasks later). The worker blocks on its own.
+  const queueConnection = role === 'api' ? createProducerConnection(config.redisUrl, { logger }) : createQueueConnection(config.redisUrl, { logger });
+  const queue = createQueue<CollectTaskData>(COLLECT_QUEUE, { connection: queueConnection, prefix: config.queuePrefix, logger });
   const deps: Omit<CostAnalysisDeps, 'verifier'> = {
     config,
     logger,

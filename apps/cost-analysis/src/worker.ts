@@ -8,7 +8,7 @@ import { createDeps } from './runtime';
 async function main() {
   const config = loadConfig();
   const logger = createLogger('cost-analysis-worker');
-  const { deps, queueConnection, close } = createDeps(config, logger);
+  const { deps, queueConnection, close } = createDeps(config, logger, 'worker');
   const running = startCollectionWorker(deps, queueConnection);
   logger.info({ concurrency: config.worker.concurrency }, 'cost collection worker started');
   onShutdownSignal(logger, async () => {

@@ -1,4 +1,5 @@
 import { defaultDatabaseUrl, defaultRedisUrl, env, envBool, envInt } from '@platform/core';
+import { loadSecretKeys } from '@platform/secrets';
 
 export interface IdentityConfig {
   port: number;
@@ -8,7 +9,23 @@ export interface IdentityConfig {
   migrateOnStart: boolean;
   bootstrap: { domainId: string; workspaceId: string; userId: string; password?: string };
   token: { accessDefault: number; accessMax: number; refreshTimeout: number };
-  login: { maxFailures: number; blockSeconds: number; mfaPendingSeconds: number };
+  login: { maxFailures: number; blockSeconds: number; mfaPendingSeconds: number; mfaMaxFailures: number; mfaBlockSeconds: number };
+  /** AES-256-GCM keys sealing users' MFA secrets: the first seals, every one opens (rotation). */
+  secretKeys: Buffer[];
+  /** Requests to token/issue per caller address and per (domain_id, user_id); `points` 0 turns a limit off. */
+  issueRateLimit: { perAddress: RateLimitSetting; perUser: RateLimitSetting };
+}
+
+export interface RateLimitSetting {
+  points: number;
+  seconds: number;
+}
+
+function rateLimit(name: string, points: number, seconds: number): RateLimitSetting {
+  const setting = { points: envInt(`${name}_POINTS`, points), seconds: envInt(`${name}_SECONDS`, seconds) };
+  if (setting.points < 0) throw new Error(`environment variable ${name}_POINTS must be 0 (off) or more`);
+  if (setting.seconds < 1) throw new Error(`environment variable ${name}_SECONDS must be 1 or more`);
+  return setting;
 }
 
 export function loadConfig(): IdentityConfig {
@@ -33,6 +50,13 @@ export function loadConfig(): IdentityConfig {
       maxFailures: envInt('LOGIN_MAX_FAILURES', 10),
       blockSeconds: envInt('LOGIN_BLOCK_SECONDS', 300),
       mfaPendingSeconds: envInt('MFA_PENDING_SECONDS', 300),
+      mfaMaxFailures: envInt('MFA_MAX_FAILURES', 5),
+      mfaBlockSeconds: envInt('MFA_BLOCK_SECONDS', 900),
     },
+    issueRateLimit: {
+      perAddress: rateLimit('TOKEN_ISSUE_RATE_ADDRESS', 60, 60),
+      perUser: rateLimit('TOKEN_ISSUE_RATE_USER', 20, 60),
+    },
+    secretKeys: loadSecretKeys(),
   };
 }

@@ -1,7 +1,8 @@
-import Redis from 'ioredis';
 import { createLogger } from '@platform/core';
+import { warnIfDevelopmentKey } from '@platform/secrets';
 import { createPool, createPrisma, migrateApp } from '@platform/db';
 import { runMain, serve } from '@platform/http';
+import { createRedis } from '@platform/queue';
 import { TokenSigner, TokenVerifier, privateKeyFromEnv, publicKeyFromEnv } from '@platform/auth';
 import { PrismaClient } from './generated/prisma/client';
 import { createApp } from './app';
@@ -13,12 +14,14 @@ import type { IdentityDeps } from './deps';
 async function main() {
   const config = loadConfig();
   const logger = createLogger('identity');
+  warnIfDevelopmentKey(logger, 'MFA secrets');
   if (config.migrateOnStart) migrateApp('identity', config.databaseUrl);
 
-  const pool = createPool(config.databaseUrl);
+  // Every client logs its errors and reconnects by itself: a Postgres or Redis restart answers 503
+  // for its duration (and /readyz 503), never takes the process down.
+  const pool = createPool(config.databaseUrl, { logger });
   const prisma = createPrisma(PrismaClient, pool);
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 3, enableOfflineQueue: false });
-  redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+  const redis = createRedis(config.redisUrl, { maxRetriesPerRequest: 3, logger });
   const deps: IdentityDeps = {
     config,
     logger,
@@ -32,20 +35,34 @@ async function main() {
 
   await bootstrap(prisma, config.bootstrap, logger);
   const directory = new DirectorySync(deps);
-  // The directory lives in Redis: publish everything at start and again whenever Redis comes back.
-  const republish = () =>
+  // The directory lives in Redis: publish everything at start and again whenever Redis comes back. A
+  // publish that fails (Postgres down as well) is tried again, 1 s doubling to 30 s, until one succeeds.
+  let retry: NodeJS.Timeout | undefined;
+  let retryMs = 1000;
+  const republish = () => {
+    clearTimeout(retry);
     directory.publishAll().then(
-      (n) => logger.info({ domains: n }, 'project directory published'),
-      (err) => logger.error({ err: err.message }, 'project directory publish failed'),
+      (n) => {
+        retryMs = 1000;
+        logger.info({ domains: n }, 'project directory published');
+      },
+      (err) => {
+        logger.error({ err: (err as Error).message, retry_ms: retryMs }, 'project directory publish failed; retrying');
+        retry = setTimeout(republish, retryMs);
+        retry.unref();
+        retryMs = Math.min(retryMs * 2, 30_000);
+      },
     );
+  };
   redis.on('ready', republish);
-  if (redis.status === 'ready') await republish();
+  if (redis.status === 'ready') republish();
 
   serve(createApp(deps), {
     port: config.port,
     logger,
     service: 'identity',
     onShutdown: async () => {
+      clearTimeout(retry);
       await prisma.$disconnect().catch(() => {});
       await pool.end().catch(() => {});
       redis.disconnect();

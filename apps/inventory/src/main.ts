@@ -1,8 +1,8 @@
-import Redis from 'ioredis';
 import { createLogger } from '@platform/core';
 import { createPool, createPrisma, migrateApp } from '@platform/db';
 import { DirectoryClient } from '@platform/directory';
 import { runMain, serve } from '@platform/http';
+import { createRedis } from '@platform/queue';
 import { TokenVerifier, publicKeyFromEnv } from '@platform/auth';
 import { PrismaClient } from './generated/prisma/client';
 import { createApp } from './app';
@@ -13,10 +13,11 @@ async function main() {
   const logger = createLogger('inventory');
   if (config.migrateOnStart) migrateApp('inventory', config.databaseUrl);
 
-  const pool = createPool(config.databaseUrl);
+  // Every client logs its errors and reconnects by itself: a Postgres or Redis restart answers 503
+  // for its duration (and /readyz 503), never takes the process down.
+  const pool = createPool(config.databaseUrl, { logger });
   const prisma = createPrisma(PrismaClient, pool);
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 3, enableOfflineQueue: false });
-  redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+  const redis = createRedis(config.redisUrl, { maxRetriesPerRequest: 3, logger });
 
   serve(
     createApp({ config, logger, pool, prisma, redis, directory: new DirectoryClient(redis), verifier: new TokenVerifier(publicKeyFromEnv()) }),

@@ -12,11 +12,12 @@ async function main() {
   const logger = createLogger('monitoring');
   if (config.migrateOnStart) migrateApp('monitoring', config.databaseUrl);
 
-  const pool = createPool(config.databaseUrl);
+  // Every client logs its errors and reconnects by itself: a Postgres or Redis restart answers 503
+  // for its duration (and /readyz 503), never takes the process down.
+  const pool = createPool(config.databaseUrl, { logger });
   const prisma = createPrisma(PrismaClient, pool);
-  const redis = createDirectoryRedis(config.redisUrl);
-  redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
-  const { queue, connection, ready } = createDeliveryQueue(config.redisUrl, config.ingest.queue, config.ingest.queuePrefix);
+  const redis = createDirectoryRedis(config.redisUrl, logger);
+  const { queue, connection, ready } = createDeliveryQueue(config.redisUrl, config.ingest.queue, config.ingest.queuePrefix, logger);
 
   serve(createApp({ config, logger, pool, prisma, redis, redisPrefix: '', verifier: new TokenVerifier(publicKeyFromEnv()), queue, queueReady: ready }), {
     port: config.port,

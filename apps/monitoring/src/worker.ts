@@ -9,9 +9,10 @@ import { startDeliveryWorker } from './ingest/worker-runtime';
 async function main() {
   const config = loadConfig();
   const logger = createLogger('monitoring-worker');
-  const pool = createPool(config.databaseUrl);
-  const connection = createQueueConnection(config.redisUrl);
-  connection.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+  // A worker's statements may run long (role worker). A Postgres or Redis restart fails the jobs in
+  // flight, which run again once it is back (see startDeliveryWorker); the clients reconnect by themselves.
+  const pool = createPool(config.databaseUrl, { role: 'worker', logger });
+  const connection = createQueueConnection(config.redisUrl, { logger });
   const worker = startDeliveryWorker({ config, pool, connection, prefix: config.ingest.queuePrefix, logger });
   await worker.waitUntilReady();
   logger.info({ queue: config.ingest.queue, concurrency: config.worker.concurrency }, 'monitoring worker started');

@@ -14,7 +14,9 @@ async function main() {
   const logger = createLogger('repository');
   if (config.migrateOnStart) migrateApp('repository', config.databaseUrl);
 
-  const pool = createPool(config.databaseUrl);
+  // The pool logs its connection errors and reconnects by itself: a Postgres restart answers 503 for
+  // its duration (and /readyz 503), never takes the process down.
+  const pool = createPool(config.databaseUrl, { logger });
   const prisma = createPrisma(PrismaClient, pool);
   const deps: RepositoryDeps = { config, logger, pool, prisma, verifier: new TokenVerifier(publicKeyFromEnv()) };
   const schemas = new SchemaService(deps);

@@ -4,7 +4,7 @@ import type { TokenVerifier } from '@platform/auth';
 import type { PrismaClient } from './generated/prisma/client';
 import type { StatisticsConfig } from './config';
 import type { PluginRegistry } from './plugin/registry';
-import type { SecretBox } from './secret/secret-box';
+import type { SecretBox } from '@platform/secrets';
 
 /** Everything statistics' operations need, made once by main.ts (or a test) and handed to createApp. */
 export interface StatisticsDeps {

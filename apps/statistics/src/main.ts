@@ -7,17 +7,17 @@ import { createApp } from './app';
 import { loadConfig } from './config';
 import type { StatisticsDeps } from './deps';
 import { builtinPlugins } from './plugin/builtin';
-import { SecretBox } from './secret/secret-box';
+import { SecretBox, warnIfDevelopmentKey } from '@platform/secrets';
 
 async function main() {
   const config = loadConfig();
   const logger = createLogger('statistics');
-  if (!process.env.SECRET_ENCRYPTION_KEY) {
-    logger.warn('SECRET_ENCRYPTION_KEY is unset: storage secrets are sealed with the public development key');
-  }
+  warnIfDevelopmentKey(logger, 'storage secrets');
   if (config.migrateOnStart) migrateApp('statistics', config.databaseUrl);
 
-  const pool = createPool(config.databaseUrl);
+  // The pool logs its connection errors and reconnects by itself: a Postgres restart answers 503 for
+  // its duration (and /readyz 503), never takes the process down.
+  const pool = createPool(config.databaseUrl, { logger });
   const prisma = createPrisma(PrismaClient, pool);
   const deps: StatisticsDeps = {
     config,

@@ -6,7 +6,7 @@ import { createApp } from './app';
 import { loadConfig, type StatisticsConfig } from './config';
 import type { StatisticsDeps } from './deps';
 import { builtinPlugins } from './plugin/builtin';
-import { SecretBox } from './secret/secret-box';
+import { SecretBox } from '@platform/secrets';
 
 /** A real statistics app on a fresh database, for one test file. */
 export async function createTestStatistics(overrides: Partial<StatisticsConfig> = {}) {

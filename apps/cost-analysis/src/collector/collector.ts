@@ -10,6 +10,7 @@ import { DOMAIN_WORKSPACE } from '../scope';
 import type { PluginRegistry } from '../plugin/registry';
 import { PluginError, type ChangedInfo, type CostRecord, type RowError } from '../plugin/types';
 import { lockDomainUnifiedCosts, rebuildUnifiedCosts } from '../unified-cost/builder';
+import { openDataSourceSecret } from '../data-source/secret';
 import { CopyIn, copyText } from './pg-copy';
 import type { CollectTaskData } from './queue';
 
@@ -156,6 +157,7 @@ export class Collector {
     if (!ds) throw new TaskFailure('ERROR_NOT_FOUND', `Data source ${t.data_source_id} no longer exists.`);
     if (ds.state !== 'ENABLED') throw new TaskFailure('ERROR_DATA_SOURCE_STATE', `Data source ${t.data_source_id} is disabled.`);
     const plugin = plugins.get(ds.plugin_info.plugin_id);
+    const secret_data = openDataSourceSecret(config.secretKeys, ds);
     await pool.query(
       `UPDATE job_task SET status = 'IN_PROGRESS', started_at = now(), updated_at = now(), created_count = 0
        WHERE domain_id = $1 AND job_task_id = $2 AND status IN ('PENDING', 'IN_PROGRESS')`,
@@ -214,7 +216,7 @@ export class Collector {
         if ((await this.jobStatus(pool, t.domain_id, t.job_id)) !== 'IN_PROGRESS') throw new TaskCanceled();
       };
 
-      for await (const page of plugin.getData({ options: ds.plugin_info.options ?? {}, secret_data: ds.secret_data ?? {}, task_options: t.options, signal: abort.signal })) {
+      for await (const page of plugin.getData({ options: ds.plugin_info.options ?? {}, secret_data, task_options: t.options, signal: abort.signal })) {
         for (const e of page.errors) {
           badCount++;
           if (bad.length < MAX_REPORTED_ROWS) bad.push(e);

@@ -1,4 +1,4 @@
-import { withTransaction } from '@platform/db';
+import { postgresCheck, withTransaction } from '@platform/db';
 import type IORedis from 'ioredis';
 import { createWorker, type Worker } from '@platform/queue';
 import { lockDomainUnifiedCosts, monthsToConfirm, rebuildUnifiedCosts } from '../unified-cost/builder';
@@ -15,10 +15,11 @@ export function startCollectionWorker(deps: CollectorDeps, connection: IORedis, 
   const worker: Worker<CollectTaskData, string> = createWorker<CollectTaskData, string>(
     COLLECT_QUEUE,
     (job) => collector.process(job.data, job.attemptsMade + 1 >= (job.opts.attempts ?? 1)),
-    { connection, prefix: config.queuePrefix },
+    // A task that fails because Postgres is down goes back to the queue without spending an attempt:
+    // an outage longer than the retries' backoff fails no job.
+    { connection, prefix: config.queuePrefix, logger, dependencies: postgresCheck(deps.pool) },
     { concurrency: config.worker.concurrency, lockDuration: config.worker.lockDurationMs, stalledInterval: config.worker.stalledIntervalMs },
   );
-  worker.on('error', (err) => logger.warn({ err: err.message }, 'worker error'));
   // A job that stalled too often is failed by BullMQ without running the processor: fail its task too.
   worker.on('failed', (job, err) => {
     if (job && (/stalled/i.test(err.message) || job.attemptsMade >= (job.opts.attempts ?? 1))) {

@@ -10,6 +10,7 @@ import { PluginError } from '../plugin/types';
 import { canSee, DOMAIN_WORKSPACE, eqFilters, visibility } from '../scope';
 import { lockDomainUnifiedCosts, rebuildUnifiedCosts } from '../unified-cost/builder';
 import { dataSourceResource, toDataSourceInfo, type DataSourceRow, type PluginInfo } from './repository';
+import { openDataSourceSecret, sealDataSourceSecret } from './secret';
 
 type Json = Record<string, unknown>;
 
@@ -100,11 +101,12 @@ export class DataSourceService {
     }
     const secret = input.plugin_info.secret_data ?? {};
     const plugin_info = await this.pluginInfo(input.plugin_info, secret);
+    const dataSourceId = generateId('ds');
     try {
       const ds = await this.deps.prisma.dataSource.create({
         data: {
           domain_id: auth.domainId,
-          data_source_id: generateId('ds'),
+          data_source_id: dataSourceId,
           workspace_id: workspaceId,
           resource_group: input.resource_group,
           name: input.name,
@@ -114,7 +116,7 @@ export class DataSourceService {
           secret_filter: (input.secret_filter ?? {}) as Prisma.InputJsonValue,
           template: (input.template ?? {}) as Prisma.InputJsonValue,
           plugin_info: plugin_info as unknown as Prisma.InputJsonValue,
-          secret_data: secret as Prisma.InputJsonValue,
+          secret_data: sealDataSourceSecret(this.deps.config.secretKeys, auth.domainId, dataSourceId, secret) as unknown as Prisma.InputJsonValue,
           tags: (input.tags ?? {}) as Prisma.InputJsonValue,
         },
       });
@@ -157,7 +159,7 @@ export class DataSourceService {
         upgrade_mode: input.upgrade_mode ?? current.upgrade_mode,
         schema_id: current.schema_id,
       },
-      ((ds as unknown as { secret_data?: Json }).secret_data ?? {}) as Json,
+      openDataSourceSecret(this.deps.config.secretKeys, ds),
     );
     const updated = await this.deps.prisma.dataSource.update({
       where: this.where(ds),
@@ -224,7 +226,7 @@ export class DataSourceService {
     if (ds.state !== 'ENABLED') throw new ApiError(400, 'ERROR_DATA_SOURCE_STATE', `Data source ${ds.data_source_id} is disabled.`);
     const info = ds.plugin_info as PluginInfo;
     const plugin = plugins.get(info.plugin_id);
-    const secret = ((ds as unknown as { secret_data?: Json }).secret_data ?? {}) as Json;
+    const secret = openDataSourceSecret(this.deps.config.secretKeys, ds);
     const { tasks, changed } = await plugin
       .getTasks({ options: info.options, secret_data: secret, start: input.start, last_synchronized_at: ds.last_synchronized_at?.toISOString() })
       .catch(asInvalid);

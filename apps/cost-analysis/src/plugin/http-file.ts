@@ -1,3 +1,4 @@
+import { setOwn } from '@platform/core';
 import { isIsoCurrency } from '../currency';
 import { readCsv } from './csv-reader';
 import { checkUrl, fetchStream } from './safe-url';
@@ -121,8 +122,9 @@ class Reader {
     for (const { i, kind, key } of this.extra) {
       const value = r[i].trim();
       if (value === '') continue;
-      if (kind === 'tag') rec.tags[key] = value;
-      else if (kind === 'info') rec.additional_info[key] = value;
+      // Tag and info keys are data (a CSV column's name): own properties, whatever they are called.
+      if (kind === 'tag') setOwn(rec.tags, key, value);
+      else if (kind === 'info') setOwn(rec.additional_info, key, value);
       else {
         let t: unknown;
         try {
@@ -131,7 +133,7 @@ class Reader {
           t = undefined;
         }
         if (!t || typeof t !== 'object' || Array.isArray(t)) return err('tags is not a JSON object');
-        Object.assign(rec.tags, t);
+        for (const [k, v] of Object.entries(t)) setOwn(rec.tags, k, v);
       }
     }
     page.results.push(rec);

@@ -89,4 +89,22 @@ describe('http-file plugin', () => {
       await files.close();
     }
   });
+
+  it('keeps tag and info columns called __proto__ or constructor as data, and touches no prototype', async () => {
+    const files = await serveFiles({
+      '/p.csv': 'cost,currency,billed_date,tags.__proto__,tags.constructor,additional_info.__proto__,tags\n1,USD,2024-02-03,a,b,c,"{""__proto__"": {""polluted"": 1}, ""x"": ""y""}"\n',
+    });
+    try {
+      const plugin = httpFilePlugin({ allowPrivateUrls: true });
+      const pages: DataPage[] = [];
+      for await (const p of plugin.getData({ options: { base_url: files.url('/p.csv') }, secret_data: {}, task_options: { base_url: files.url('/p.csv') }, signal: new AbortController().signal })) pages.push(p);
+      const [rec] = pages.flatMap((p) => p.results);
+      expect(JSON.parse(JSON.stringify(rec.tags))).toEqual(JSON.parse('{"__proto__": {"polluted": 1}, "constructor": "b", "x": "y"}'));
+      expect(Object.getPrototypeOf(rec.tags)).toBe(Object.prototype);
+      expect(Object.keys(rec.additional_info)).toEqual(['__proto__']);
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    } finally {
+      await files.close();
+    }
+  });
 });

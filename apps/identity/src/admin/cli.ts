@@ -1,11 +1,13 @@
 import Redis from 'ioredis';
 import { createPool, createPrisma } from '@platform/db';
 import { createLogger } from '@platform/core';
+import { attachErrorLogging } from '@platform/queue';
 import { isApiError } from '@platform/errors';
 import type { RoleType } from '@platform/auth';
 import { PrismaClient } from '../generated/prisma/client';
 import { loadConfig } from '../config';
 import { DirectorySync } from '../directory/sync';
+import { sealMfaSecrets } from '../mfa/secret';
 import { AdminService } from './service';
 
 const USAGE = `usage: npm run admin -- <noun> <verb> [--flags]
@@ -13,7 +15,8 @@ const USAGE = `usage: npm run admin -- <noun> <verb> [--flags]
   workspace create --domain-id D --workspace-id W --name N
   user create --domain-id D --user-id U --password P [--role-type DOMAIN_ADMIN|WORKSPACE_OWNER|WORKSPACE_MEMBER --workspace-id W] [--name N] [--email E]
   user mfa-enable --domain-id D --user-id U
-  project create --domain-id D --workspace-id W --project-id P --name N [--project-group-id G]`;
+  project create --domain-id D --workspace-id W --project-id P --name N [--project-group-id G]
+  secrets seal      seal MFA secrets stored in plain text or with a previous key (idempotent)`;
 
 function parseFlags(args: string[]): Record<string, string> {
   const flags: Record<string, string> = {};
@@ -42,7 +45,7 @@ async function main() {
   const config = loadConfig();
   const pool = createPool(config.databaseUrl, { max: 2 });
   const prisma = createPrisma(PrismaClient, pool);
-  const admin = new AdminService(prisma);
+  const admin = new AdminService(prisma, config.secretKeys);
   try {
     let out: unknown;
     const cmd = `${noun} ${verb}`;
@@ -67,6 +70,9 @@ async function main() {
       case 'user mfa-enable':
         out = await admin.enableMfa({ domainId: need('domain-id'), userId: need('user-id') });
         break;
+      case 'secrets seal':
+        out = { column: 'user.mfa_secret', ...(await sealMfaSecrets(pool, config.secretKeys)) };
+        break;
       case 'project create':
         out = await admin.createProject({
           domainId: need('domain-id'),
@@ -80,7 +86,7 @@ async function main() {
         throw new Error(`unknown command "${cmd}"\n${USAGE}`);
     }
     if (noun === 'project') {
-      const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2 });
+      const redis = attachErrorLogging(new Redis(config.redisUrl, { maxRetriesPerRequest: 2 }), createLogger('admin', 'warn'), 'redis');
       await new DirectorySync({ prisma, redis, redisPrefix: '', logger: createLogger('admin', 'silent') }).publish(need('domain-id'));
       redis.disconnect();
     }

@@ -1,10 +1,12 @@
 import type { RoleType } from '@platform/auth';
 import { generateId, isoOrEmpty } from '@platform/core';
 import { ApiError, errors } from '@platform/errors';
+import { loadSecretKeys } from '@platform/secrets';
 import type { PrismaClient } from '../generated/prisma/client';
 import { managedRole } from '../token/roles';
 import { checkPasswordPolicy, hashPassword } from '../token/password';
 import { generateTotpSecret, otpauthUrl } from '../token/totp';
+import { sealMfaSecret } from '../mfa/secret';
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/;
 
@@ -17,7 +19,11 @@ function checkId(key: string, value: string) {
  * made by the bootstrap at start and by the admin CLI (`npm run admin -- <noun> <verb>`).
  */
 export class AdminService {
-  constructor(private readonly prisma: PrismaClient) {}
+  /** `secretKeys`: the keys sealing MFA secrets (config.secretKeys); by default, from the environment. */
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly secretKeys?: readonly Buffer[],
+  ) {}
 
   async createDomain(input: { domainId: string; name: string }) {
     checkId('domain_id', input.domainId);
@@ -102,7 +108,8 @@ export class AdminService {
     const key = { domain_id: input.domainId, user_id: input.userId };
     if (!(await this.prisma.user.findUnique({ where: { domain_id_user_id: key } }))) throw errors.notFound('user_id', input.userId);
     const secret = generateTotpSecret();
-    await this.prisma.user.update({ where: { domain_id_user_id: key }, data: { mfa_enabled: true, mfa_secret: secret } });
+    const sealed = sealMfaSecret(this.secretKeys ?? loadSecretKeys(), input.domainId, input.userId, secret);
+    await this.prisma.user.update({ where: { domain_id_user_id: key }, data: { mfa_enabled: true, mfa_secret: sealed } });
     return { user_id: input.userId, domain_id: input.domainId, mfa_type: 'OTP', secret, otpauth_url: otpauthUrl(secret, `${input.userId}@${input.domainId}`) };
   }
 

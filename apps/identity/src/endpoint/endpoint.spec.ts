@@ -43,6 +43,18 @@ describe('identity endpoint list', () => {
     expect(bad.body.error.message).toContain('color');
   });
 
+  it('runs a caller\'s regex in linear time: a catastrophic pattern answers at once, and token issue still answers', async () => {
+    const bomb = list({ query: { filter: [{ k: 'endpoint', v: '^(.|.|.)*(.|.)*Z$', o: 'regex' }] } });
+    const issue = request(t.app).post('/identity/v2/token/issue').send({ credentials: { user_id: 'nobody', password: 'x' }, domain_id: 'd1' });
+    const [b, i] = await Promise.all([bomb, issue]);
+    expect(b.status).toBe(200);
+    expect(b.body).toEqual({ results: [], total_count: 0 });
+    expect(i.status).toBe(401);
+    const lookahead = await list({ query: { filter: [{ k: 'endpoint', v: '(?=http)', o: 'regex' }] } });
+    expect(lookahead.status).toBe(400);
+    expect(lookahead.body.error.message).toContain('query.filter[0].value');
+  });
+
   it('needs a token', async () => {
     expect((await request(t.app).post('/identity/v1/endpoint/list').send({})).status).toBe(401);
   });

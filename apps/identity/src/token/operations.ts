@@ -18,7 +18,7 @@ export function tokenOperations(service: TokenService) {
         timeout: timeout.optional(),
         verify_code: z.string().max(32).optional(),
       }),
-      handler: (input) => service.issue(input),
+      handler: (input, ctx) => service.issue(input, ctx.clientIp),
     }),
     operation({
       path: '/identity/v2/token/grant',

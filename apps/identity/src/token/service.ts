@@ -3,7 +3,10 @@ import { ApiError, errors } from '@platform/errors';
 import type { IdentityDeps } from '../deps';
 import { verifyPassword } from './password';
 import { verifyTotp } from './totp';
+import { openMfaSecret } from '../mfa/secret';
 import { managedRole } from './roles';
+import { AttemptCounter } from './attempts';
+import { IssueRateLimits } from './rate-limits';
 
 export interface IssueInput {
   credentials: Record<string, unknown>;
@@ -25,8 +28,21 @@ export interface GrantInput {
 
 const authFailure = () => errors.authenticateFailure('Authenticate failure. (credentials are invalid)');
 
+const loginBlocked = (limit: number, seconds: number) =>
+  new ApiError(401, 'ERROR_LOGIN_BLOCKED', `Login is blocked after ${limit} failed attempts; retry in at most ${seconds} seconds.`);
+
 export class TokenService {
-  constructor(private readonly deps: IdentityDeps) {}
+  private readonly rateLimits: IssueRateLimits;
+  private readonly loginAttempts: AttemptCounter;
+  private readonly mfaAttempts: AttemptCounter;
+
+  constructor(private readonly deps: IdentityDeps) {
+    const { config, redis } = deps;
+    this.rateLimits = new IssueRateLimits(redis, deps.redisPrefix, config.issueRateLimit);
+    // Settings are read per attempt, so a test (or a reload) can change them on a running service.
+    this.loginAttempts = new AttemptCounter(redis, () => ({ limit: config.login.maxFailures, windowSeconds: config.login.blockSeconds }));
+    this.mfaAttempts = new AttemptCounter(redis, () => ({ limit: config.login.mfaMaxFailures, windowSeconds: config.login.mfaBlockSeconds }));
+  }
 
   private key(kind: string, domainId: string, userId: string) {
     return `${this.deps.redisPrefix}identity:${kind}:{${domainId}}:${userId}`;
@@ -37,13 +53,10 @@ export class TokenService {
     return Math.min(timeout ?? accessDefault, accessMax);
   }
 
-  private async recordFailure(domainId: string, userId: string) {
-    const key = this.key('login-failures', domainId, userId);
-    await this.deps.redis.multi().incr(key).expire(key, this.deps.config.login.blockSeconds).exec();
-  }
-
-  async issue(input: IssueInput) {
-    const { redis, prisma, config } = this.deps;
+  /** token/issue for a caller at `clientIp`: rate limits, then the lockout, then the credentials. */
+  async issue(input: IssueInput, clientIp = '') {
+    const { config } = this.deps;
+    await this.rateLimits.consumeAddress(clientIp);
     const authType = input.auth_type ?? 'LOCAL';
     if (authType === 'EXTERNAL') {
       // No external auth plugin (OIDC, LDAP, ...) can be configured for a domain in this deployment.
@@ -53,12 +66,33 @@ export class TokenService {
     const password = input.credentials.password;
     if (typeof userId !== 'string' || !userId) throw errors.requiredParameter('credentials.user_id');
     if (userId.length > 255) throw errors.invalidParameter('credentials.user_id', 'too long');
+    const hasPassword = typeof password === 'string' && password.length > 0;
+    if (!hasPassword && authType !== 'MFA') throw errors.requiredParameter('credentials.password');
+    await this.rateLimits.consumeUser(input.domain_id, userId);
 
-    const failures = Number((await redis.get(this.key('login-failures', input.domain_id, userId))) ?? 0);
-    if (failures >= config.login.maxFailures) {
-      throw new ApiError(401, 'ERROR_LOGIN_BLOCKED', `Login is blocked for ${config.login.blockSeconds} seconds after ${failures} failed attempts.`);
+    // The attempt is counted before anything is checked; past the limit it is refused unchecked. An
+    // unknown user is counted and refused the same way.
+    const loginKey = this.key('login-attempts', input.domain_id, userId);
+    if (!(await this.loginAttempts.begin(loginKey))) throw loginBlocked(config.login.maxFailures, config.login.blockSeconds);
+    let tokens: Awaited<ReturnType<TokenService['checkCredentials']>>;
+    try {
+      tokens = await this.checkCredentials(input, userId, hasPassword ? (password as string) : undefined);
+    } catch (e) {
+      await this.loginAttempts.fail(loginKey);
+      throw e;
     }
+    if (!tokens) {
+      // The password was right and a TOTP code is still to come: neither a failure nor a success.
+      await this.loginAttempts.release(loginKey);
+      throw new ApiError(401, 'ERROR_MFA_REQUIRED', 'MFA is required: issue again with auth_type MFA and verify_code.');
+    }
+    await this.loginAttempts.succeed(loginKey);
+    return tokens;
+  }
 
+  /** The tokens, or undefined when the password was right and a TOTP code is still needed. Throws on any failure. */
+  private async checkCredentials(input: IssueInput, userId: string, password: string | undefined) {
+    const { redis, prisma, config } = this.deps;
     const [domain, user] = await Promise.all([
       prisma.domain.findUnique({ where: { domain_id: input.domain_id } }),
       prisma.user.findUnique({ where: { domain_id_user_id: { domain_id: input.domain_id, user_id: userId } } }),
@@ -66,36 +100,30 @@ export class TokenService {
     const pendingKey = this.key('mfa-pending', input.domain_id, userId);
 
     // First factor: the password, or (second MFA step) a password check passed in the last minutes.
-    let firstFactor = false;
-    if (typeof password === 'string' && password.length > 0) {
-      firstFactor = await verifyPassword(user?.password_hash, password.slice(0, 1024));
-    } else if (authType === 'MFA') {
-      firstFactor = Boolean(user) && (await redis.get(pendingKey)) === '1';
-    } else {
-      throw errors.requiredParameter('credentials.password');
-    }
-    if (!firstFactor || !domain || domain.state !== 'ENABLED' || !user || user.state !== 'ENABLED') {
-      await this.recordFailure(input.domain_id, userId);
-      throw authFailure();
-    }
+    const firstFactor =
+      password !== undefined ? await verifyPassword(user?.password_hash, password.slice(0, 1024)) : Boolean(user) && (await redis.get(pendingKey)) === '1';
+    if (!firstFactor || !domain || domain.state !== 'ENABLED' || !user || user.state !== 'ENABLED') throw authFailure();
 
     if (user.mfa_enabled && user.mfa_secret) {
       if (!input.verify_code) {
         await redis.set(pendingKey, '1', 'EX', config.login.mfaPendingSeconds);
-        throw new ApiError(401, 'ERROR_MFA_REQUIRED', 'MFA is required: issue again with auth_type MFA and verify_code.');
+        return undefined;
       }
-      const counter = verifyTotp(user.mfa_secret, input.verify_code);
+      // TOTP codes have their own count, taken before the code is checked.
+      const mfaKey = this.key('mfa-attempts', input.domain_id, userId);
+      if (!(await this.mfaAttempts.begin(mfaKey))) throw loginBlocked(config.login.mfaMaxFailures, config.login.mfaBlockSeconds);
+      const counter = verifyTotp(openMfaSecret(this.deps.config.secretKeys, user), input.verify_code);
       // A code is good once: replaying it within its window is refused.
       const fresh =
         counter !== undefined && (await redis.set(this.key('mfa-used', input.domain_id, `${userId}:${counter}`), '1', 'EX', 120, 'NX')) === 'OK';
       if (!fresh) {
-        await this.recordFailure(input.domain_id, userId);
+        await this.mfaAttempts.fail(mfaKey);
         throw new ApiError(401, 'ERROR_INVALID_CREDENTIALS', 'Invalid credentials. (verify_code)');
       }
+      await this.mfaAttempts.succeed(mfaKey);
       await redis.del(pendingKey);
     }
 
-    await redis.del(this.key('login-failures', input.domain_id, userId));
     await prisma.user.update({ where: { domain_id_user_id: { domain_id: user.domain_id, user_id: userId } }, data: { last_accessed_at: new Date() } });
 
     const base = { user_id: userId, domain_id: user.domain_id, workspace_id: '', role_type: 'USER' as RoleType, role_id: '', scope: 'USER' as Scope, permissions: ['*'], user_type: 'USER' as const };

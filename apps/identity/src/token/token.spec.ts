@@ -87,7 +87,7 @@ describe('identity token', () => {
     const blocked = await issue({ credentials: { user_id: 'member2', password: 'password-1' }, domain_id: 'd1' });
     expect(blocked.status).toBe(401);
     expect(blocked.body.error.code).toBe('ERROR_LOGIN_BLOCKED');
-    const ttl = await t.deps.redis.ttl(`${t.deps.redisPrefix}identity:login-failures:{d1}:member2`);
+    const ttl = await t.deps.redis.ttl(`${t.deps.redisPrefix}identity:login-attempts:{d1}:member2`);
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(300);
     // Other users are not affected.

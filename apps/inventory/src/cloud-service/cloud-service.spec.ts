@@ -229,6 +229,12 @@ describe('inventory cloud-service', () => {
       expect((await call('update', otherWorkspace, { cloud_service_id: cs.cloud_service_id, name: 'x' })).status).toBe(404);
       expect((await call('update', domainAdmin, { cloud_service_id: cs.cloud_service_id, name: 'x' })).status).toBe(403);
       expect((await call('update', owner, { name: 'x' })).body.error.code).toBe('ERROR_REQUIRED_PARAMETER');
+      // One plain field alone (no metadata or tags to key by provider): found by the fuzzer as a 500.
+      const renamed = await call('update', owner, { cloud_service_id: cs.cloud_service_id, name: 'renamed' });
+      expect([renamed.status, renamed.body.name]).toEqual([200, 'renamed']);
+      // A number JavaScript holds and float8 does not once Prisma has printed it: a 400, not a 500.
+      const huge = await call('create', owner, { ...base, data: {}, instance_size: -1.7976931348623155e308 });
+      expect([huge.status, huge.body.error?.code]).toEqual([400, 'ERROR_INVALID_ARGUMENT']);
     });
 
     it('concurrent updates of different keys lose nothing', async () => {

@@ -6,6 +6,7 @@ import { bearerToken } from '@platform/auth';
 import { generateSecret, type Logger } from '@platform/core';
 import { ApiError, errors } from '@platform/errors';
 import { compileListRows, runAnalyze, runListRows, splitKey, type AnalyzeQuery, type Condition, type Query, type SortItem, type Unwind } from '@platform/query';
+import { dbTimeouts } from '@platform/db';
 import type { InventoryDeps } from '../deps';
 import { cellText, isTimeZone, sheetNamer, type CellOptions } from '../export/format';
 import { bindForCopy, copyCsvLines } from '../export/copy-out';
@@ -215,7 +216,10 @@ export class CloudServiceExporter {
       // relies on). No JIT: compiling the large cell expressions costs more than it saves. No parallel
       // workers: an export streams in order (an index scan rather than a parallel sort of every row) and
       // leaves the other cores to the service.
-      await client.query('SET LOCAL extra_float_digits = 1; SET LOCAL jit = off; SET LOCAL max_parallel_workers_per_gather = 0');
+      // An export reads every row in scope: it runs under the export statement timeout, not the API's.
+      await client.query(
+        `SET LOCAL extra_float_digits = 1; SET LOCAL jit = off; SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL statement_timeout = ${Number(dbTimeouts().export)}`,
+      );
       const sheetName = sheetNamer();
       for (const [i, p] of spec.options.entries()) {
         const name = sheetName(p.name);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { WORKSPACE_ROLES, type RoleType } from '@platform/auth';
 import { id, name, operation, request, stringList, struct, tags, statOperation } from '@platform/http';
-import { AnalyzeQuerySchema, ConditionSchema, PageSchema, QuerySchema, SortSchema, UnwindSchema } from '@platform/query';
+import { AnalyzeQuerySchema, ConditionSchema, KeySchema, PageSchema, QUERY_LIMITS, QuerySchema, SortSchema, UnwindSchema } from '@platform/query';
 import type { CloudServiceExporter } from './export';
 import type { CloudServiceService } from './service';
 
@@ -24,12 +24,12 @@ const attributes = {
   project_id: id.optional(),
 };
 
-const filters = z.array(ConditionSchema).nullish();
+const filters = z.array(ConditionSchema).max(QUERY_LIMITS.conditions).nullish();
 /** upstream's ExportField: a key, or {key, name, type, options{prefix, postfix, default, source_unit}, reference}. */
 const exportField = z.union([
-  z.string().min(1),
+  KeySchema,
   z.strictObject({
-    key: z.string().min(1),
+    key: KeySchema,
     name: z.string().max(255).optional(),
     type: z.string().max(64).optional(),
     options: z
@@ -38,7 +38,7 @@ const exportField = z.union([
     reference: z.strictObject({ resource_type: z.string().optional(), reference_key: z.string().optional() }).optional(),
   }),
 ]);
-const common = { filter: filters, filter_or: filters, keyword: z.string().nullish(), sort: SortSchema.nullish(), page: PageSchema.nullish() };
+const common = { filter: filters, filter_or: filters, keyword: z.string().max(QUERY_LIMITS.keyword).nullish(), sort: SortSchema.nullish(), page: PageSchema.nullish() };
 /** ExportOption of spaceone.api.core.v2 (query.proto): SEARCH takes search_query, ANALYZE analyze_query. */
 const exportOption = z.strictObject({
   name: z.string().trim().min(1).max(255),

@@ -183,12 +183,16 @@ export class CloudServiceService {
     const current = await this.visible(auth, input.cloud_service_id);
     if (current.state === 'DELETED') throw alreadyDeleted(current.cloud_service_id);
     await this.checkProject(auth, input.project_id);
-    const values: unknown[] = [current.domain_id, current.cloud_service_id, current.provider];
+    const values: unknown[] = [current.domain_id, current.cloud_service_id];
     const sets: string[] = [];
     const p = (v: unknown, cast = '') => {
       values.push(v);
       return `$${values.length}${cast}`;
     };
+    // The provider keys metadata and tag keys; bound only when one of them changes (an unused
+    // parameter has no type PostgreSQL can infer).
+    let providerParam: string | undefined;
+    const provider = () => (providerParam ??= p(current.provider, '::text'));
     for (const key of ['name', 'account', 'instance_type', 'region_code', 'project_id'] as const) {
       if (input[key] !== undefined) sets.push(`${key} = ${p(input[key])}`);
     }
@@ -196,11 +200,11 @@ export class CloudServiceService {
     if (input.ip_addresses !== undefined) sets.push(`ip_addresses = ${p(input.ip_addresses, '::text[]')}`);
     if (input.data !== undefined) sets.push(`data = data || ${p(JSON.stringify(input.data), '::jsonb')}`);
     if (input.reference !== undefined) sets.push(`reference = reference || ${p(JSON.stringify(input.reference), '::jsonb')}`);
-    if (input.metadata !== undefined) sets.push(`metadata = metadata || jsonb_build_object($3::text, ${p(JSON.stringify(input.metadata), '::jsonb')})`);
+    if (input.metadata !== undefined) sets.push(`metadata = metadata || jsonb_build_object(${provider()}, ${p(JSON.stringify(input.metadata), '::jsonb')})`);
     if (input.tags !== undefined) {
       const t = p(JSON.stringify(input.tags), '::jsonb');
       sets.push(`tags = tags || ${t}`);
-      sets.push(`tag_keys = tag_keys || jsonb_build_object($3::text, (SELECT coalesce(jsonb_agg(k ORDER BY k), '[]'::jsonb) FROM jsonb_object_keys(tags || ${t}) AS k))`);
+      sets.push(`tag_keys = tag_keys || jsonb_build_object(${provider()}, (SELECT coalesce(jsonb_agg(k ORDER BY k), '[]'::jsonb) FROM jsonb_object_keys(tags || ${t}) AS k))`);
     }
     const now = new Date();
     sets.push(`collection_info = collection_info || ${p(JSON.stringify({ last_collected_at: now.toISOString() }), '::jsonb')}`);

@@ -17,7 +17,8 @@ export function eventOperations(service: EventService, ingest: IngestService) {
       access: 'public',
       schema: request({ webhook_id: id, access_key: z.string().min(1).max(255), data: struct }),
       handler: async (input) => {
-        await ingest.accept(input.webhook_id, input.access_key, input.data, JSON.stringify(input.data).length);
+        const webhook = await ingest.authorize(input.webhook_id, input.access_key);
+        await ingest.accept(webhook, input.data, JSON.stringify(input.data).length);
       },
     }),
     operation({ path: `${P}/get`, access: read, schema: request({ event_id: id }), handler: (input, { auth }) => service.get(auth, input.event_id) }),

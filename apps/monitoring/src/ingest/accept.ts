@@ -1,5 +1,5 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
-import type { Logger } from '@platform/core';
+import { repeatFilter, type Logger } from '@platform/core';
 import { ApiError, errors } from '@platform/errors';
 import type { Struct } from '../plugins/registry';
 import type { DeliveryEnqueuer } from './enqueue';
@@ -11,6 +11,13 @@ export function sameKey(given: string, actualDigest: Buffer): boolean {
   return timingSafeEqual(keyDigest(given), actualDigest);
 }
 
+/** Compared against when the webhook does not exist, so an unknown id costs the same as a wrong key. */
+const NO_WEBHOOK_DIGEST = keyDigest(randomUUID());
+const MAX_ID = 255;
+
+/** An unknown webhook and a wrong key answer alike: ids cannot be probed. */
+const denied = () => errors.permissionDenied('Permission denied: unknown webhook or wrong access key.');
+
 /**
  * Accepting a delivery (the webhook URL and event/create): the webhook must exist, the key match and
  * the webhook be enabled; then the payload is enqueued and the caller answered. Nothing is parsed
@@ -18,22 +25,33 @@ export function sameKey(given: string, actualDigest: Buffer): boolean {
  * take the payload the caller gets 503 (so it retries), never a 2xx.
  */
 export class IngestService {
+  /** During a database outage every delivery fails its lookup: one line every 30 s says so. */
+  private readonly lookupFailures = repeatFilter();
+
   constructor(
     private readonly webhooks: WebhookCache,
     private readonly queue: DeliveryEnqueuer,
     private readonly logger: Logger,
   ) {}
 
-  private async authorize(webhookId: string, accessKey: string): Promise<IngestWebhook> {
+  /**
+   * The webhook a delivery is for, when the key is its key: checked from the URL (or the operation's
+   * fields) before a byte of the payload is read. Unknown id and wrong key are the same 403.
+   */
+  async authorize(webhookId: string, accessKey: string): Promise<IngestWebhook> {
+    // An id no webhook can have (too long, or a NUL PostgreSQL cannot even compare) is unknown at once.
+    if (webhookId.length > MAX_ID || accessKey.length > MAX_ID || webhookId.includes('\u0000')) throw denied();
     let webhook: IngestWebhook | null;
     try {
       webhook = await this.webhooks.get(webhookId);
     } catch (e) {
-      this.logger.error({ err: (e as Error).message }, 'webhook lookup failed');
+      const message = String((e as Error)?.message ?? e).split('\n')[0].slice(0, 300);
+      const repeats = this.lookupFailures(message);
+      if (repeats >= 0) this.logger.warn({ err: message, ...(repeats && { repeats }) }, 'webhook lookup failed');
       throw errors.unavailable('Webhook store unavailable; retry later.');
     }
-    if (!webhook) throw new ApiError(404, 'ERROR_NOT_FOUND', `Webhook not found, or deleted. (webhook_id = ${webhookId})`, { key: 'webhook_id' });
-    if (!sameKey(accessKey, webhook.key_digest)) throw errors.permissionDenied('Permission denied: wrong access key.');
+    const keyMatches = sameKey(accessKey, webhook?.key_digest ?? NO_WEBHOOK_DIGEST);
+    if (!webhook || !keyMatches) throw denied();
     if (webhook.state !== 'ENABLED') {
       throw new ApiError(400, 'ERROR_WEBHOOK_STATE_DISABLED', `Webhook state is disabled. (webhook_id = ${webhookId})`);
     }
@@ -41,8 +59,7 @@ export class IngestService {
   }
 
   /** Returns the delivery id once the payload is in the queue. `bytes`: the size of the posted payload. */
-  async accept(webhookId: string, accessKey: string, data: Struct, bytes: number): Promise<string> {
-    const w = await this.authorize(webhookId, accessKey);
+  async accept(w: IngestWebhook, data: Struct, bytes: number): Promise<string> {
     const delivery_id = randomUUID();
     const job: DeliveryJob = {
       delivery_id,

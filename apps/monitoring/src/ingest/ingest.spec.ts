@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import request from 'supertest';
-import { bearer } from '@platform/testing';
+import { bearer, sendPartialRequest } from '@platform/testing';
 import { createTestMonitoring, type TestMonitoring } from '../test-support';
 import { webhookPlugins } from '../plugins/webhook';
 import { DELIVERY_JOB_NAME, type DeliveryJob } from './job';
@@ -316,10 +316,23 @@ describe('monitoring webhook ingestion (HTTP app + worker)', () => {
     await api('webhook/enable', { webhook_id: w.webhook_id });
     await api('webhook/delete', { webhook_id: w.webhook_id });
     const deleted = await request(t.app).post(urlPath(w)).send(fixture('prometheus-firing'));
-    expect(deleted.status).toBe(404);
-    expect(deleted.body.error.message).toContain('deleted');
+    // A deleted webhook, an unknown id and a wrong key answer alike: ids cannot be probed.
+    const unknown = await request(t.app).post(urlPath(w).replace(w.webhook_id, 'webhook-000000000000')).send(fixture('prometheus-firing'));
+    const nul = await request(t.app).post(urlPath(w).replace(w.webhook_id, '%00')).send(fixture('prometheus-firing'));
+    for (const r of [deleted, unknown, nul]) {
+      expect(r.status).toBe(403);
+      expect(r.body).toEqual(denied.body);
+    }
     const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM webhook_delivery WHERE webhook_id = $1', [w.webhook_id]);
     expect(rows[0].n).toBe(0);
+  });
+
+  it('checks the webhook and its key before reading the payload', async () => {
+    const w = await createWebhook('plugin-prometheus-mon-webhook', {}, 'key-first');
+    // 900 KB announced, a few bytes sent: the 403 must not wait for the rest.
+    const res = await sendPartialRequest(t.app, { path: urlPath(w).replace(w.access_key, 'not-the-key') });
+    expect(res.statusLine).toBe('HTTP/1.1 403 Forbidden');
+    expect(res.raw).toMatch(/connection: close/i);
   });
 });
 

@@ -1,43 +1,41 @@
-import express from 'express';
+import type express from 'express';
 import { errors } from '@platform/errors';
-import type { RouteHelpers } from '@platform/http';
+import { parseBytes, parseJsonText, readBody, type RouteHelpers } from '@platform/http';
 import type { IngestService } from './accept';
 
 export const WEBHOOK_EVENTS_PATH = '/monitoring/v1/webhook/:webhook_id/:access_key/events';
+// The webhook URL carries the access key: config/modules.json names the path as secret, so every
+// logged path hides it (the app's and the gateway's).
+
+/**
+ * A monitoring system's payload: any JSON object, at most 64 levels deep. Unlike operation bodies, a
+ * payload keeps keys like `constructor` (an alert label may be called so): it is data the plugins
+ * read by own-property access, never a path into an object.
+ */
+const PAYLOAD_LIMITS = { maxDepth: 64, refuseUnsafeKeys: false, refuseNul: true };
 
 /** The posted body as a JSON object. Any Content-Type is read: SNS, for one, posts JSON as text/plain. */
-function payload(body: unknown) {
-  const text = typeof body === 'string' ? body.trim() : '';
-  if (!text) return {};
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    throw errors.malformedJson();
-  }
+function payload(text: string) {
+  if (!text.trim()) return {};
+  const data = parseJsonText(text, PAYLOAD_LIMITS);
   if (data === null || typeof data !== 'object' || Array.isArray(data)) throw errors.invalidArgument('Request body must be a JSON object.');
   return data as Record<string, unknown>;
 }
 
 /**
  * The webhook URL: `POST <PUBLIC_BASE_URL>/monitoring/v1/webhook/<webhook_id>/<access_key>/events`
- * with the monitoring system's own payload and no token. The access key is taken out of the URL
- * before anything logs it.
+ * with the monitoring system's own payload and no token. The webhook and its key are checked before
+ * the body is read; a caller without them sends its bytes to a closed connection.
  */
 export function webhookRoute(ingest: IngestService, bodyLimit = '1mb') {
-  const readText = express.text({ type: () => true, limit: bodyLimit });
+  const limit = parseBytes(bodyLimit);
   return (app: express.Express, { wrap }: RouteHelpers) => {
     app.post(
       WEBHOOK_EVENTS_PATH,
-      (req, res, next) => {
-        res.locals.webhookId = req.params.webhook_id;
-        res.locals.accessKey = req.params.access_key;
-        req.url = `/monitoring/v1/webhook/${encodeURIComponent(String(req.params.webhook_id))}/***/events`;
-        next();
-      },
-      readText,
       wrap('/monitoring/v1/webhook/{webhook_id}/{access_key}/events', async (req, res) => {
-        await ingest.accept(String(res.locals.webhookId), String(res.locals.accessKey), payload(req.body), typeof req.body === 'string' ? req.body.length : 0);
+        const webhook = await ingest.authorize(String(req.params.webhook_id), String(req.params.access_key));
+        const body = await readBody(req, limit, bodyLimit);
+        await ingest.accept(webhook, payload(body.toString('utf8')), body.length);
         res.status(200).json({});
       }),
     );

@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
 import type IORedis from 'ioredis';
 import type { Logger } from '@platform/core';
+import { postgresCheck } from '@platform/db';
 import { createWorker, type Worker } from '@platform/queue';
 import type { MonitoringConfig } from '../config';
 import { webhookPlugins } from '../plugins/webhook';
@@ -36,7 +37,9 @@ export function startDeliveryWorker(o: { config: MonitoringConfig; pool: Pool; c
       const failed = results.find((r) => r.status === 'rejected');
       if (failed) throw failed.reason;
     },
-    { connection: o.connection, prefix: o.prefix },
+    // A delivery that fails because Postgres is down goes back to the queue without spending an
+    // attempt: an outage of any length fails no accepted delivery.
+    { connection: o.connection, prefix: o.prefix, logger: o.logger, dependencies: postgresCheck(o.pool) },
     {
       concurrency: o.config.worker.concurrency,
       lockDuration: o.config.worker.lockDurationMs,
@@ -46,6 +49,5 @@ export function startDeliveryWorker(o: { config: MonitoringConfig; pool: Pool; c
   worker.on('failed', (job, err) =>
     o.logger.error({ job_id: job?.id, delivery_ids: job ? deliveriesOf(job.name, job.data).map((d) => d.delivery_id) : [], attempts: job?.attemptsMade, err: err.message }, 'delivery job failed'),
   );
-  worker.on('error', (err) => o.logger.error({ err: err.message }, 'worker error'));
   return worker;
 }

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { bearer } from '@platform/testing';
+import { bearer, sendPartialRequest } from '@platform/testing';
 import { createTestOpsflow } from '../test-support';
 
 const TS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -89,6 +89,9 @@ describe('opsflow event', () => {
       expect((await request(t.app).post('/opsflow/v1/event/create').set('Authorization', admin).send(action())).status).toBe(401);
       expect((await ingest(action(), 'old-token')).status).toBe(200);
       expect((await request(t.app).get('/opsflow/v1/event/create')).status).toBe(405);
+      // The token is checked from the headers: a caller without one never gets its body read.
+      const partial = await sendPartialRequest(t.app, { path: '/opsflow/v1/event/create', headers: { Authorization: 'Bearer wrong' } });
+      expect(partial.statusLine).toMatch(/^HTTP\/1.1 401/);
       const off = await createTestOpsflow({ ingestTokens: [] });
       try {
         const res = await request(off.app).post('/opsflow/v1/event/create').set('Authorization', `Bearer ${INGEST}`).send(action());

@@ -48,13 +48,17 @@ export function ingestRoute(config: OpsflowConfig, service: EventService) {
   return (app: express.Express, { wrap, jsonBody }: RouteHelpers) => {
     app.post(
       INGEST_PATH,
+      // The service token is checked from the headers before the body is read.
+      (req, _res, next) =>
+        next(
+          ingestAuthorized(req.headers.authorization, config.ingestTokens)
+            ? undefined
+            : errors.authenticateFailure(
+                config.ingestTokens.length ? 'A valid event ingestion token is required.' : 'Event ingestion is not configured (OPSFLOW_INGEST_TOKENS).',
+              ),
+        ),
       jsonBody,
       wrap(INGEST_PATH, async (req, res) => {
-        if (!ingestAuthorized(req.headers.authorization, config.ingestTokens)) {
-          throw errors.authenticateFailure(
-            config.ingestTokens.length ? 'A valid event ingestion token is required.' : 'Event ingestion is not configured (OPSFLOW_INGEST_TOKENS).',
-          );
-        }
         const { event, created } = await service.record(parseInput(recordSchema, req.body));
         req.log.info({ event_id: event.event_id, created }, 'opsflow event recorded');
         res.status(200).json(event);

@@ -1,3 +1,4 @@
+import { setOwn, unsafeSegment } from '@platform/core';
 import { errors } from '@platform/errors';
 import type { Struct } from '../registry';
 import { EVENT_TYPES, ParseError, SEVERITIES, type EventType, type ParsedEvent, type Severity, type WebhookPlugin } from './types';
@@ -47,6 +48,10 @@ export const apiDirectWebhook: WebhookPlugin = {
   },
   metadata: () => ({}),
   checkOptions(options) {
+    (Array.isArray(options.load_json) ? options.load_json : []).forEach((path, i) => {
+      const unsafe = typeof path === 'string' ? unsafeSegment(path) : undefined;
+      if (unsafe !== undefined) throw errors.invalidParameter(`plugin_info.options.load_json[${i}]`, `"${unsafe}" is not allowed in a key`);
+    });
     for (const [key, template] of Object.entries(obj(options.convert_data))) {
       if (!CONVERTIBLE.has(key)) throw errors.invalidParameter(`plugin_info.options.convert_data.${key}`, 'not an event field');
       const ok = (key === 'resource' || key === 'additional_info') && isObject(template) ? Object.values(template).every((t) => typeof t === 'string') : typeof template === 'string';
@@ -59,9 +64,9 @@ export const apiDirectWebhook: WebhookPlugin = {
       const keys = path.split('.');
       const parent = keys.length > 1 ? at(data, keys.slice(0, -1).join('.')) : data;
       const last = keys[keys.length - 1];
-      if (isObject(parent) && typeof parent[last] === 'string') {
+      if (isObject(parent) && Object.hasOwn(parent, last) && typeof parent[last] === 'string') {
         try {
-          parent[last] = JSON.parse(parent[last] as string);
+          setOwn(parent, last, JSON.parse(parent[last] as string));
         } catch {
           throw new ParseError(`${path} is not JSON`);
         }

@@ -30,8 +30,8 @@ function parseStandard(data: Record<string, unknown>): ParsedEvent {
   const first = obj(alerts[0]);
   const labels = obj(data.commonLabels);
   const status = str(data.status);
-  const additional_info: Record<string, string> = {};
-  for (const [k, v] of Object.entries(labels)) additional_info[k] = str(v);
+  // Label names are data: own properties whatever they are called (a label may be `__proto__`).
+  const additional_info: Record<string, string> = Object.fromEntries(Object.entries(labels).map(([k, v]) => [k, str(v)]));
   return {
     event_key: md5(groupKey),
     event_type: status === 'resolved' ? 'RECOVERY' : 'ALERT',

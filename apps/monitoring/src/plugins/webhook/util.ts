@@ -16,11 +16,11 @@ export function isoTime(v: unknown, field: string): string {
   return d.toISOString();
 }
 
-/** The value at a dotted path (`a.b.c`), or undefined. */
+/** The value at a dotted path (`a.b.c`), or undefined: own properties only, never a prototype's. */
 export function at(data: unknown, path: string): unknown {
   let v: unknown = data;
   for (const k of path.split('.')) {
-    if (!isObject(v)) return undefined;
+    if (!isObject(v) || !Object.hasOwn(v, k)) return undefined;
     v = v[k];
   }
   return v;

@@ -1,0 +1,62 @@
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { isSealedText } from '@platform/secrets';
+import { createTempDatabase, type TempDatabase } from '@platform/testing';
+import { loadConfig } from '../config';
+import { openMfaSecret } from './secret';
+
+/**
+ * The backfill where deployments run it: tools/prisma/migrate.mjs (npm run migrate, the compose and
+ * k8s migration steps) runs prisma/after-migrate.json's `secrets seal` with identity's built admin entry.
+ */
+const root = path.resolve(__dirname, '../../../..');
+const key = randomBytes(32);
+jest.setTimeout(60_000);
+
+describe('the migration step seals MFA secrets', () => {
+  let db: TempDatabase;
+  beforeAll(async () => {
+    const r = spawnSync(process.execPath, [path.join(root, 'tools/build/build-app.mjs'), 'identity'], { cwd: root, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`build failed: ${r.stderr}`);
+    db = await createTempDatabase({ app: 'identity' });
+  });
+  afterAll(() => db?.drop());
+
+  const migrate = (env: Record<string, string | undefined>) =>
+    spawnSync(process.execPath, [path.join(root, 'tools/prisma/migrate.mjs'), '--app', 'identity', '--database-url', db.url], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, SECRET_ENCRYPTION_KEY: undefined, ...env },
+    });
+
+  it('seals a plain secret of an existing database, once, and leaves users without MFA alone', async () => {
+    await db.pool.query(`INSERT INTO domain (domain_id, name) VALUES ('d1', 'd1')`);
+    await db.pool.query(`INSERT INTO "user" (domain_id, user_id, mfa_enabled, mfa_secret) VALUES ('d1', 'old', true, 'JBSWY3DPEHPK3PXP'), ('d1', 'none', false, NULL)`);
+    expect(migrate({ NODE_ENV: 'production' })).toMatchObject({ status: 1, stderr: expect.stringMatching(/SECRET_ENCRYPTION_KEY is required/) });
+
+    const run = migrate({ SECRET_ENCRYPTION_KEY: key.toString('base64') });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/"sealed": 1/);
+    const { rows } = await db.pool.query(`SELECT domain_id, user_id, mfa_secret FROM "user" ORDER BY user_id`);
+    expect(rows[0].mfa_secret).toBeNull();
+    expect(isSealedText(rows[1].mfa_secret)).toBe(true);
+    expect(rows[1].mfa_secret).not.toContain('JBSWY3DPEHPK3PXP');
+    expect(openMfaSecret([key], rows[1])).toBe('JBSWY3DPEHPK3PXP');
+    expect(migrate({ SECRET_ENCRYPTION_KEY: key.toString('base64') }).stdout).toMatch(/"sealed": 0/);
+  });
+
+  it('refuses to start in production without SECRET_ENCRYPTION_KEY', () => {
+    const saved = { NODE_ENV: process.env.NODE_ENV, SECRET_ENCRYPTION_KEY: process.env.SECRET_ENCRYPTION_KEY };
+    try {
+      process.env.NODE_ENV = 'production';
+      delete process.env.SECRET_ENCRYPTION_KEY;
+      expect(() => loadConfig()).toThrow(/SECRET_ENCRYPTION_KEY is required/);
+      process.env.SECRET_ENCRYPTION_KEY = key.toString('hex');
+      expect(loadConfig().secretKeys[0].equals(key)).toBe(true);
+    } finally {
+      for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  });
+});
