@@ -1,11 +1,14 @@
 #!/usr/bin/env node
 // `npm start`: builds, creates the databases, applies migrations, then runs every app, its worker and the
-// local gateway (http://127.0.0.1:8080) in the foreground. Ctrl-C (SIGINT/SIGTERM) stops them all.
-import { spawn, spawnSync } from 'node:child_process';
+// local gateway (http://127.0.0.1:8080) in the foreground. A process that dies is restarted (backoff
+// 0.5 s doubling to 30 s, reset after a minute up; see supervisor.mjs), with a `[start] ... restarting`
+// line on stderr. Ctrl-C (SIGINT/SIGTERM) stops them all.
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { generateKeyPairSync } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
+import { createSupervisor } from './supervisor.mjs';
 
 const root = path.resolve(import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname), '../..');
 process.chdir(root);
@@ -53,7 +56,6 @@ run('node_modules/.bin/nx', ['run-many', '-t', 'build', '--projects', apps.join(
 log('applying migrations');
 for (const app of apps) if (existsSync(`apps/${app}/prisma/schema.prisma`)) run(process.execPath, ['tools/prisma/migrate.mjs', '--app', app]);
 
-const children = [];
 const baseEnv = {
   ...process.env,
   PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL || `http://127.0.0.1:${process.env.GATEWAY_PORT || 8080}`,
@@ -61,16 +63,8 @@ const baseEnv = {
   ALLOW_PRIVATE_URLS: process.env.ALLOW_PRIVATE_URLS ?? 'true',
   ...(process.env.JWT_PUBLIC_KEY ? {} : { JWT_PUBLIC_KEY_FILE: pubFile, JWT_PRIVATE_KEY_FILE: privFile }),
 };
-function start(label, file, env) {
-  const child = spawn(process.execPath, ['--enable-source-maps', file], { stdio: 'inherit', env: { ...baseEnv, ...env } });
-  child.on('exit', (code, signal) => {
-    if (!stopping) {
-      console.error(`[start] ${label} exited (${signal ?? code}); stopping everything`);
-      stop(1);
-    }
-  });
-  children.push(child);
-}
+const supervisor = createSupervisor();
+const start = (label, file, env) => supervisor.add(label, process.execPath, ['--enable-source-maps', file], { env: { ...baseEnv, ...env } });
 for (const app of apps) {
   const env = { PORT: String(modules[app].port), ...(modules[app].nodeOptions && { NODE_OPTIONS: modules[app].nodeOptions }) };
   start(app, `dist/apps/${app}/main.js`, env);
@@ -78,19 +72,6 @@ for (const app of apps) {
 }
 start('gateway', 'tools/gateway/gateway.mjs', {});
 
-let stopping = false;
-function stop(code = 0) {
-  if (stopping) return;
-  stopping = true;
-  log('stopping');
-  for (const c of children) c.kill('SIGTERM');
-  let left = children.length;
-  for (const c of children) {
-    if (c.exitCode !== null || c.signalCode !== null) left--;
-    else c.on('exit', () => --left === 0 && process.exit(code));
-  }
-  if (left === 0) process.exit(code);
-  setTimeout(() => process.exit(code), 12_000).unref();
-}
-process.on('SIGINT', () => stop(0));
-process.on('SIGTERM', () => stop(0));
+const stop = () => supervisor.stop().then(() => process.exit(0));
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);

@@ -122,9 +122,52 @@ describe('deployment files', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'nginx-check-'));
     // The compose config names the apps by service name; check it with each resolved locally.
     const conf = read('docker/nginx.conf').replace(/server ([a-z-]+):(\d+);/g, 'server 127.0.0.1:$2;').replace('pid /tmp/nginx.pid', `pid ${dir}/nginx.pid`)
-      .replace('access_log /dev/stdout', 'access_log off');
+      .replace(/access_log [^;]+;/, 'access_log off;');
     writeFileSync(path.join(dir, 'nginx.conf'), conf);
     const r = spawnSync(nginx, ['-t', '-p', dir, '-c', path.join(dir, 'nginx.conf')], { encoding: 'utf8' });
     expect(r.stderr).toMatch(/test is successful/);
+  });
+
+  it('nginx logs paths without query strings and without what follows a secret segment', async () => {
+    const nginx = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
+    if (!nginx) throw new Error('nginx is not installed (apt-get install nginx-light); .ci/run installs it');
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'nginx-log-'));
+    const port = 30_000 + (process.pid % 1000);
+    // Upstreams on a closed port: the gateway answers 503, and logs the request as it would any other.
+    const conf = read('docker/nginx.conf')
+      .replace(/server ([a-z-]+):(\d+);/g, 'server 127.0.0.1:1;')
+      .replace('pid /tmp/nginx.pid', `pid ${dir}/nginx.pid`)
+      .replace(/access_log [^;]+;/, `access_log ${dir}/access.log platform;`)
+      .replace(/error_log [^;]+;/, `error_log ${dir}/error.log info;`)
+      .replace(/listen \d+;/, `listen 127.0.0.1:${port};`)
+      .replace(/\/tmp\/nginx-(body|proxy|fastcgi|uwsgi|scgi);/g, `${dir}/nginx-$1;`);
+    writeFileSync(path.join(dir, 'nginx.conf'), conf);
+    // nginx daemonizes: its master keeps no pipe of ours open.
+    const start = spawnSync(nginx, ['-p', dir, '-c', path.join(dir, 'nginx.conf')], { stdio: 'ignore' });
+    expect(start.status).toBe(0);
+    try {
+      const key = 'KEYs3cr3t0123456789';
+      for (const p of [
+        `/monitoring/v1/webhook/webhook-1/${key}/events`,
+        `/Monitoring/v1//webhook/webhook-1/${key}/events`,
+        `/monitoring/v1/webhook/webhook%2F1/${key}/events`,
+        `/inventory/v1/cloud-service/export/download/${key}`,
+        `/identity/v2/token/issue?password=${key}`,
+      ]) {
+        await fetch(`http://127.0.0.1:${port}${p}`, { method: 'POST', body: '{}' }).then((r) => r.arrayBuffer());
+      }
+      spawnSync(nginx, ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-s', 'reopen'], { stdio: 'ignore' });
+      await new Promise((r) => setTimeout(r, 200));
+      const log = readFileSync(path.join(dir, 'access.log'), 'utf8');
+      expect(log.split('\n').filter(Boolean)).toHaveLength(5);
+      expect(log).toContain('/monitoring/v1/webhook/webhook-1/***');
+      expect(log).toContain('/inventory/v1/cloud-service/export/download/***');
+      expect(log).toContain('"POST /identity/v2/token/issue HTTP/1.1"');
+      expect(log).not.toContain(key);
+      // The error log (upstream failures name the request line) stays at crit in the real config.
+      expect(read('docker/nginx.conf')).toMatch(/^error_log stderr crit;$/m);
+    } finally {
+      spawnSync(nginx, ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-s', 'stop'], { stdio: 'ignore' });
+    }
   });
 });

@@ -35,9 +35,12 @@ describe('the platform end to end, through nginx', () => {
   let p: Platform;
   let token: string; // workspace owner of the bootstrap workspace
   let domainToken: string;
+  /** Every secret the run handles: none may appear in any process's log or the gateway's access log. */
+  const secrets = new Set<string>(['e2e-admin-password', 'e2e-ingest-token']);
 
   beforeAll(async () => {
-    p = await startPlatform({ OPSFLOW_INGEST_TOKENS: 'e2e-ingest-token', ALLOW_PRIVATE_URLS: 'true' });
+    // LOG_LEVEL=info: one line per request in every app, so the test of secrets sees what production logs.
+    p = await startPlatform({ OPSFLOW_INGEST_TOKENS: 'e2e-ingest-token', ALLOW_PRIVATE_URLS: 'true', LOG_LEVEL: 'info' });
   });
   afterAll(async () => {
     await p?.stop();
@@ -56,6 +59,7 @@ describe('the platform end to end, through nginx', () => {
     expect(ws.body).toMatchObject({ role_type: 'WORKSPACE_OWNER', workspace_id: 'workspace-local' });
     token = ws.body.access_token;
     domainToken = (await grant('DOMAIN')).body.access_token;
+    for (const t of [issued.body.refresh_token, issued.body.access_token, token, domainToken]) secrets.add(t);
     const anonymous = await call(p.base, '/identity/v2/project-group/list', {});
     expect([anonymous.status, anonymous.body.error.code]).toEqual([401, 'ERROR_AUTHENTICATE_FAILURE']);
   });
@@ -109,7 +113,12 @@ describe('the platform end to end, through nginx', () => {
     expect(hook.status).toBe(200);
     expect(hook.body.webhook_url).toMatch(new RegExp(`^${p.base}/monitoring/v1/webhook/${hook.body.webhook_id}/[^/]+/events$`));
     const payload = readFileSync(path.join(fixtures, 'alertmanager.json'), 'utf8');
+    secrets.add(hook.body.access_key);
     const posted = await fetch(hook.body.webhook_url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: payload });
+    // The key also travels in requests that meet no route: another method, another sub-path.
+    await fetch(hook.body.webhook_url, { method: 'GET' });
+    await fetch(hook.body.webhook_url.replace(/\/events$/, '/other/path'), { method: 'POST', body: '{}' });
+    await fetch(hook.body.webhook_url.replace(hook.body.webhook_id, 'webhook-000000000000'), { method: 'POST', body: '{}' });
     expect(posted.status).toBe(200);
     const events = await waitFor(async () => {
       const res = await post('/monitoring/v1/event/list', { webhook_id: hook.body.webhook_id });
@@ -169,6 +178,7 @@ describe('the platform end to end, through nginx', () => {
     });
     expect(exp.status).toBe(200);
     expect(exp.body.download_url.startsWith(`${p.base}/inventory/`)).toBe(true);
+    secrets.add(exp.body.download_url.split('/').pop());
     const file = await fetch(exp.body.download_url);
     expect(file.status).toBe(200);
     const lines = (await file.text()).trim().split(/\r?\n/);
@@ -213,5 +223,21 @@ describe('the platform end to end, through nginx', () => {
       await new Promise((r) => files.close(r));
     }
   });
-});
 
+  it('writes no secret into any log: the apps\' request lines, their errors, the gateway\'s access log', async () => {
+    // A failed login (the password is in the body) and a token in a query string, for good measure.
+    await call(p.base, '/identity/v2/token/issue', { credentials: { user_id: 'admin', password: 'e2e-admin-password-wrong' }, domain_id: 'domain-local' });
+    secrets.add('e2e-admin-password-wrong');
+    await fetch(`${p.base}/identity/v2/project-group/list?access_token=${token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    await new Promise((r) => setTimeout(r, 500)); // nginx and the apps write their lines
+    const appLogs = p.logs();
+    const access = readFileSync(path.join(p.dir, 'access.log'), 'utf8');
+    expect(appLogs).toMatch(/"msg":"request"/); // the request lines are there to be searched
+    expect(access).toMatch(/"POST \/monitoring\/v1\/webhook\/[^/ ]+\/\*\*\* HTTP\/1.1"/);
+    for (const secret of secrets) {
+      expect(secret.length).toBeGreaterThan(8);
+      expect(appLogs.includes(secret) ? `app log holds ${secret.slice(0, 6)}…` : 'clean').toBe('clean');
+      expect(access.includes(secret) ? `access log holds ${secret.slice(0, 6)}…` : 'clean').toBe('clean');
+    }
+  });
+});

@@ -1,0 +1,84 @@
+import type { Outcome } from './client';
+
+/** One thing wrong with an answer (or with the process after it). */
+export interface Problem {
+  /** `5xx`, `envelope`, `leak`, `no-answer`, `crash`, `liveness`, `poisoned`. */
+  kind: string;
+  detail: string;
+  status?: number;
+  code?: string;
+}
+
+/** Texts that must never reach a caller: stack frames, file paths, SQL, PostgreSQL and Prisma errors. */
+const LEAKS: [RegExp, string][] = [
+  [/\bat (?:async )?[\w$.<>[\] ]*\(?(?:file:\/\/)?\/?[\w./@-]+\.[cm]?[jt]s:\d+:\d+\)?/, 'a stack frame'],
+  [/node_modules/, 'a node_modules path'],
+  [/\/work\/|\/dist\/apps\/|\/src\/[\w/-]+\.ts\b/, 'a server file path'],
+  [/\b(?:SELECT|INSERT INTO|UPDATE|DELETE FROM|WITH)\b[\s\S]{0,300}\b(?:FROM|VALUES|SET|WHERE|AS)\b/, 'SQL text'],
+  [/syntax error at or near|invalid input syntax for|violates [\w-]+ constraint|relation "[^"]*" does not exist|column "[^"]*" does not exist|operator does not exist:|invalid byte sequence for encoding|unterminated quoted|function [\w.]+\([^)]*\) does not exist|cannot cast type|out of range for type|invalid regular expression: |value too long for type|null value in column|canceling statement due to|stack depth limit exceeded|could not determine data type of parameter/, 'a PostgreSQL error text'],
+  [/PrismaClient|Invalid `[\w.]*prisma|prisma\.\w+\.\w+\(|P\d{4}\b.*prisma/i, 'a Prisma error text'],
+  [/\b(?:TypeError|RangeError|ReferenceError|SyntaxError|AggregateError): /, 'a JavaScript error text'],
+  [/Maximum call stack size exceeded|Cannot read propert(?:y|ies) of|is not a function|is not iterable/, 'a JavaScript error text'],
+];
+
+/** The first leak in `text`; `stacksOnly` checks only for stack frames and module paths. */
+export function leakIn(text: string, stacksOnly = false): string | undefined {
+  for (const [re, what] of stacksOnly ? LEAKS.slice(0, 2) : LEAKS) {
+    const m = re.exec(text);
+    if (m) return `${what}: ${JSON.stringify(text.slice(Math.max(0, m.index - 40), m.index + 120))}`;
+  }
+  return undefined;
+}
+
+/** Every string (keys too) of a JSON value, one a line: leaks are looked for in what a client would read. */
+function stringsOf(v: unknown): string {
+  const out: string[] = [];
+  const walk = (x: unknown) => {
+    if (typeof x === 'string') out.push(x);
+    else if (Array.isArray(x)) x.forEach(walk);
+    else if (x && typeof x === 'object') {
+      for (const [k, e] of Object.entries(x)) {
+        out.push(k);
+        walk(e);
+      }
+    }
+  };
+  walk(v);
+  return out.join('\n');
+}
+
+/**
+ * What the fuzzer asserts of every answer: no 5xx; every error in the envelope
+ * `{"error": {"code": string, "message": string, "status": number}}` with `status` equal to the HTTP
+ * status; no stack trace, path, SQL or database error text in any answer.
+ */
+export function checkAnswer(o: Outcome, method: string): Problem[] {
+  if (o.status === undefined) return [{ kind: 'no-answer', detail: o.error ?? 'no answer' }];
+  const problems: Problem[] = [];
+  let parsed: unknown;
+  try {
+    parsed = o.text ? JSON.parse(o.text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  const err = (parsed as { error?: { code?: unknown; message?: unknown; status?: unknown } } | undefined)?.error;
+  const code = typeof err?.code === 'string' ? err.code : undefined;
+  if (o.status >= 500) problems.push({ kind: '5xx', status: o.status, code, detail: `HTTP ${o.status} ${o.text.slice(0, 300)}` });
+  if (o.status >= 400 && method !== 'HEAD') {
+    const ok =
+      parsed !== null &&
+      typeof parsed === 'object' &&
+      err !== null &&
+      typeof err === 'object' &&
+      typeof err.code === 'string' &&
+      typeof err.message === 'string' &&
+      typeof err.status === 'number' &&
+      err.status === o.status &&
+      /^application\/json/.test(o.contentType ?? '');
+    if (!ok) problems.push({ kind: 'envelope', status: o.status, code, detail: `HTTP ${o.status} (${o.contentType ?? 'no type'}) ${o.text.slice(0, 300)}` });
+  }
+  // Error answers are checked for every leak; successful ones (which carry stored, caller-made data) for stacks and paths.
+  const leak = leakIn(parsed === undefined ? o.text : stringsOf(parsed), o.status < 400);
+  if (leak) problems.push({ kind: 'leak', status: o.status, code, detail: leak });
+  return problems;
+}

@@ -1,0 +1,116 @@
+import fc from 'fast-check';
+import { z } from 'zod';
+import { caseArb, type Target } from './gen';
+import { applyMutation, BODY_LIMIT, clone, REGEX_BOMBS } from './hostile';
+import { Raw, serialize, withKey } from './json';
+import { checkAnswer } from './oracle';
+import { causeOf } from './runner';
+import { arbitraryOf, type JsonSchema } from './schema-arb';
+import { fieldsOf, Pools } from './vocab';
+
+const answer = (status: number, body: unknown, contentType = 'application/json; charset=utf-8') => ({ status, contentType, text: typeof body === 'string' ? body : JSON.stringify(body), ms: 1 });
+const envelope = (status: number, code = 'ERROR_X', message = 'x') => ({ error: { code, message, status } });
+
+describe('the oracle', () => {
+  it('passes a 2xx and an error in the envelope', () => {
+    expect(checkAnswer(answer(200, { results: [] }), 'POST')).toEqual([]);
+    expect(checkAnswer(answer(400, envelope(400)), 'POST')).toEqual([]);
+  });
+
+  it('flags a 5xx, a broken envelope, a status that differs from the HTTP status, and no answer', () => {
+    expect(checkAnswer(answer(500, envelope(500)), 'POST').map((p) => p.kind)).toEqual(['5xx']);
+    expect(checkAnswer(answer(400, { message: 'x' }), 'POST').map((p) => p.kind)).toEqual(['envelope']);
+    expect(checkAnswer(answer(404, envelope(400)), 'POST').map((p) => p.kind)).toEqual(['envelope']);
+    expect(checkAnswer(answer(400, { error: { code: 1, message: 'x', status: 400 } }), 'POST').map((p) => p.kind)).toEqual(['envelope']);
+    expect(checkAnswer(answer(404, 'Cannot POST /x', 'text/html'), 'POST').map((p) => p.kind)).toEqual(['envelope']);
+    expect(checkAnswer({ text: '', ms: 10_000, error: 'no answer within 10000 ms' }, 'POST').map((p) => p.kind)).toEqual(['no-answer']);
+  });
+
+  it('flags stack traces, SQL and database error texts in a body', () => {
+    const leaks = [
+      'TypeError: x is not a function\n    at Foo.bar (/app/dist/main.js:10:5)',
+      'at Object.<anonymous> (file.js:1:2)',
+      'see /app/node_modules/pg/lib/client.js',
+      'SELECT * FROM cloud_service WHERE domain_id = $1',
+      'syntax error at or near "FROM"',
+      'invalid input syntax for type integer: "1e400"',
+      'invalid byte sequence for encoding "UTF8": 0x00',
+      'column "x" does not exist',
+      'could not determine data type of parameter $7',
+      'Invalid `prisma.storage.findUnique()` invocation',
+    ];
+    for (const message of leaks) expect([message, checkAnswer(answer(400, envelope(400, 'ERROR_X', message)), 'POST').map((p) => p.kind)]).toEqual([message, ['leak']]);
+    // A stored record may hold anything a caller wrote; a successful answer is checked for stack frames only.
+    expect(checkAnswer(answer(200, { name: 'SELECT 1 FROM x' }), 'POST')).toEqual([]);
+    expect(checkAnswer(answer(200, { error: 'at f (/srv/a.js:1:2)' }), 'POST').map((p) => p.kind)).toEqual(['leak']);
+  });
+
+  it('names the error an app printed, with its first frame in the project', () => {
+    const line = JSON.stringify({ level: 'error', err: { type: 'RangeError', message: 'Maximum call stack size exceeded', stack: 'RangeError: Maximum…\n    at JSON.stringify (<anonymous>)\n    at X.update (/w/apps/inventory/src/cloud-service/service.ts:199:111)' } });
+    expect(causeOf(`${line}\n`)).toBe('RangeError: Maximum call stack size exceeded @ apps/inventory/src/cloud-service/service.ts:199');
+    expect(causeOf('/w/node_modules/prom-client/lib/validation.js:20\nError: Added label "x" is not included\n    at validateLabel (/w/node_modules/prom-client/lib/validation.js:20:10)\n    at f (/w/libs/http/src/app.ts:150:7)')).toBe(
+      'Error: Added label "x" is not included @ libs/http/src/app.ts:150',
+    );
+  });
+});
+
+describe('bodies', () => {
+  it('writes own __proto__ keys, -0 and Raw nodes verbatim', () => {
+    const body = withKey({ a: 1 }, '__proto__', { x: 1 });
+    expect(serialize({ q: body, n: -0, deep: Raw.text('[[1]]'), big: Raw.text('1e400') }).toString()).toBe('{"q":{"a":1,"__proto__":{"x":1}},"n":-0,"deep":[[1]],"big":1e400}');
+    expect(JSON.parse(serialize(body).toString())).toHaveProperty('__proto__', { x: 1 });
+    expect(Object.prototype).not.toHaveProperty('x');
+  });
+
+  it('copies keep own prototype keys', () => {
+    const c = clone({ a: [withKey({}, '__proto__', 1)] });
+    expect(Object.keys(c.a[0])).toEqual(['__proto__']);
+  });
+});
+
+describe('mutations', () => {
+  const fields = fieldsOf('/inventory/v1/cloud-service/list');
+  const base = () => ({ domain_id: 'd', query: { filter: [{ key: 'name', value: 'x', operator: 'eq' }], only: ['name'] } });
+
+  it('puts a prototype key at the chosen depth as an own key', () => {
+    for (let at = 0; at < 4; at++) {
+      const { body } = applyMutation(base(), { kind: 'proto-key', at, n: 0 }, fields);
+      expect(serialize(body).toString()).toContain('"__proto__":{"x":1}');
+    }
+  });
+
+  it('turns a condition into a regex bomb', () => {
+    const { body } = applyMutation(base(), { kind: 'regex-bomb', at: 0, n: 1 }, fields) as { body: { query: { filter: { operator: string; value: string }[] } } };
+    expect(body.query.filter[0]).toMatchObject({ operator: 'regex', value: REGEX_BOMBS[1] });
+  });
+
+  it('nests 50,000 levels and pads a body to just past the limit', () => {
+    const deep = applyMutation(base(), { kind: 'deep', at: 1, n: 3 }, fields);
+    expect(serialize(deep.body).toString()).toContain('['.repeat(50_000));
+    const padded = applyMutation(base(), { kind: 'pad-to-limit', at: 0, n: 2 }, fields);
+    expect(serialize(padded.body).length).toBe(BODY_LIMIT + 1);
+  });
+});
+
+describe('the schema generator', () => {
+  it('generates values the zod schema behind the JSON Schema accepts', () => {
+    const schema = z.strictObject({
+      name: z.string().min(1).max(20),
+      kind: z.enum(['A', 'B']),
+      size: z.number().int().min(1).max(10).optional(),
+      tags: z.record(z.string(), z.unknown()).optional(),
+      list: z.array(z.union([z.string(), z.object({ k: z.string() })])).max(3).nullish(),
+    });
+    const json = z.toJSONSchema(schema, { io: 'input' }) as JsonSchema;
+    fc.assert(fc.property(arbitraryOf(json, json, () => undefined), (v) => schema.safeParse(v).success));
+  });
+
+  it('makes cases for an operation: most with a role allowed to call it, some hostile', () => {
+    const schema = z.toJSONSchema(z.strictObject({ query: z.object({ filter: z.array(z.object({ key: z.string(), value: z.unknown(), operator: z.string() })).nullish() }) }), { io: 'input' }) as JsonSchema;
+    const t: Target = { app: 'inventory', kind: 'operation', path: '/inventory/v1/cloud-service/list', schema, roles: ['WORKSPACE_OWNER'], fields: fieldsOf('/inventory/v1/cloud-service/list') };
+    const cases = fc.sample(caseArb(t, { pools: new Pools(), csvUrl: 'http://127.0.0.1:1/x.csv' }), { seed: 1, numRuns: 300 });
+    expect(cases.filter((c) => c.auth.kind === 'role').length).toBeGreaterThan(200);
+    expect(cases.filter((c) => c.notes.length).length).toBeGreaterThan(150);
+    expect(cases.some((c) => /__proto__/.test(serialize(c.body ?? {}).toString()))).toBe(true);
+  });
+});
