@@ -6,7 +6,7 @@ export const dataSourceResource = defineResource({
   table: 'data_source',
   idKey: 'data_source_id',
   keywordKeys: ['data_source_id', 'name'],
-  minimalKeys: ['data_source_id', 'name', 'state', 'data_source_type', 'provider', 'workspace_id'],
+  minimalKeys: ['data_source_id', 'name', 'state', 'data_source_type', 'provider', 'workspace_id', 'schedule', 'next_sync_at'],
   fields: {
     data_source_id: { column: 'data_source_id', type: 'string', notNull: true },
     name: { column: 'name', type: 'string', notNull: true },

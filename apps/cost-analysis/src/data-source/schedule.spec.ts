@@ -78,6 +78,13 @@ describe('data source schedule', () => {
       expect(got).toMatchObject({ schedule: ds.schedule, next_sync_at: ds.next_sync_at });
       const listed = await ok('data-source/list', { data_source_id: ds.data_source_id });
       expect(listed.results[0]).toMatchObject({ schedule: ds.schedule, next_sync_at: ds.next_sync_at });
+      const only = await ok('data-source/list', { data_source_id: ds.data_source_id, query: { only: ['data_source_id', 'schedule', 'next_sync_at'] } });
+      expect(only.results).toEqual([{ data_source_id: ds.data_source_id, schedule: ds.schedule, next_sync_at: ds.next_sync_at }]);
+      const minimal = await ok('data-source/list', { data_source_id: ds.data_source_id, query: { minimal: true } });
+      expect(minimal.results[0]).toMatchObject({ schedule: ds.schedule, next_sync_at: ds.next_sync_at });
+      const late = await register('sort-late', { schedule: { hours: [11] } }); // 2025-03-11T11:00
+      const sorted = await ok('data-source/list', { query: { filter: [{ k: 'name', v: ['two-hours', 'sort-late'], o: 'in' }], sort: [{ key: 'next_sync_at', desc: true }], only: ['name'] } });
+      expect(sorted.results.map((r: { name: string }) => r.name)).toEqual([late.name, 'two-hours']);
       const filtered = await ok('data-source/list', { query: { filter: [{ k: 'schedule.state', v: 'DISABLED', o: 'eq' }] } });
       expect(filtered.total_count).toBe(0);
 
