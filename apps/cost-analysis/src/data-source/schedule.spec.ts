@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import request from 'supertest';
 import { bearer, waitFor } from '@platform/testing';
 import { createTestCostAnalysis, serveFiles } from '../test-support';
@@ -240,6 +242,34 @@ describe('data source schedule', () => {
       t.clock.set('2025-06-02T10:31:00Z');
       await scheduler().tick();
       expect(await jobsOf(ds.data_source_id)).toHaveLength(1);
+    });
+
+    it('a slot whose transaction fails stays due (nothing half-done), and the database refuses a second job for a slot', async () => {
+      const ds = await due('s-rollback', '2025-08-01T05:10:00Z', { hours: [6] });
+      // A job already recorded for the 06:00 slot (as if another scheduler had written it): the unique
+      // (data source, scheduled_at) index fails the tick's insert, and its claim rolls back with it.
+      await t.db.pool.query(
+        `INSERT INTO job (domain_id, job_id, workspace_id, resource_group, data_source_id, status, scheduled_at) VALUES ('d1', 'job-planted', 'ws-1', 'WORKSPACE', $1, 'SUCCESS', '2025-08-01T06:00:00Z')`,
+        [ds.data_source_id],
+      );
+      t.clock.set('2025-08-01T06:00:20Z');
+      expect(await scheduler().tick()).toMatchObject({ created: 0, failed: 0, errors: 1 });
+      expect((await ok('data-source/get', { data_source_id: ds.data_source_id })).next_sync_at).toBe('2025-08-01T06:00:00.000Z');
+      expect((await t.db.pool.query(`SELECT count(*)::int AS n FROM job_task`)).rows[0].n).toBe(0);
+      await t.db.pool.query(`DELETE FROM job WHERE job_id = 'job-planted'`);
+      t.clock.set('2025-08-01T06:01:20Z'); // the next tick takes the slot
+      expect(await scheduler().tick()).toMatchObject({ created: 1, errors: 0 });
+      expect((await jobsOf(ds.data_source_id)).map((j) => j.scheduled_at)).toEqual([new Date('2025-08-01T06:00:00Z')]);
+    });
+
+    it('the migration gives existing data sources upstream default schedule, due at the next 16:00 UTC', async () => {
+      const ds = await due('s-migrated', '2025-08-01T05:10:00Z', { hours: [2] });
+      await t.db.pool.query(`UPDATE data_source SET schedule_hours = DEFAULT, schedule_state = DEFAULT, next_sync_at = NULL WHERE data_source_id = $1`, [ds.data_source_id]);
+      const dir = path.join(__dirname, '../../prisma/migrations');
+      const sql = readFileSync(path.join(dir, readdirSync(dir).find((d) => d.endsWith('_data_source_schedule'))!, 'migration.sql'), 'utf8');
+      await t.db.pool.query(sql.slice(sql.indexOf('UPDATE "data_source"')));
+      const { rows } = await t.db.pool.query(`SELECT schedule_state, schedule_hours, next_sync_at, now() AS now FROM data_source WHERE data_source_id = $1`, [ds.data_source_id]);
+      expect(rows[0]).toMatchObject({ schedule_state: 'ENABLED', schedule_hours: [16], next_sync_at: nextSlot([16], rows[0].now) });
     });
 
     it('runs on BullMQ: one job scheduler for several replicas, declared again after Redis loses it, and a tick collects the data', async () => {
