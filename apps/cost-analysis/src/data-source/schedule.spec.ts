@@ -118,6 +118,8 @@ describe('data source schedule', () => {
       expect(await ok('data-source/disable', { data_source_id: ds.data_source_id })).toMatchObject({ state: 'DISABLED', schedule: { state: 'ENABLED' }, next_sync_at: null });
       t.clock.set('2025-03-12T10:00:00Z'); // slots passed while disabled are not run on enable
       expect(await ok('data-source/enable', { data_source_id: ds.data_source_id })).toMatchObject({ state: 'ENABLED', next_sync_at: '2025-03-12T21:00:00.000Z' });
+      t.clock.set('2025-03-13T10:00:00Z'); // enabling an enabled data source changes nothing (an overdue slot stays due)
+      expect(await ok('data-source/enable', { data_source_id: ds.data_source_id })).toMatchObject({ state: 'ENABLED', next_sync_at: '2025-03-12T21:00:00.000Z' });
     });
 
     it('refuses bad schedules with 400', async () => {
@@ -150,6 +152,16 @@ describe('data source schedule', () => {
       expect(r.body.error).toMatchObject({ code: 'ERROR_INVALID_PARAMETER', status: 400 });
       expect(r.body.error.message).toMatch(/schedule\.hours/);
       expect((await ok('data-source/get', { data_source_id: ds.data_source_id })).schedule).toEqual({ state: 'ENABLED', hour: 16, hours: [16] });
+    });
+
+    it('documents schedule in the OpenAPI of register and update', async () => {
+      const doc = await request(t.app).get('/cost-analysis/openapi.json');
+      expect(doc.status).toBe(200);
+      for (const verb of ['register', 'update']) {
+        const op = doc.body.paths[`/cost-analysis/v1/data-source/${verb}`].post;
+        const schema = op.requestBody.content['application/json'].schema;
+        expect(JSON.stringify(schema)).toMatch(/"schedule".*"hours"/);
+      }
     });
 
     it('keeps plugin_info.secret_id: the id of the sealed secret_data, or the caller reference without it', async () => {

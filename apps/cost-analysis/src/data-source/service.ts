@@ -194,10 +194,11 @@ export class DataSourceService {
 
   async setState(auth: AuthContext, id: string, state: 'ENABLED' | 'DISABLED') {
     const ds = await this.writable(auth, id);
-    // The schedule counts from now: enabling does not run the slots missed while disabled.
+    // The schedule counts from now: enabling does not run the slots missed while disabled. A state
+    // that does not change leaves next_sync_at alone (an overdue slot stays due).
     const updated = await this.deps.prisma.dataSource.update({
       where: this.where(ds),
-      data: { state, ...this.scheduleData(state, this.storedSchedule(ds)), updated_at: new Date() },
+      data: { state, ...(ds.state !== state && this.scheduleData(state, this.storedSchedule(ds))), updated_at: new Date() },
     });
     return toDataSourceInfo(updated);
   }
