@@ -28,6 +28,8 @@ export interface CostAnalysisConfig {
   allowPrivateUrls: boolean;
   /** AES-256-GCM keys sealing data sources' secret_data: the first seals, every one opens (rotation). */
   secretKeys: Buffer[];
+  /** Upstream's DATA_SOURCE_SYNC_HOUR: the hour (UTC) of the schedule a data source gets when registered without one. */
+  defaultSyncHour: number;
   worker: { concurrency: number; lockDurationMs: number; stalledIntervalMs: number; attempts: number };
 }
 
@@ -46,6 +48,8 @@ export function loadConfig(): CostAnalysisConfig {
   }
   const aggregationDay = envInt('UNIFIED_COST_AGGREGATION_DAY', 15);
   if (aggregationDay < 1 || aggregationDay > 28) throw new Error('UNIFIED_COST_AGGREGATION_DAY must be 1..28');
+  const defaultSyncHour = envInt('DATA_SOURCE_SYNC_HOUR', 16);
+  if (defaultSyncHour < 0 || defaultSyncHour > 23) throw new Error('DATA_SOURCE_SYNC_HOUR must be 0..23');
   return {
     port: envInt('PORT', 8102),
     databaseUrl: env('DATABASE_URL', defaultDatabaseUrl('cost-analysis')),
@@ -59,6 +63,7 @@ export function loadConfig(): CostAnalysisConfig {
     jobTimeoutSeconds: envInt('JOB_TIMEOUT_SECONDS', 3600),
     allowPrivateUrls: envBool('ALLOW_PRIVATE_URLS', false),
     secretKeys: loadSecretKeys(),
+    defaultSyncHour,
     worker: {
       concurrency: envInt('WORKER_CONCURRENCY', 2),
       lockDurationMs: envInt('WORKER_LOCK_DURATION_MS', 30_000),

@@ -9,6 +9,9 @@ import type { CostAnalysisConfig } from './config';
 import type { CollectTaskData } from './collector/queue';
 import type { PluginRegistry } from './plugin/registry';
 
+/** The time source of the data source schedule (tests control it). */
+export type Clock = () => Date;
+
 /** Everything cost-analysis needs, made once by main.ts / worker.ts (or a test). */
 export interface CostAnalysisDeps {
   config: CostAnalysisConfig;
@@ -22,4 +25,6 @@ export interface CostAnalysisDeps {
   queue: Queue<CollectTaskData>;
   plugins: PluginRegistry;
   verifier: TokenVerifier;
+  /** "Now" for schedules: next_sync_at and the scheduler's ticks. */
+  clock: Clock;
 }

@@ -31,6 +31,7 @@ export function createDeps(config: CostAnalysisConfig, logger: Logger, role: Poo
     directory: new DirectoryClient(redis, config.directoryPrefix),
     queue,
     plugins: builtinPlugins(config),
+    clock: () => new Date(),
   };
   const close = async () => {
     await queue.close().catch(() => {});

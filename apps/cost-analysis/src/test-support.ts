@@ -12,6 +12,16 @@ import { startCollectionWorker } from './collector/worker';
 import { loadConfig, type CostAnalysisConfig } from './config';
 import type { CostAnalysisDeps } from './deps';
 import { builtinPlugins } from './plugin/builtins';
+import { startScheduler } from './data-source/scheduler';
+
+/** A clock tests set by hand (`set`); unset, it is the real time. */
+export class TestClock {
+  private fixed: Date | null = null;
+  readonly now = () => (this.fixed ? new Date(this.fixed) : new Date());
+  set(t: string | Date | null) {
+    this.fixed = t === null ? null : new Date(t);
+  }
+}
 
 /**
  * A real cost-analysis app on a fresh database, with its BullMQ queue and project directory under an
@@ -34,6 +44,7 @@ export async function createTestCostAnalysis(overrides: Partial<CostAnalysisConf
   const prisma = createPrisma(PrismaClient, db.pool);
   const queueConnection = createQueueConnection(r.url);
   const queue = createQueue<CollectTaskData>(COLLECT_QUEUE, { connection: queueConnection, prefix: config.queuePrefix });
+  const clock = new TestClock();
   const deps: CostAnalysisDeps = {
     config,
     logger: createLogger('cost-analysis', process.env.TEST_LOG_LEVEL || 'silent'),
@@ -44,11 +55,26 @@ export async function createTestCostAnalysis(overrides: Partial<CostAnalysisConf
     queue,
     plugins: builtinPlugins(config),
     verifier: testVerifier,
+    clock: clock.now,
   };
   const workers: { close(): Promise<void> }[] = [];
   return {
     app: createApp(deps),
     deps,
+    clock,
+    queueConnection,
+    /** The scheduler as src/worker.ts runs it (BullMQ job scheduler + tick worker), with the test's clock. */
+    startScheduler(o: { ensureMs?: number } = {}) {
+      const s = startScheduler(deps, queueConnection, o);
+      workers.push({
+        close: async () => {
+          await s.worker.close();
+          await s.queue.obliterate({ force: true }).catch(() => {});
+          await s.close();
+        },
+      });
+      return s;
+    },
     config,
     db,
     directory: new DirectoryPublisher(r.redis, config.directoryPrefix),

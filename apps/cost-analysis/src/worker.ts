@@ -1,6 +1,7 @@
 import { createLogger } from '@platform/core';
 import { onShutdownSignal, runMain } from '@platform/http';
 import { startCollectionWorker } from './collector/worker';
+import { startScheduler } from './data-source/scheduler';
 import { loadConfig } from './config';
 import { createDeps } from './runtime';
 
@@ -10,8 +11,10 @@ async function main() {
   const logger = createLogger('cost-analysis-worker');
   const { deps, queueConnection, close } = createDeps(config, logger, 'worker');
   const running = startCollectionWorker(deps, queueConnection);
+  const scheduler = startScheduler(deps, queueConnection);
   logger.info({ concurrency: config.worker.concurrency }, 'cost collection worker started');
   onShutdownSignal(logger, async () => {
+    await scheduler.close();
     await running.close();
     await close();
   });

@@ -3,6 +3,7 @@ import { WORKSPACE_ROLES } from '@platform/auth';
 import { id, name, operation, request, struct, tags, statOperation } from '@platform/http';
 import { QuerySchema } from '@platform/query';
 import { ADMIN_AND_OWNER } from '../scope';
+import { scheduleInput } from './schedule';
 import type { DataSourceService } from './service';
 
 // upstream: DOMAIN_ADMIN and WORKSPACE_OWNER write (a DOMAIN data source needs the domain admin); reads
@@ -16,6 +17,8 @@ const pluginInfo = z.strictObject({
   version: z.string().trim().min(1).max(64).optional(),
   options: struct.optional(),
   secret_data: struct.optional(),
+  // upstream's reference to a secret of its secret service: see docs/decisions/cost-analysis.md
+  secret_id: z.string().trim().max(255).optional(),
   schema_id: z.string().max(255).optional(),
   upgrade_mode: upgrade_mode.optional(),
   metadata: struct.optional(),
@@ -34,6 +37,7 @@ export function dataSourceOperations(service: DataSourceService) {
         secret_filter: struct.optional(),
         template: struct.optional(),
         plugin_info: pluginInfo,
+        schedule: scheduleInput.optional(),
         tags: tags.optional(),
         resource_group: z.enum(['DOMAIN', 'WORKSPACE']),
         workspace_id: id.optional(),
@@ -43,7 +47,14 @@ export function dataSourceOperations(service: DataSourceService) {
     operation({
       path: '/cost-analysis/v1/data-source/update',
       access: write,
-      schema: request({ data_source_id: id, name: name.optional(), secret_filter: struct.optional(), template: struct.optional(), tags: tags.optional() }),
+      schema: request({
+        data_source_id: id,
+        name: name.optional(),
+        secret_filter: struct.optional(),
+        template: struct.optional(),
+        schedule: scheduleInput.optional(),
+        tags: tags.optional(),
+      }),
       handler: (input, { auth }) => service.update(auth, input),
     }),
     operation({

@@ -1,11 +1,12 @@
 import { isoOrEmpty } from '@platform/core';
 import { defineResource } from '@platform/query';
+import { toScheduleInfo } from './schedule';
 
 export const dataSourceResource = defineResource({
   table: 'data_source',
   idKey: 'data_source_id',
   keywordKeys: ['data_source_id', 'name'],
-  minimalKeys: ['data_source_id', 'name', 'state', 'data_source_type', 'provider', 'workspace_id'],
+  minimalKeys: ['data_source_id', 'name', 'state', 'data_source_type', 'provider', 'workspace_id', 'schedule', 'next_sync_at'],
   fields: {
     data_source_id: { column: 'data_source_id', type: 'string', notNull: true },
     name: { column: 'name', type: 'string', notNull: true },
@@ -27,6 +28,8 @@ export const dataSourceResource = defineResource({
     created_at: { column: 'created_at', type: 'datetime', notNull: true },
     updated_at: { column: 'updated_at', type: 'datetime', notNull: true },
     last_synchronized_at: { column: 'last_synchronized_at', type: 'datetime' },
+    'schedule.state': { column: 'schedule_state', type: 'string', notNull: true },
+    next_sync_at: { column: 'next_sync_at', type: 'datetime' },
   },
 });
 
@@ -51,6 +54,9 @@ export interface DataSourceRow {
   created_at: Date;
   updated_at: Date;
   last_synchronized_at: Date | null;
+  schedule_state: string;
+  schedule_hours: number[] | null;
+  next_sync_at: Date | null;
 }
 
 export interface PluginInfo {
@@ -88,5 +94,8 @@ export function toDataSourceInfo(r: DataSourceRow) {
     created_at: isoOrEmpty(r.created_at),
     updated_at: isoOrEmpty(r.updated_at),
     last_synchronized_at: isoOrEmpty(r.last_synchronized_at),
+    schedule: toScheduleInfo(r.schedule_state, r.schedule_hours),
+    // Ours (upstream has no such field): when the scheduler syncs it next; null while it will not.
+    next_sync_at: r.next_sync_at ? r.next_sync_at.toISOString() : null,
   };
 }

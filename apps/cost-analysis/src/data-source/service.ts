@@ -5,12 +5,14 @@ import { isUniqueViolation, withTransaction } from '@platform/db';
 import { applyOnly, runList, runStat, type Query, type StatisticsQuery } from '@platform/query';
 import type { CostAnalysisDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
-import { toJobInfo, type JobRow } from '../job/repository';
+import { toJobInfo } from '../job/repository';
 import { PluginError } from '../plugin/types';
 import { canSee, DOMAIN_WORKSPACE, eqFilters, visibility } from '../scope';
 import { lockDomainUnifiedCosts, rebuildUnifiedCosts } from '../unified-cost/builder';
 import { dataSourceResource, toDataSourceInfo, type DataSourceRow, type PluginInfo } from './repository';
+import { nextSyncAt, resolveSchedule, type Schedule, type ScheduleInput } from './schedule';
 import { openDataSourceSecret, sealDataSourceSecret } from './secret';
+import { CostJobs, type SyncInput } from './sync';
 
 type Json = Record<string, unknown>;
 
@@ -21,7 +23,8 @@ export interface RegisterInput {
   secret_type?: string;
   secret_filter?: Json;
   template?: Json;
-  plugin_info: { plugin_id: string; version?: string; options?: Json; secret_data?: Json; schema_id?: string; upgrade_mode?: string };
+  plugin_info: { plugin_id: string; version?: string; options?: Json; secret_data?: Json; secret_id?: string; schema_id?: string; upgrade_mode?: string };
+  schedule?: ScheduleInput;
   tags?: Json;
   resource_group: 'DOMAIN' | 'WORKSPACE';
   workspace_id?: string;
@@ -44,7 +47,11 @@ function asInvalid(e: unknown): never {
 }
 
 export class DataSourceService {
-  constructor(private readonly deps: CostAnalysisDeps) {}
+  private readonly jobs: CostJobs;
+
+  constructor(private readonly deps: CostAnalysisDeps) {
+    this.jobs = new CostJobs(deps);
+  }
 
   private async find(auth: AuthContext, id: string): Promise<DataSourceRow> {
     const ds = await this.deps.prisma.dataSource.findUnique({ where: { domain_id_data_source_id: { domain_id: auth.domainId, data_source_id: id } } });
@@ -61,11 +68,20 @@ export class DataSourceService {
     return ds;
   }
 
+  private storedSchedule(ds: DataSourceRow): Schedule {
+    return { state: ds.schedule_state === 'DISABLED' ? 'DISABLED' : 'ENABLED', hours: ds.schedule_hours ?? [] };
+  }
+
+  /** The schedule columns, with the next slot counted from the clock's now. */
+  private scheduleData(dsState: string, schedule: Schedule) {
+    return { schedule_state: schedule.state, schedule_hours: schedule.hours, next_sync_at: nextSyncAt(dsState, schedule, this.deps.clock()) };
+  }
+
   private where(ds: DataSourceRow) {
     return { domain_id_data_source_id: { domain_id: ds.domain_id, data_source_id: ds.data_source_id } };
   }
 
-  private async pluginInfo(input: { plugin_id: string; version?: string; options?: Json; upgrade_mode?: string; schema_id?: string }, secret: Json) {
+  private async pluginInfo(input: { plugin_id: string; version?: string; options?: Json; upgrade_mode?: string; schema_id?: string }, secret: Json, secretId: string) {
     const { plugins } = this.deps;
     const plugin = plugins.get(input.plugin_id);
     const version = plugins.resolveVersion(plugin, input.version);
@@ -77,7 +93,7 @@ export class DataSourceService {
       version,
       options,
       metadata: plugin.init(options).metadata,
-      secret_id: '',
+      secret_id: secretId,
       schema_id: input.schema_id ?? '',
       upgrade_mode: input.upgrade_mode ?? 'AUTO',
     };
@@ -100,7 +116,11 @@ export class DataSourceService {
       throw errors.invalidParameter('data_source_type', 'only EXTERNAL (plugin) data sources are supported');
     }
     const secret = input.plugin_info.secret_data ?? {};
-    const plugin_info = await this.pluginInfo(input.plugin_info, secret);
+    // secret_id: upstream's id of the secret made from secret_data; here the id of the sealed
+    // secret_data. Without secret_data, a given secret_id is kept as the caller's reference (unresolved).
+    const secretId = Object.keys(secret).length ? generateId('secret') : (input.plugin_info.secret_id ?? '');
+    const schedule = resolveSchedule(input.schedule ?? {}, { state: 'ENABLED', hours: [this.deps.config.defaultSyncHour] });
+    const plugin_info = await this.pluginInfo(input.plugin_info, secret, secretId);
     const dataSourceId = generateId('ds');
     try {
       const ds = await this.deps.prisma.dataSource.create({
@@ -118,6 +138,7 @@ export class DataSourceService {
           plugin_info: plugin_info as unknown as Prisma.InputJsonValue,
           secret_data: sealDataSourceSecret(this.deps.config.secretKeys, auth.domainId, dataSourceId, secret) as unknown as Prisma.InputJsonValue,
           tags: (input.tags ?? {}) as Prisma.InputJsonValue,
+          ...this.scheduleData('ENABLED', schedule),
         },
       });
       return toDataSourceInfo(ds);
@@ -127,8 +148,9 @@ export class DataSourceService {
     }
   }
 
-  async update(auth: AuthContext, input: { data_source_id: string; name?: string; secret_filter?: Json; template?: Json; tags?: Json }) {
+  async update(auth: AuthContext, input: { data_source_id: string; name?: string; secret_filter?: Json; template?: Json; schedule?: ScheduleInput; tags?: Json }) {
     const ds = await this.writable(auth, input.data_source_id);
+    const schedule = input.schedule && resolveSchedule(input.schedule, this.storedSchedule(ds));
     try {
       const updated = await this.deps.prisma.dataSource.update({
         where: this.where(ds),
@@ -137,6 +159,7 @@ export class DataSourceService {
           ...(input.secret_filter !== undefined && { secret_filter: input.secret_filter as Prisma.InputJsonValue }),
           ...(input.template !== undefined && { template: input.template as Prisma.InputJsonValue }),
           ...(input.tags !== undefined && { tags: input.tags as Prisma.InputJsonValue }),
+          ...(schedule && this.scheduleData(ds.state, schedule)),
           updated_at: new Date(),
         },
       });
@@ -160,6 +183,7 @@ export class DataSourceService {
         schema_id: current.schema_id,
       },
       openDataSourceSecret(this.deps.config.secretKeys, ds),
+      current.secret_id ?? '',
     );
     const updated = await this.deps.prisma.dataSource.update({
       where: this.where(ds),
@@ -170,7 +194,12 @@ export class DataSourceService {
 
   async setState(auth: AuthContext, id: string, state: 'ENABLED' | 'DISABLED') {
     const ds = await this.writable(auth, id);
-    const updated = await this.deps.prisma.dataSource.update({ where: this.where(ds), data: { state, updated_at: new Date() } });
+    // The schedule counts from now: enabling does not run the slots missed while disabled. A state
+    // that does not change leaves next_sync_at alone (an overdue slot stays due).
+    const updated = await this.deps.prisma.dataSource.update({
+      where: this.where(ds),
+      data: { state, ...(ds.state !== state && this.scheduleData(state, this.storedSchedule(ds))), updated_at: new Date() },
+    });
     return toDataSourceInfo(updated);
   }
 
@@ -217,61 +246,11 @@ export class DataSourceService {
   }
 
   /**
-   * Starts a collection job: the plugin divides it into tasks, each queued as a BullMQ job. One job per
-   * data source at a time (upstream's ERROR_DUPLICATE_JOB); a job past JOB_TIMEOUT_SECONDS is TIMEOUT.
+   * Starts a collection job now (the scheduler's slots go through the same CostJobs). One job per data
+   * source at a time (upstream's ERROR_DUPLICATE_JOB); a job past JOB_TIMEOUT_SECONDS is TIMEOUT.
    */
-  async sync(auth: AuthContext, input: { data_source_id: string; start?: string; no_preload_cache?: boolean }) {
-    const { pool, plugins, queue, config } = this.deps;
+  async sync(auth: AuthContext, input: { data_source_id: string } & SyncInput) {
     const ds = await this.writable(auth, input.data_source_id);
-    if (ds.state !== 'ENABLED') throw new ApiError(400, 'ERROR_DATA_SOURCE_STATE', `Data source ${ds.data_source_id} is disabled.`);
-    const info = ds.plugin_info as PluginInfo;
-    const plugin = plugins.get(info.plugin_id);
-    const secret = openDataSourceSecret(this.deps.config.secretKeys, ds);
-    const { tasks, changed } = await plugin
-      .getTasks({ options: info.options, secret_data: secret, start: input.start, last_synchronized_at: ds.last_synchronized_at?.toISOString() })
-      .catch(asInvalid);
-
-    const taskIds: string[] = [];
-    const job = await withTransaction(pool, async (client) => {
-      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`sync:${ds.domain_id}:${ds.data_source_id}`]);
-      const running = await client.query<JobRow>(`SELECT * FROM job WHERE domain_id = $1 AND data_source_id = $2 AND status = 'IN_PROGRESS'`, [
-        ds.domain_id,
-        ds.data_source_id,
-      ]);
-      for (const r of running.rows) {
-        if (Date.now() - r.created_at.getTime() < config.jobTimeoutSeconds * 1000) {
-          throw errors.conflict('ERROR_DUPLICATE_JOB', `Data source ${ds.data_source_id} already has a running job (${r.job_id}).`);
-        }
-        await client.query(
-          `UPDATE job SET status = 'TIMEOUT', error_code = 'ERROR_JOB_TIMEOUT', error_message = 'The job did not finish in time.', finished_at = now(), updated_at = now() WHERE domain_id = $1 AND job_id = $2`,
-          [r.domain_id, r.job_id],
-        );
-        await client.query(`UPDATE job_task SET status = 'CANCELED', finished_at = now(), updated_at = now() WHERE domain_id = $1 AND job_id = $2 AND status IN ('PENDING', 'IN_PROGRESS')`, [r.domain_id, r.job_id]);
-        await client.query(`DELETE FROM cost WHERE domain_id = $1 AND data_source_id = $2 AND job_id = $3`, [r.domain_id, r.data_source_id, r.job_id]);
-      }
-      const jobId = generateId('job');
-      const status = tasks.length ? 'IN_PROGRESS' : 'SUCCESS';
-      const { rows } = await client.query<JobRow>(
-        `INSERT INTO job (domain_id, job_id, workspace_id, resource_group, data_source_id, status, options, total_tasks, remained_tasks, changed, finished_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, CASE WHEN $6 = 'SUCCESS' THEN now() END) RETURNING *`,
-        [ds.domain_id, jobId, ds.workspace_id, ds.resource_group, ds.data_source_id, status, JSON.stringify({ start: input.start ?? null, no_preload_cache: input.no_preload_cache ?? false }), tasks.length, JSON.stringify(changed)],
-      );
-      for (const t of tasks) {
-        const id = generateId('job-task');
-        taskIds.push(id);
-        await client.query(
-          `INSERT INTO job_task (domain_id, job_task_id, workspace_id, resource_group, job_id, data_source_id, options) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-          [ds.domain_id, id, ds.workspace_id, ds.resource_group, jobId, ds.data_source_id, JSON.stringify(t.task_options)],
-        );
-      }
-      if (!tasks.length) await client.query(`UPDATE data_source SET last_synchronized_at = now() WHERE domain_id = $1 AND data_source_id = $2`, [ds.domain_id, ds.data_source_id]);
-      return rows[0];
-    });
-    // Queued after the commit (a worker must find the task). If Redis is down now, the worker's sweep
-    // queues the PENDING tasks later: jobId = job_task_id keeps it to one BullMQ job per task.
-    await queue
-      .addBulk(taskIds.map((id) => ({ name: 'collect', data: { domain_id: ds.domain_id, job_task_id: id }, opts: { jobId: id, attempts: config.worker.attempts } })))
-      .catch((err) => this.deps.logger.warn({ err: (err as Error).message, job_id: job.job_id }, 'queueing job tasks failed; the worker sweep will retry'));
-    return toJobInfo(job);
+    return toJobInfo(await this.jobs.sync(ds, input));
   }
 }
