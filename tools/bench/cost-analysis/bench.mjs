@@ -123,7 +123,7 @@ const copy = (() => {
 })();
 console.log(`COPY (psql \\copy, bare table): ${copy.seconds.toFixed(1)} s, ${fmt(copy.rps)} rows/s`);
 
-const ds = await api('data-source/register', { name: 'bench', resource_group: 'WORKSPACE', plugin_info: { plugin_id: 'plugin-http-file-cost-datasource', options: { base_url: fileUrl } } });
+const ds = await api('data-source/register', { name: 'bench', resource_group: 'WORKSPACE', plugin_info: { plugin_id: 'plugin-http-file-cost-datasource', options: { base_url: fileUrl } }, schedule: { state: 'DISABLED' } });
 const t0 = Date.now();
 const job = await api('data-source/sync', { data_source_id: ds.data_source_id });
 let final;

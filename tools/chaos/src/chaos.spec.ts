@@ -128,9 +128,11 @@ describe('chaos: worker kills, a Redis kill and PostgreSQL restarts during webho
       env: {
         JWT_PUBLIC_KEY: testKeys.publicPem,
         ALLOW_PRIVATE_URLS: 'true',
-        // A killed worker's jobs are taken over once their lock lapses: 2 s here (30 s by default).
-        WORKER_LOCK_DURATION_MS: '2000',
-        WORKER_STALLED_INTERVAL_MS: '1000',
+        // A killed worker's jobs are taken over once their lock lapses: 5 s here (30 s by default).
+        // Not less: on a loaded 2-core machine a lock renewal (every half lock) can come late, and a
+        // job whose lock lapses 4 times (maxStalledCount 3) is failed while its worker still runs it.
+        WORKER_LOCK_DURATION_MS: '5000',
+        WORKER_STALLED_INTERVAL_MS: '2000',
       },
     });
     sup = apps.sup;
@@ -183,6 +185,8 @@ describe('chaos: worker kills, a Redis kill and PostgreSQL restarts during webho
       name: 'chaos',
       resource_group: 'WORKSPACE',
       plugin_info: { plugin_id: 'plugin-http-file-cost-datasource', options: { base_url: Array.from({ length: FILES }, (_, f) => `http://127.0.0.1:${(files.address() as { port: number }).port}/f${f}.csv`) } },
+      // Only the sync below runs: a run crossing the default 16:00 UTC slot would add a scheduled job.
+      schedule: { state: 'DISABLED' },
     });
     expect(ds.status).toBe(200);
     const job = await post(cost, '/cost-analysis/v1/data-source/sync', { data_source_id: ds.body.data_source_id });

@@ -63,6 +63,7 @@ export async function setup(h: Harness, csvUrl: string, log: (s: string) => void
         name: `fuzz-costs-${i}`,
         ...(i % 2 ? { resource_group: 'DOMAIN' } : { resource_group: 'WORKSPACE', workspace_id: WORKSPACE }),
         plugin_info: { plugin_id: 'plugin-http-file-cost-datasource', options: { base_url: csvUrl } },
+        schedule: { state: 'DISABLED' },
         tags: { env: 'prod' },
       });
       ids.push(ds.data_source_id);
