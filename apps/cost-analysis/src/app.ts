@@ -20,7 +20,7 @@ export function createApp(deps: CostAnalysisDeps) {
     verifier: deps.verifier,
     readiness: { postgres: postgresCheck(deps.pool), redis: () => deps.redis.ping() },
     operations: [
-      ...unifiedCostOperations(new UnifiedCostService(deps.pool)),
+      ...unifiedCostOperations(new UnifiedCostService(deps.pool, deps.directory)),
       ...jobTaskOperations(new JobTaskService(deps.pool)),
       ...exchangeRateOperations(new ExchangeRateService(deps.prisma, deps.config)),
       ...dataSourceOperations(new DataSourceService(deps)),

@@ -4,6 +4,7 @@ import { createTempDatabase, createTestRedis, testSigner, testVerifier, type Tem
 import { PrismaClient } from './generated/prisma/client';
 import { createApp } from './app';
 import { AdminService } from './admin/service';
+import { DirectorySync } from './directory/sync';
 import { loadConfig, type IdentityConfig } from './config';
 import type { IdentityDeps } from './deps';
 
@@ -24,12 +25,15 @@ export async function createTestIdentity(overrides: Partial<IdentityConfig> = {}
     verifier: testVerifier,
   };
   const app = createApp(deps);
-  const admin = new AdminService(prisma);
+  // Like the admin CLI, project changes made through this admin republish the directory.
+  const admin = new AdminService(prisma, undefined, new DirectorySync(deps));
   return {
     app,
     deps,
     admin,
     prisma,
+    databaseUrl: db.url,
+    redisUrl: r.url,
     async close() {
       await prisma.$disconnect().catch(() => {});
       await r.cleanup();

@@ -1,6 +1,8 @@
 import { createServiceApp } from '@platform/http';
 import { postgresCheck } from '@platform/db';
+import { DirectoryClient } from '@platform/directory';
 import type { MonitoringDeps } from './deps';
+import { ProjectAccess } from './scope';
 import { dataSourceOperations } from './data-source/operations';
 import { DataSourceService } from './data-source/service';
 import { eventOperations } from './event/operations';
@@ -23,6 +25,7 @@ export function createApp(deps: MonitoringDeps) {
   const { enqueueTimeoutMs, batchMax, batchBytes } = deps.config.ingest;
   const enqueuer = new DeliveryEnqueuer(deps.queue, deps.pool, { timeoutMs: enqueueTimeoutMs, maxBatch: batchMax, maxBatchBytes: batchBytes }, deps.logger, deps.queueReady);
   const ingest = new IngestService(cache, enqueuer, deps.logger);
+  const access = new ProjectAccess(new DirectoryClient(deps.redis, deps.redisPrefix));
   return createServiceApp({
     service: 'monitoring',
     logger: deps.logger,
@@ -30,8 +33,8 @@ export function createApp(deps: MonitoringDeps) {
     readiness: { postgres: postgresCheck(deps.pool), redis: () => deps.redis.ping(), queue: queueCheck(deps.queueReady) },
     operations: [
       ...dataSourceOperations(new DataSourceService(deps)),
-      ...webhookOperations(new WebhookService(deps, cache)),
-      ...eventOperations(new EventService(deps), ingest),
+      ...webhookOperations(new WebhookService(deps, cache, access)),
+      ...eventOperations(new EventService(deps, access), ingest),
     ],
     routes: webhookRoute(ingest),
   });

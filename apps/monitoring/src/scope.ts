@@ -1,4 +1,5 @@
 import type { AuthContext } from '@platform/auth';
+import { projectScope, type DirectoryClient, type ProjectScope } from '@platform/directory';
 import type { Condition } from '@platform/query';
 
 /**
@@ -22,4 +23,27 @@ export function equalsFilters(input: Record<string, unknown>, keys: Record<strin
   return Object.entries(keys)
     .filter(([param]) => input[param] !== undefined)
     .map(([param, key]) => ({ key, value: input[param], operator: 'eq' }));
+}
+
+/**
+ * Workspace resources of a project (webhooks, events) as a caller may see them: the workspace scope
+ * above and, for a WORKSPACE_MEMBER, only their projects (the shared rule of libs/directory).
+ */
+export class ProjectAccess {
+  constructor(readonly directory: DirectoryClient) {}
+
+  projects(auth: AuthContext): Promise<ProjectScope> {
+    return projectScope(this.directory, auth);
+  }
+
+  /** The scope of a list or stat; a request field naming a project not the member's is refused (403). */
+  async conditions(auth: AuthContext, requestedProject?: unknown): Promise<Condition[]> {
+    const projects = await this.projects(auth);
+    if (typeof requestedProject === 'string') projects.check(requestedProject);
+    return [...workspaceScope(auth), ...projects.conditions()];
+  }
+
+  async visible(auth: AuthContext, row: { domain_id: string; workspace_id: string; project_id: string }): Promise<boolean> {
+    return visibleInWorkspace(auth, row) && (await this.projects(auth)).allows(row.project_id);
+  }
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createLogger } from '@platform/core';
 import { createPrisma } from '@platform/db';
-import { DirectoryPublisher } from '@platform/directory';
+import { DirectoryPublisher, type DomainDirectory } from '@platform/directory';
 import { createQueueConnection, type Worker } from '@platform/queue';
 import { createTempDatabase, createTestRedis, testVerifier, TEST_REDIS_URL } from '@platform/testing';
 import { PrismaClient } from './generated/prisma/client';
@@ -76,9 +76,11 @@ export async function createTestMonitoring(o: TestOptions = {}) {
     queue,
     queuePrefix,
     db,
-    /** identity's directory entry for a domain: these projects, in these workspaces. */
-    publishProjects: (domainId: string, projects: { project_id: string; workspace_id: string }[]) =>
+    /** identity's directory entry for a domain: these projects, in these workspaces (with these users). */
+    publishProjects: (domainId: string, projects: { project_id: string; workspace_id: string; users?: string[] }[]) =>
       publisher.publish(domainId, { projects: projects.map((p) => ({ ...p, project_group_id: '', name: p.project_id })), groups: [] }),
+    /** identity's whole directory entry for a domain (projects, groups and their users). */
+    publish: (domainId: string, dir: DomainDirectory) => publisher.publish(domainId, dir),
     /** Waits until `n` deliveries are stored (or throws after `timeoutMs`); refused ones (NOT_ACCEPTED) do not count. */
     async waitForDeliveries(n: number, timeoutMs = 15_000) {
       const end = Date.now() + timeoutMs;

@@ -46,6 +46,9 @@ export async function setup(h: Harness, csvUrl: string, log: (s: string) => void
     }
     h.platform.admin('project', 'create', '--domain-id', DOMAIN, '--workspace-id', WORKSPACE, '--project-id', PROJECT, '--name', 'Fuzz', '--project-group-id', groups[0]);
     h.platform.admin('project', 'create', '--domain-id', DOMAIN, '--workspace-id', WORKSPACE, '--project-id', `${PROJECT}-2`, '--name', 'Fuzz 2');
+    // Members see only their projects (#13): the fuzzer's tokens are user "admin"; PROJECT is theirs as a
+    // member, PROJECT-2 is not (so both the allowed and the refused paths are exercised).
+    h.platform.admin('project', 'add-users', '--domain-id', DOMAIN, '--project-id', PROJECT, '--users', 'admin');
     h.platform.admin('user', 'create', '--domain-id', DOMAIN, '--user-id', 'fuzz-user', '--password', 'fuzz-user-password-1', '--role-type', 'WORKSPACE_MEMBER', '--workspace-id', WORKSPACE);
     pools.add('*', 'project_id', PROJECT);
     pools.add('*', 'project_id', `${PROJECT}-2`);

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { id, operation, request, statOperation } from '@platform/http';
 import { QuerySchema, TimeSeriesAnalyzeQuerySchema } from '@platform/query';
-import { ADMIN_AND_OWNER } from '../scope';
+import { WORKSPACE_ROLES } from '@platform/auth';
 import type { UnifiedCostService } from './service';
 
-// upstream lets members read their own projects' costs; our tokens carry no project membership, so
-// unified costs are for domain admins and workspace owners (see docs/decisions/cost-analysis.md).
-const read = { permission: 'cost-analysis:UnifiedCost.read', roles: ADMIN_AND_OWNER };
+// Domain admins, workspace owners and workspace members, who read only their projects' costs (the
+// service scopes them; see docs/decisions/cost-analysis.md).
+const read = { permission: 'cost-analysis:UnifiedCost.read', roles: WORKSPACE_ROLES };
 
 export function unifiedCostOperations(service: UnifiedCostService) {
   return [

@@ -1,21 +1,36 @@
 import type { AuthContext } from '@platform/auth';
+import { projectScope, type DirectoryClient } from '@platform/directory';
 import { errors } from '@platform/errors';
-import { applyOnly, runAnalyze, runList, runStat, type Query, type StatisticsQuery, type TimeSeriesAnalyzeQuery } from '@platform/query';
+import { applyOnly, runAnalyze, runList, runStat, type Condition, type Query, type StatisticsQuery, type TimeSeriesAnalyzeQuery } from '@platform/query';
 import type { Queryable } from '../db';
 import { canSee, eqFilters, visibility } from '../scope';
 import { toUnifiedCostInfo, unifiedCostResource, type UnifiedCostRow } from './repository';
 
+/**
+ * Unified costs as a caller may read them: their domain and workspace, and for a WORKSPACE_MEMBER only
+ * the costs of their projects (upstream's `users_projects`; the shared rule of libs/directory). Costs of
+ * no project (a workspace's unattributed costs) are not a member's.
+ */
 export class UnifiedCostService {
-  constructor(private readonly pool: Queryable) {}
+  constructor(
+    private readonly pool: Queryable,
+    private readonly directory: DirectoryClient,
+  ) {}
+
+  private async scope(auth: AuthContext): Promise<Condition[]> {
+    return [...visibility(auth), ...(await projectScope(this.directory, auth)).conditions()];
+  }
 
   async get(auth: AuthContext, id: string) {
     const { rows } = await this.pool.query<UnifiedCostRow>(`SELECT * FROM unified_cost WHERE domain_id = $1 AND unified_cost_id = $2`, [auth.domainId, id]);
-    if (!rows[0] || !canSee(auth, rows[0])) throw errors.notFound('unified_cost_id', id);
+    if (!rows[0] || !canSee(auth, rows[0]) || !(await projectScope(this.directory, auth)).allows(rows[0].project_id)) {
+      throw errors.notFound('unified_cost_id', id);
+    }
     return toUnifiedCostInfo(rows[0]);
   }
 
   async list(auth: AuthContext, input: { query?: Query; unified_cost_id?: string }) {
-    const scope = [...visibility(auth), ...eqFilters(input, ['unified_cost_id'])];
+    const scope = [...(await this.scope(auth)), ...eqFilters(input, ['unified_cost_id'])];
     const { rows, total_count } = await runList(this.pool, unifiedCostResource, input.query, scope);
     return { results: rows.map((r) => applyOnly(toUnifiedCostInfo(r as UnifiedCostRow), input.query?.only)), total_count };
   }
@@ -26,11 +41,11 @@ export class UnifiedCostService {
     if (query.granularity === 'DAILY') throw errors.invalidParameter('query.granularity', 'DAILY is not supported for unified costs (MONTHLY or YEARLY)');
     if (query.date_field) throw errors.invalidParameter('query.date_field', 'unified cost analyze uses billed_month / billed_year');
     query.date_field = query.granularity === 'YEARLY' ? 'billed_year' : 'billed_month';
-    const scope = [...visibility(auth), { key: 'is_confirmed', value: input.is_confirmed, operator: 'eq' }];
+    const scope: Condition[] = [...(await this.scope(auth)), { key: 'is_confirmed', value: input.is_confirmed, operator: 'eq' }];
     return runAnalyze(this.pool, unifiedCostResource, query, scope);
   }
 
   async stat(auth: AuthContext, query: StatisticsQuery) {
-    return runStat(this.pool, unifiedCostResource, query, visibility(auth));
+    return runStat(this.pool, unifiedCostResource, query, await this.scope(auth));
   }
 }

@@ -16,6 +16,8 @@ const USAGE = `usage: npm run admin -- <noun> <verb> [--flags]
   user create --domain-id D --user-id U --password P [--role-type DOMAIN_ADMIN|WORKSPACE_OWNER|WORKSPACE_MEMBER --workspace-id W] [--name N] [--email E]
   user mfa-enable --domain-id D --user-id U
   project create --domain-id D --workspace-id W --project-id P --name N [--project-group-id G]
+  project add-users --domain-id D --project-id P --users U1,U2      (users of the project's workspace)
+  project remove-users --domain-id D --project-id P --users U1,U2
   secrets seal      seal MFA secrets stored in plain text or with a previous key (idempotent)`;
 
 function parseFlags(args: string[]): Record<string, string> {
@@ -42,10 +44,23 @@ async function main() {
     if (!f[k]) throw new Error(`--${k} is required\n${USAGE}`);
     return f[k];
   };
+  const users = () =>
+    need('users')
+      .split(',')
+      .map((u) => u.trim())
+      .filter(Boolean);
   const config = loadConfig();
   const pool = createPool(config.databaseUrl, { max: 2 });
   const prisma = createPrisma(PrismaClient, pool);
-  const admin = new AdminService(prisma, config.secretKeys);
+  // Project changes republish the project directory before the command answers, so every module
+  // applies them to its next request.
+  const redis =
+    noun === 'project' ? attachErrorLogging(new Redis(config.redisUrl, { maxRetriesPerRequest: 2 }), createLogger('admin', 'warn'), 'redis') : undefined;
+  // DIRECTORY_PREFIX: the prefix of the directory's Redis keys ("" as identity's server writes them;
+  // cost-analysis reads the same variable).
+  const directoryPrefix = process.env.DIRECTORY_PREFIX ?? '';
+  const directory = redis ? new DirectorySync({ prisma, redis, redisPrefix: directoryPrefix, logger: createLogger('admin', 'silent') }) : undefined;
+  const admin = new AdminService(prisma, config.secretKeys, directory);
   try {
     let out: unknown;
     const cmd = `${noun} ${verb}`;
@@ -82,22 +97,25 @@ async function main() {
           projectGroupId: f['project-group-id'],
         });
         break;
+      case 'project add-users':
+        out = await admin.addProjectUsers({ domainId: need('domain-id'), projectId: need('project-id'), users: users() });
+        break;
+      case 'project remove-users':
+        out = await admin.removeProjectUsers({ domainId: need('domain-id'), projectId: need('project-id'), users: users() });
+        break;
       default:
         throw new Error(`unknown command "${cmd}"\n${USAGE}`);
     }
-    if (noun === 'project') {
-      const redis = attachErrorLogging(new Redis(config.redisUrl, { maxRetriesPerRequest: 2 }), createLogger('admin', 'warn'), 'redis');
-      await new DirectorySync({ prisma, redis, redisPrefix: '', logger: createLogger('admin', 'silent') }).publish(need('domain-id'));
-      redis.disconnect();
-    }
     console.log(JSON.stringify(out, null, 2));
   } finally {
+    redis?.disconnect();
     await prisma.$disconnect().catch(() => {});
     await pool.end().catch(() => {});
   }
 }
 
 main().catch((err) => {
-  console.error(isApiError(err) ? `${err.code}: ${err.message}` : (err?.message ?? String(err)));
+  // An API-style error prints as the API would answer it: its status, stable code and message.
+  console.error(isApiError(err) ? `${err.status} ${err.code}: ${err.message}` : (err?.message ?? String(err)));
   process.exit(1);
 });

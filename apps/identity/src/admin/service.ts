@@ -19,10 +19,15 @@ function checkId(key: string, value: string) {
  * made by the bootstrap at start and by the admin CLI (`npm run admin -- <noun> <verb>`).
  */
 export class AdminService {
-  /** `secretKeys`: the keys sealing MFA secrets (config.secretKeys); by default, from the environment. */
+  /**
+   * `secretKeys`: the keys sealing MFA secrets (config.secretKeys); by default, from the environment.
+   * `directory`: republishes a domain's project directory after a project change (the CLI and tests
+   * pass identity's DirectorySync; the bootstrap needs none, identity publishes everything at start).
+   */
   constructor(
     private readonly prisma: PrismaClient,
     private readonly secretKeys?: readonly Buffer[],
+    private readonly directory?: { publish(domainId: string): Promise<void> },
   ) {}
 
   async createDomain(input: { domainId: string; name: string }) {
@@ -101,7 +106,51 @@ export class AdminService {
     const p = await this.prisma.project.create({
       data: { ...key, workspace_id: input.workspaceId, name: input.name, project_group_id: input.projectGroupId ?? '' },
     });
-    return { project_id: p.project_id, name: p.name, workspace_id: p.workspace_id, project_group_id: p.project_group_id, domain_id: p.domain_id, created_at: isoOrEmpty(p.created_at) };
+    await this.directory?.publish(input.domainId);
+    return toProjectInfo(p);
+  }
+
+  /**
+   * Project users (upstream ProjectService.add_users / remove_users): set union and difference, each in
+   * one statement so concurrent changes never lose each other. Added users must belong to the project's
+   * workspace (a role binding there, or DOMAIN_ADMIN), as for project groups. The directory is
+   * republished before answering, so every module applies the change to the next request.
+   */
+  async addProjectUsers(input: { domainId: string; projectId: string; users: string[] }) {
+    const p = await this.requireProject(input.domainId, input.projectId);
+    const users = checkUsers(input.users);
+    const bindings = await this.prisma.roleBinding.findMany({
+      where: { domain_id: p.domain_id, user_id: { in: users }, OR: [{ workspace_id: p.workspace_id }, { role_type: 'DOMAIN_ADMIN' }] },
+      select: { user_id: true },
+    });
+    const known = new Set(bindings.map((b) => b.user_id));
+    const missing = users.find((u) => !known.has(u));
+    if (missing) throw errors.notFound('user_id', missing);
+    return this.changeProjectUsers(p, 'ARRAY(SELECT DISTINCT unnest(users || $3::text[]) ORDER BY 1)', users);
+  }
+
+  async removeProjectUsers(input: { domainId: string; projectId: string; users: string[] }) {
+    const p = await this.requireProject(input.domainId, input.projectId);
+    return this.changeProjectUsers(p, 'ARRAY(SELECT u FROM unnest(users) AS u WHERE u <> ALL($3::text[]) ORDER BY 1)', checkUsers(input.users));
+  }
+
+  private async changeProjectUsers(p: ProjectRow, expression: string, users: string[]) {
+    const [updated] = await this.prisma.$queryRawUnsafe<ProjectRow[]>(
+      `UPDATE project SET users = ${expression} WHERE domain_id = $1 AND project_id = $2 RETURNING *`,
+      p.domain_id,
+      p.project_id,
+      users,
+    );
+    if (!updated) throw errors.notFound('project_id', p.project_id);
+    await this.directory?.publish(p.domain_id);
+    return toProjectInfo(updated);
+  }
+
+  private async requireProject(domainId: string, projectId: string): Promise<ProjectRow> {
+    await this.requireDomain(domainId);
+    const p = await this.prisma.project.findUnique({ where: { domain_id_project_id: { domain_id: domainId, project_id: projectId } } });
+    if (!p) throw errors.notFound('project_id', projectId);
+    return p;
   }
 
   async enableMfa(input: { domainId: string; userId: string }) {
@@ -125,6 +174,37 @@ export class AdminService {
     if (!w) throw errors.notFound('workspace_id', workspaceId);
     return w;
   }
+}
+
+type ProjectRow = {
+  domain_id: string;
+  project_id: string;
+  workspace_id: string;
+  name: string;
+  project_group_id: string;
+  users: string[];
+  created_at: Date;
+};
+
+function toProjectInfo(p: ProjectRow) {
+  return {
+    project_id: p.project_id,
+    name: p.name,
+    workspace_id: p.workspace_id,
+    project_group_id: p.project_group_id,
+    users: p.users ?? [],
+    domain_id: p.domain_id,
+    created_at: isoOrEmpty(p.created_at),
+  };
+}
+
+/** A non-empty list of user ids, each well-formed, without duplicates. */
+function checkUsers(users: string[]): string[] {
+  const list = [...new Set(users.map((u) => u.trim()).filter(Boolean))];
+  if (list.length === 0) throw errors.requiredParameter('users');
+  if (list.length > 1000) throw errors.invalidParameter('users', 'at most 1000 user ids at once');
+  for (const u of list) checkId('users', u);
+  return list;
 }
 
 export { ApiError };

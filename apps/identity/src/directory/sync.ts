@@ -9,13 +9,28 @@ export class DirectorySync {
     this.publisher = new DirectoryPublisher(deps.redis, deps.redisPrefix);
   }
 
+  /**
+   * Reads the domain and writes it to Redis under a per-domain advisory lock, so publishes from every
+   * identity replica and the admin CLI are serialized: a publish that read older rows can never land
+   * after one that read newer rows (the last writer read everything committed before it).
+   */
   async publish(domainId: string): Promise<void> {
-    const [projects, groups, workspaces] = await Promise.all([
-      this.deps.prisma.project.findMany({ where: { domain_id: domainId }, select: { project_id: true, workspace_id: true, project_group_id: true, name: true } }),
-      this.deps.prisma.projectGroup.findMany({ where: { domain_id: domainId }, select: { project_group_id: true, workspace_id: true, parent_group_id: true } }),
-      this.deps.prisma.workspace.findMany({ where: { domain_id: domainId }, select: { workspace_id: true, name: true } }),
-    ]);
-    await this.publisher.publish(domainId, { projects, groups, workspaces });
+    await this.deps.prisma.$transaction(
+      async (tx) => {
+        await tx.$executeRawUnsafe('SELECT pg_advisory_xact_lock(hashtext($1))', `directory:${domainId}`);
+        const projects = await tx.project.findMany({
+          where: { domain_id: domainId },
+          select: { project_id: true, workspace_id: true, project_group_id: true, name: true, users: true },
+        });
+        const groups = await tx.projectGroup.findMany({
+          where: { domain_id: domainId },
+          select: { project_group_id: true, workspace_id: true, parent_group_id: true, users: true },
+        });
+        const workspaces = await tx.workspace.findMany({ where: { domain_id: domainId }, select: { workspace_id: true, name: true } });
+        await this.publisher.publish(domainId, { projects, groups, workspaces });
+      },
+      { timeout: 30_000 },
+    );
   }
 
   async publishAll(): Promise<number> {

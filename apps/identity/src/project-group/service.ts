@@ -187,6 +187,8 @@ export class ProjectGroupService {
       users,
     );
     if (!updated) throw errors.notFound('project_group_id', input.project_group_id);
+    // Group users see the group's projects in every module: publish before answering.
+    await this.directory.publish(auth.domainId);
     return toProjectGroupInfo(updated);
   }
 
@@ -200,6 +202,7 @@ export class ProjectGroupService {
       [...new Set(input.users)],
     );
     if (!updated) throw errors.notFound('project_group_id', input.project_group_id);
+    await this.directory.publish(auth.domainId);
     return toProjectGroupInfo(updated);
   }
 

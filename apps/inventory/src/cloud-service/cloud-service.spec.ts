@@ -14,17 +14,18 @@ describe('inventory cloud-service', () => {
 
   beforeAll(async () => {
     t = await createTestInventory();
-    // identity's directory: g1 > g2 in ws-1; p1 in g1, p2 in g2, p3 loose in ws-1, p9 in ws-2.
+    // identity's directory: g1 > g2 in ws-1; p1 in g1, p2 in g2, p3 loose in ws-1, p9 in ws-2. The
+    // member belongs to g2 and to p3 (so sees p2 and p3; member-only rules are in cloud-service-members.spec.ts).
     await t.publish('d1', {
       groups: [
         { project_group_id: 'g1', workspace_id: 'ws-1', parent_group_id: '' },
-        { project_group_id: 'g2', workspace_id: 'ws-1', parent_group_id: 'g1' },
+        { project_group_id: 'g2', workspace_id: 'ws-1', parent_group_id: 'g1', users: ['member'] },
         { project_group_id: 'g9', workspace_id: 'ws-2', parent_group_id: '' },
       ],
       projects: [
         { project_id: 'p1', workspace_id: 'ws-1', project_group_id: 'g1', name: 'Project One' },
         { project_id: 'p2', workspace_id: 'ws-1', project_group_id: 'g2', name: 'Project Two' },
-        { project_id: 'p3', workspace_id: 'ws-1', project_group_id: '', name: 'Project Three' },
+        { project_id: 'p3', workspace_id: 'ws-1', project_group_id: '', name: 'Project Three', users: ['member'] },
         { project_id: 'p9', workspace_id: 'ws-2', project_group_id: 'g9', name: 'Elsewhere' },
       ],
     });
@@ -158,7 +159,10 @@ describe('inventory cloud-service', () => {
       const cs = await create({ name: 'get-me' });
       const id = cs.cloud_service_id;
       expect((await call('get', owner, { cloud_service_id: id })).body).toEqual(cs);
-      expect((await call('get', member, { cloud_service_id: id })).body.name).toBe('get-me');
+      // A record of no project is not a member's (upstream: project_id in user_projects).
+      expect((await call('get', member, { cloud_service_id: id })).status).toBe(404);
+      const theirs = await create({ name: 'get-mine', project_id: 'p2' });
+      expect((await call('get', member, { cloud_service_id: theirs.cloud_service_id })).body.name).toBe('get-mine');
       expect((await call('get', domainAdmin, { cloud_service_id: id })).body.name).toBe('get-me');
       for (const auth of [otherWorkspace, otherDomain]) {
         const res = await call('get', auth, { cloud_service_id: id });
@@ -343,7 +347,7 @@ describe('inventory cloud-service', () => {
       expect((await call('list', otherDomain, { domain_id: 'd1' })).status).toBe(403);
       expect(await listNames({}, otherWorkspace)).toEqual(['l-elsewhere']);
       expect(await listNames({}, domainAdmin)).toEqual(['l-a', 'l-b', 'l-c', 'l-elsewhere']);
-      expect(await listNames({}, member)).toEqual(['l-a', 'l-b', 'l-c']);
+      expect(await listNames({}, member)).toEqual(['l-b', 'l-c']); // p2 (through g2) and p3, not p1
       expect(await listNames({ workspace_id: 'ws-2' }, owner)).toEqual([]);
     });
 

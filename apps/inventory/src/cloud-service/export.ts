@@ -7,6 +7,7 @@ import { generateSecret, type Logger } from '@platform/core';
 import { ApiError, errors } from '@platform/errors';
 import { compileListRows, runAnalyze, runListRows, splitKey, type AnalyzeQuery, type Condition, type Query, type SortItem, type Unwind } from '@platform/query';
 import { dbTimeouts } from '@platform/db';
+import { ProjectScope } from '@platform/directory';
 import type { InventoryDeps } from '../deps';
 import { cellText, isTimeZone, sheetNamer, type CellOptions } from '../export/format';
 import { bindForCopy, copyCsvLines } from '../export/copy-out';
@@ -50,6 +51,8 @@ type Planned =
 
 interface StoredExport {
   options: Planned[];
+  /** Requested with a WORKSPACE_MEMBER token: the download narrows to the member's projects of then. */
+  member?: boolean;
   file_format: 'EXCEL' | 'CSV';
   file_name: string;
   timezone: string;
@@ -170,6 +173,7 @@ export class CloudServiceExporter {
       file_name: input.file_name ?? 'cloud_service_export',
       timezone,
       requested_at: new Date().toISOString(),
+      ...((await this.scoper.projects(auth)).restricted && { member: true }),
     };
     const token = generateSecret(32);
     const { prisma, config } = this.deps;
@@ -199,6 +203,12 @@ export class CloudServiceExporter {
       if (auth.domainId !== record.domain_id) throw errors.notFound('download_url', 'expired or unknown');
     }
     const spec = record.request as unknown as StoredExport;
+    if (spec.member) {
+      // The scope was resolved at request time; a member's projects may have shrunk since: the file
+      // holds only what they may still see (ANDed, so it never grows past what was requested).
+      const now = new ProjectScope(await this.deps.directory.memberProjects(record.domain_id, record.workspace_id, record.user_id));
+      spec.options = spec.options.map((o) => ({ ...o, scope: [...o.scope, ...now.conditions()] }));
+    }
     const writer: TableWriter =
       spec.file_format === 'EXCEL' ? new XlsxWriter(res) : spec.options.length > 1 ? new CsvZipWriter(res) : new CsvWriter(res);
     const date = spec.requested_at.slice(0, 10).replace(/-/g, '');

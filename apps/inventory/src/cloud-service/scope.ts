@@ -1,5 +1,5 @@
 import type { AuthContext } from '@platform/auth';
-import type { DirectoryClient } from '@platform/directory';
+import { projectScope, type DirectoryClient, type ProjectScope } from '@platform/directory';
 import { errors } from '@platform/errors';
 import type { Condition } from '@platform/query';
 
@@ -23,6 +23,11 @@ interface Filters {
  */
 export class QueryScoper {
   constructor(private readonly directory: DirectoryClient) {}
+
+  /** The caller's project restriction (a WORKSPACE_MEMBER sees only their projects; see libs/directory). */
+  projects(auth: AuthContext): Promise<ProjectScope> {
+    return projectScope(this.directory, auth);
+  }
 
   /** Project ids of these groups (and their descendants) that the caller may see. */
   async projectsOfGroups(auth: AuthContext, groupIds: string[]): Promise<string[]> {
@@ -60,13 +65,13 @@ export class QueryScoper {
   }
 
   /**
-   * The query with its filters rewritten, and the conditions ANDed to it: visibility, `extra` (the
-   * list request's own filter fields) and the default state.
+   * The query with its filters rewritten, and the conditions ANDed to it: visibility (with a member's
+   * projects), `extra` (the list request's own filter fields) and the default state.
    */
   async apply<Q extends Filters>(auth: AuthContext, query: Q, extra: Condition[] = [], prefix = 'query'): Promise<{ query: Q; scope: Condition[] }> {
     const filter = await this.rewrite(auth, query.filter, `${prefix}.filter`);
     const filter_or = await this.rewrite(auth, query.filter_or, `${prefix}.filter_or`);
-    const scope = [...visibility(auth), ...extra];
+    const scope = [...visibility(auth), ...(await this.projects(auth)).conditions(), ...extra];
     const mentionsState = [...(filter ?? []), ...(filter_or ?? []), ...extra].some((c) => c.key === 'state');
     if (!mentionsState) scope.push({ key: 'state', value: 'ACTIVE', operator: 'eq' });
     return { query: { ...query, filter, filter_or }, scope };

@@ -119,22 +119,30 @@ export class CloudServiceService {
     this.scoper = new QueryScoper(deps.directory);
   }
 
-  /** project_id must be a project of the caller's workspace (identity's directory). */
-  private async checkProject(auth: AuthContext, projectId: string | undefined) {
+  /**
+   * project_id must be a project of the caller's workspace (identity's directory), and for a member one
+   * of their projects (ERROR_PERMISSION_DENIED, checked first as upstream's authorization handler does).
+   */
+  private async checkProject(auth: AuthContext, projectId: string | undefined, creating = false) {
+    const projects = await this.scoper.projects(auth);
+    if (creating) projects.requireWrite(projectId);
+    else projects.check(projectId);
     if (!projectId) return;
     const p = await this.deps.directory.getProject(auth.domainId, projectId);
     if (!p || p.workspace_id !== auth.workspaceId) throw errors.notFound('project_id', projectId);
   }
 
-  /** The record if the caller may see it (any state), else ERROR_NOT_FOUND. */
+  /** The record if the caller may see it (any state; a member: in their projects), else ERROR_NOT_FOUND. */
   private async visible(auth: AuthContext, id: string): Promise<CloudServiceRow> {
     const r = await this.deps.prisma.cloudService.findUnique({ where: { domain_id_cloud_service_id: { domain_id: auth.domainId, cloud_service_id: id } } });
-    if (!r || (auth.workspaceId && r.workspace_id !== auth.workspaceId)) throw errors.notFound('cloud_service_id', id);
+    if (!r || (auth.workspaceId && r.workspace_id !== auth.workspaceId) || !(await this.scoper.projects(auth)).allows(r.project_id)) {
+      throw errors.notFound('cloud_service_id', id);
+    }
     return r;
   }
 
   async create(auth: AuthContext, input: CreateInput) {
-    await this.checkProject(auth, input.project_id);
+    await this.checkProject(auth, input.project_id, true);
     const now = new Date();
     const { provider, cloud_service_group: group, cloud_service_type: type } = input;
     const tags = input.tags ?? {};
@@ -237,6 +245,8 @@ export class CloudServiceService {
     for (const key of LIST_FIELDS) {
       if (input[key] !== undefined) extra.push({ key, value: input[key], operator: 'eq' });
     }
+    // upstream's authorization handler: a member naming a project not theirs is refused.
+    (await this.scoper.projects(auth)).check(input.project_id);
     if (input.ip_address !== undefined) extra.push({ key: 'ip_addresses', value: input.ip_address, operator: 'eq' });
     if (input.project_group_id !== undefined) {
       extra.push({ key: 'project_id', value: await this.scoper.projectsOfGroups(auth, [input.project_group_id]), operator: 'in' });

@@ -76,7 +76,10 @@ export async function bindForCopy(client: ClientBase, text: string, values: unkn
   return replacePlaceholders(text, (n) => {
     if (n < 1 || n > values.length) throw new Error(`no value for $${n}`);
     const v = values[n - 1];
-    return v === null || v === undefined ? `NULL::${types[n - 1]}` : `(SELECT current_setting('${GUC}${n}')::${types[n - 1]})`;
+    if (v === null || v === undefined) return `NULL::${types[n - 1]}`;
+    // The scalar subquery is cast again so that `x = ANY($n)` stays an array expression: a bare
+    // `ANY((SELECT ...))` would read as `ANY (subquery)` and compare x with the whole array.
+    return `(SELECT current_setting('${GUC}${n}')::${types[n - 1]})::${types[n - 1]}`;
   });
 }
 

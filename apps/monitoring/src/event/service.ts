@@ -4,7 +4,7 @@ import { errors } from '@platform/errors';
 import { applyOnly, runList, runStat, type Query, type StatisticsQuery } from '@platform/query';
 import type { MonitoringDeps } from '../deps';
 import type { Struct } from '../plugins/registry';
-import { equalsFilters, visibleInWorkspace, workspaceScope } from '../scope';
+import { equalsFilters, type ProjectAccess } from '../scope';
 import { eventResource, type EventRow } from './repository';
 
 export function toEventInfo(r: EventRow) {
@@ -51,22 +51,25 @@ const FILTERS = {
 
 /** Events are read-only through the API: the worker writes them from webhook deliveries. */
 export class EventService {
-  constructor(private readonly deps: MonitoringDeps) {}
+  constructor(
+    private readonly deps: MonitoringDeps,
+    private readonly access: ProjectAccess,
+  ) {}
 
   async get(auth: AuthContext, id: string) {
     const { rows } = await this.deps.pool.query<EventRow>('SELECT * FROM event WHERE domain_id = $1 AND event_id = $2', [auth.domainId, id]);
     const row = rows[0];
-    if (!row || !visibleInWorkspace(auth, row)) throw errors.notFound('event_id', id);
+    if (!row || !(await this.access.visible(auth, row))) throw errors.notFound('event_id', id);
     return toEventInfo(row);
   }
 
   async list(auth: AuthContext, input: { query?: Query } & Record<string, unknown>) {
-    const scope = [...workspaceScope(auth), ...equalsFilters(input, FILTERS)];
+    const scope = [...(await this.access.conditions(auth, input.project_id)), ...equalsFilters(input, FILTERS)];
     const { rows, total_count } = await runList(this.deps.pool, eventResource, input.query, scope);
     return { results: rows.map((r) => applyOnly(toEventInfo(r as EventRow), input.query?.only)), total_count };
   }
 
   async stat(auth: AuthContext, query: StatisticsQuery) {
-    return runStat(this.deps.pool, eventResource, query, workspaceScope(auth));
+    return runStat(this.deps.pool, eventResource, query, await this.access.conditions(auth));
   }
 }

@@ -9,7 +9,7 @@ import type { WebhookCache } from '../ingest/webhook-cache';
 import { checkStoredPluginInfo, resolvePluginInfo, updatedPluginInfo, type PluginInfoInput, type StoredPluginInfo } from '../plugins/plugin-info';
 import type { Struct, UpgradeMode } from '../plugins/registry';
 import { webhookPlugins } from '../plugins/webhook';
-import { equalsFilters, visibleInWorkspace, workspaceScope } from '../scope';
+import { equalsFilters, type ProjectAccess } from '../scope';
 import { webhookResource, type WebhookRow } from './repository';
 
 export function toWebhookInfo(r: WebhookRow) {
@@ -41,13 +41,15 @@ export class WebhookService {
   constructor(
     private readonly deps: MonitoringDeps,
     private readonly cache: WebhookCache,
+    private readonly access: ProjectAccess,
   ) {
-    this.directory = new DirectoryClient(deps.redis, deps.redisPrefix);
+    this.directory = access.directory;
   }
 
+  /** The webhook if the caller may see it (a member: of their projects), else ERROR_NOT_FOUND. */
   private async find(auth: AuthContext, id: string): Promise<WebhookRow> {
     const row = await this.deps.prisma.webhook.findUnique({ where: { domain_id_webhook_id: { domain_id: auth.domainId, webhook_id: id } } });
-    if (!row || !visibleInWorkspace(auth, row)) throw errors.notFound('webhook_id', id);
+    if (!row || !(await this.access.visible(auth, row))) throw errors.notFound('webhook_id', id);
     return row;
   }
 
@@ -59,6 +61,8 @@ export class WebhookService {
 
   /** The project must be a real project of the caller's workspace, as identity's directory knows it. */
   private async checkProject(auth: AuthContext, projectId: string) {
+    // A member creates webhooks only in their projects (upstream's authorization handler: 403).
+    (await this.access.projects(auth)).requireWrite(projectId);
     let project;
     try {
       project = await this.directory.getProject(auth.domainId, projectId);
@@ -129,12 +133,12 @@ export class WebhookService {
   }
 
   async list(auth: AuthContext, input: { query?: Query } & Record<string, unknown>) {
-    const scope = [...workspaceScope(auth), ...equalsFilters(input, FILTERS)];
+    const scope = [...(await this.access.conditions(auth, input.project_id)), ...equalsFilters(input, FILTERS)];
     const { rows, total_count } = await runList(this.deps.pool, webhookResource, input.query, scope);
     return { results: rows.map((r) => applyOnly(toWebhookInfo(r as WebhookRow), input.query?.only)), total_count };
   }
 
   async stat(auth: AuthContext, query: StatisticsQuery) {
-    return runStat(this.deps.pool, webhookResource, query, workspaceScope(auth));
+    return runStat(this.deps.pool, webhookResource, query, await this.access.conditions(auth));
   }
 }

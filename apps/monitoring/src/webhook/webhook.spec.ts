@@ -12,8 +12,9 @@ describe('monitoring webhook', () => {
 
   beforeAll(async () => {
     t = await createTestMonitoring({ worker: false });
+    // The member (test-user) belongs to project-1; member-only rules are in members.spec.ts.
     await t.publishProjects('d1', [
-      { project_id: 'project-1', workspace_id: 'ws-1' },
+      { project_id: 'project-1', workspace_id: 'ws-1', users: ['test-user'] },
       { project_id: 'project-2', workspace_id: 'ws-2' },
     ]);
     await t.publishProjects('d2', [{ project_id: 'project-1', workspace_id: 'ws-1' }]);

@@ -17,7 +17,8 @@ describe('opsflow event', () => {
     t = await createTestOpsflow({ ingestTokens: ['old-token', INGEST] });
     await t.directory.publish('d1', {
       projects: [
-        { project_id: 'p-1', workspace_id: 'ws-1', project_group_id: '', name: 'one' },
+        // The member belongs to p-1 (members see only their projects: see the members block below).
+        { project_id: 'p-1', workspace_id: 'ws-1', project_group_id: '', name: 'one', users: ['member'] },
         { project_id: 'p-2', workspace_id: 'ws-2', project_group_id: '', name: 'two' },
       ],
       groups: [],
@@ -211,6 +212,60 @@ describe('opsflow event', () => {
       expect((await call('stat', otherAdmin, { domain_id: 'd1', query: { distinct: 'task_id' } })).status).toBe(403);
       expect((await call('stat', otherAdmin, { query: { distinct: 'task_id' } })).body.results).toEqual(['task-1', 'task-x']);
       expect((await call('list', admin, { domain_id: 'd1', task_id: 'task-h' })).body.total_count).toBe(3);
+    });
+  });
+  describe('workspace members', () => {
+    // G > G1 > project A: the member belongs to G (an ancestor of A's group); B is not theirs.
+    const dir = (groupUsers: string[]) => ({
+      groups: [
+        { project_group_id: 'G', workspace_id: 'ws-m', parent_group_id: '', users: groupUsers },
+        { project_group_id: 'G1', workspace_id: 'ws-m', parent_group_id: 'G', users: [] },
+      ],
+      projects: [
+        { project_id: 'A', workspace_id: 'ws-m', project_group_id: 'G1', name: 'A', users: [] },
+        { project_id: 'B', workspace_id: 'ws-m', project_group_id: '', name: 'B', users: [] },
+      ],
+    });
+    let member: string;
+    let owner: string;
+    let domainAdmin: string;
+    const tasks = async (auth: string, body: object = {}) => {
+      const res = await call('list', auth, body);
+      expect(res.status).toBe(200);
+      return res.body.results.map((r: { task_id: string }) => r.task_id).sort();
+    };
+    const count = async (auth: string) => (await call('stat', auth, { query: { aggregate: [{ count: { name: 'n' } }] } })).body.results[0]?.n ?? 0;
+
+    beforeAll(async () => {
+      await t.directory.publish('dm', dir(['member']));
+      member = await bearer({ domainId: 'dm', workspaceId: 'ws-m', roleType: 'WORKSPACE_MEMBER', userId: 'member' });
+      owner = await bearer({ domainId: 'dm', workspaceId: 'ws-m', roleType: 'WORKSPACE_OWNER', userId: 'owner' });
+      domainAdmin = await bearer({ domainId: 'dm', roleType: 'DOMAIN_ADMIN', userId: 'admin' });
+      for (const [project_id, task_id] of [['A', 'task-a'], ['B', 'task-b']]) {
+        expect((await ingest(action({ domain_id: 'dm', project_id, task_id }))).status).toBe(200);
+      }
+    });
+
+    it('lists and counts only the events of their projects; owners and admins see all', async () => {
+      expect(await tasks(member)).toEqual(['task-a']);
+      expect(await count(member)).toBe(1);
+      expect(await tasks(owner)).toEqual(['task-a', 'task-b']);
+      expect(await tasks(domainAdmin)).toEqual(['task-a', 'task-b']);
+      expect(await count(owner)).toBe(2);
+      expect(await tasks(member, { query: { filter: [{ k: 'project_id', v: ['A', 'B'], o: 'in' }] } })).toEqual(['task-a']);
+      const other = await call('list', member, { project_id: 'B' });
+      expect(other.status).toBe(403);
+      expect(other.body.error.code).toBe('ERROR_PERMISSION_DENIED');
+      expect(await tasks(owner, { project_id: 'B' })).toEqual(['task-b']);
+    });
+
+    it('a removal from the group takes effect on the next request', async () => {
+      await t.directory.publish('dm', dir([]));
+      expect(await tasks(member)).toEqual([]);
+      expect(await count(member)).toBe(0);
+      expect(await tasks(owner)).toEqual(['task-a', 'task-b']);
+      await t.directory.publish('dm', dir(['member']));
+      expect(await tasks(member)).toEqual(['task-a']);
     });
   });
 });

@@ -1,4 +1,5 @@
 import type { AuthContext } from '@platform/auth';
+import { projectScope } from '@platform/directory';
 import { generateId, isoOrEmpty } from '@platform/core';
 import { errors } from '@platform/errors';
 import { applyOnly, parseIso8601, resolveOnly, runList, runStat, type Condition, type Query, type StatisticsQuery } from '@platform/query';
@@ -60,6 +61,13 @@ function visibility(auth: AuthContext): Condition[] {
 export class EventService {
   constructor(private readonly deps: OpsflowDeps) {}
 
+  /** visibility, and for a WORKSPACE_MEMBER only the events of their projects (libs/directory). */
+  private async scope(auth: AuthContext, projectId?: string): Promise<Condition[]> {
+    const projects = await projectScope(this.deps.directory, auth);
+    projects.check(projectId); // upstream's authorization handler: someone else's project is 403
+    return [...visibility(auth), ...projects.conditions()];
+  }
+
   /**
    * Records an event, idempotent on (domain_id, event_key): a retried delivery answers the event
    * already recorded and writes nothing. The project must be in identity's directory; the event takes
@@ -103,7 +111,7 @@ export class EventService {
   }
 
   async list(auth: AuthContext, input: ListInput) {
-    const scope = visibility(auth);
+    const scope = await this.scope(auth, input.project_id);
     for (const k of ['task_id', 'event_type', 'user_type', 'event_id', 'user_id', 'workspace_id', 'project_id'] as const) {
       if (input[k] !== undefined) scope.push({ key: k, value: input[k], operator: 'eq' });
     }
@@ -115,6 +123,6 @@ export class EventService {
   }
 
   async stat(auth: AuthContext, query: StatisticsQuery) {
-    return runStat(this.deps.pool, eventResource, query, visibility(auth));
+    return runStat(this.deps.pool, eventResource, query, await this.scope(auth));
   }
 }
