@@ -67,6 +67,8 @@ export function dataSourceOperations(service: DataSourceService) {
     operation({
       path: '/cost-analysis/v1/data-source/deregister',
       access: write,
+      // Upstream: "Default value is true". proto3 cannot tell `false` from not set, and upstream reads
+      // both as the default, so `false` cascades too (docs/decisions/cost-analysis.md).
       schema: request({ data_source_id: id, cascade_delete_cost: z.boolean().optional() }),
       handler: async (input, { auth }) => {
         await service.deregister(auth, input);
