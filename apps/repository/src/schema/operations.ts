@@ -48,7 +48,8 @@ export function schemaOperations(service: SchemaService) {
         schema: struct,
         name: name.optional(),
         sync_mode: explicitSyncMode,
-        sync_options: syncOptionsSchema.optional(),
+        // {} clears the source (with sync_mode NONE): a value here, as NONE is
+        sync_options: explicitZero(syncOptionsSchema.optional()),
         labels: labels.optional(),
         tags: tags.optional(),
       }),
