@@ -5,7 +5,7 @@ import { MODULES, repeatFilter, type Logger } from '@platform/core';
 import { ApiError, errors, isApiError } from '@platform/errors';
 import { bearerToken, isAllowed, type TokenVerifier } from '@platform/auth';
 import type { Operation, RequestContext } from './operation';
-import { parseInput } from './validation';
+import { parseRequest } from './validation';
 import { buildOpenApi, docsPage } from './openapi';
 import { dependencyFault, sqlState } from './faults';
 import { parseBytes, readJsonBody, sendJson } from './body';
@@ -280,7 +280,7 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
           res.locals.caller = { domain_id: auth.domainId, user_id: auth.userId };
         }
         req.body = await readJsonBody(req, limit, limitText);
-        const input = parseInput(op.schema, req.body);
+        const input = parseRequest(op.schema, req.body);
         const bodyDomain = (input as { domain_id?: unknown } | undefined)?.domain_id;
         if (auth && bodyDomain !== undefined && bodyDomain !== auth.domainId) {
           throw errors.permissionDenied(`Permission denied. (key = domain_id, reason = ${String(bodyDomain)} is not the domain of the access token)`);

@@ -7,3 +7,4 @@ export * from './standard';
 export * from './faults';
 export { BODY_LIMITS, parseBytes, parseJsonText, readBody } from './body';
 export { pathRedactor } from './redact';
+export { explicitZero, withoutProto3Defaults, ZERO_ENUM } from './proto3';

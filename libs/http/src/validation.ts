@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ApiError, errors } from '@platform/errors';
+import { withoutProto3Defaults } from './proto3';
 
 function keyOf(path: PropertyKey[]): string {
   return path.reduce<string>((acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p)), '');
@@ -36,4 +37,12 @@ export function parseInput<S extends z.ZodType>(schema: S, body: unknown): z.out
   const r = schema.safeParse(body);
   if (!r.success) throw zodToApiError(r.error, body);
   return r.data;
+}
+
+/**
+ * An operation's request as its handler gets it: optional fields at their proto3 defaults read as
+ * absent (see proto3.ts), then the whole body validated by the operation's schema.
+ */
+export function parseRequest<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+  return parseInput(schema, withoutProto3Defaults(schema, body));
 }

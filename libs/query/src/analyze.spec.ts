@@ -153,3 +153,46 @@ describe('errors', () => {
     await expect400(() => runAnalyze(db.pool, noDate, parseTimeSeriesAnalyzeQuery({ fields, granularity: 'DAILY' }), D1), 'query.granularity');
   });
 });
+
+test('unwind: each element of an array becomes a row after the filter and before grouping', async () => {
+  const q = {
+    unwind: { path: 'disks' },
+    group_by: [{ key: 'disks.type', name: 'type' }],
+    fields: { size: { key: 'disks.size', operator: 'sum' }, n: { operator: 'count' } },
+    sort: [{ key: 'type' }],
+  };
+  expect((await analyze(q)).results).toEqual([
+    { type: 'gp2', size: 30, n: 2 },
+    { type: 'gp3', size: 5, n: 1 },
+    { type: 'io1', size: 100, n: 1 },
+  ]);
+  // unwind.filter keeps the matching elements; the query's filter still applies to the rows first
+  const filtered = await analyze({ ...q, unwind: { path: 'disks', filter: [{ k: 'disks.size', v: 10, o: 'gt' }] } });
+  expect(filtered.results).toEqual([
+    { type: 'gp2', size: 20, n: 1 },
+    { type: 'io1', size: 100, n: 1 },
+  ]);
+  const aws = await analyze({ ...q, filter: [{ k: 'cloud_service_id', v: 'cs-5', o: 'eq' }] });
+  expect(aws.results).toEqual([{ type: 'gp3', size: 5, n: 1 }]);
+  await expect400(() => analyze({ ...q, unwind: { path: 'nope' } }), 'query.unwind.path');
+});
+
+describe('unknown and unsupported keys inside a query', () => {
+  it.each([
+    [{ fields, filtr: [] }, 'query.filtr', 'unknown field'],
+    [{ fields, page: { limt: 1 } }, 'query.page.limt', 'unknown field'],
+    [{ fields, filter: [{ k: 'provider', v: 'aws', o: 'eq', x: 1 }] }, 'query.filter[0].x', 'unknown field'],
+    [{ fields, unwind: { path: 'disks', filters: [] } }, 'query.unwind.filters', 'unknown field'],
+    [{ fields, lookup: [{ from: 'x' }] }, 'query.lookup', 'not supported'],
+    [{ fields, add_fields: { a: 1 } }, 'query.add_fields', 'not supported'],
+  ])('%j -> 400 on %s', async (q, key, reason) => {
+    await expect400(() => analyze(q), key);
+    expect(() => parseTimeSeriesAnalyzeQuery(q)).toThrow(reason);
+  });
+
+  it('accepts the unsupported keys empty, as a proto3 client sends them', async () => {
+    const r = await analyze({ fields: { n: { operator: 'count' } }, lookup: [], add_fields: {} });
+    expect(r.results).toEqual([{ n: 5 }]);
+    expect(parseAnalyzeQuery({ fields, lookup: null, add_fields: null })).toMatchObject({ fields });
+  });
+});

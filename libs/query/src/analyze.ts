@@ -16,7 +16,7 @@ export interface CompiledAnalyze extends CompiledSql {
 const TOTAL_OPS = ['sum', 'average', 'max', 'min', 'count'];
 
 /**
- * analyze (upstream MongoModel.analyze): group -> select -> field_group -> sort -> page, with the date key
+ * analyze (upstream MongoModel.analyze): filter -> unwind -> group -> select -> field_group -> sort -> page, with the date key
  * of a time series (`granularity`) and `start` <= date <= `end` (inclusive at end's precision).
  */
 export function compileAnalyze(
@@ -78,7 +78,12 @@ export function compileAnalyze(
     return { name, operator: f.operator, key: f.operator === 'count' ? null : f.key, fields: push, errKey };
   });
   if (fields.length === 0) throw errors.requiredParameter(`${prefix}.fields`);
-  const stages: StageIR[] = [{ type: 'group', keys, fields, errKey: prefix }];
+  const stages: StageIR[] = [];
+  // unwind (upstream since 2.0.199): after the query's filter, each element of the array becomes a row
+  // (unwind.filter then keeps the elements that match), before grouping: a group key or a field can
+  // name the element (`path`) or a key inside it (`path.sub`).
+  if (query.unwind) stages.push({ type: 'unwind', path: query.unwind.path, filter: query.unwind.filter, errKey: `${prefix}.unwind` });
+  stages.push({ type: 'group', keys, fields, errKey: prefix });
 
   // select: a project that drops the group keys unless selected (upstream's exclude_keys).
   if (query.select && Object.keys(query.select).length) {

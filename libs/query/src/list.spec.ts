@@ -364,3 +364,20 @@ describe('eq on a JSON path is a containment a GIN index can serve', () => {
     }
   });
 });
+
+describe('unknown and unsupported keys of a Query', () => {
+  it.each([
+    [{ filtr: [{ k: 'name', v: 'x', o: 'eq' }] }, 'query.filtr', 'unknown field'],
+    [{ sort: [{ key: 'name', dsc: true }] }, 'query.sort[0].dsc', 'unknown field'],
+    [{ lookup: [{ from: 'project' }] }, 'query.lookup', 'not supported'],
+    [{ add_fields: { x: 1 } }, 'query.add_fields', 'not supported'],
+  ])('%j -> 400 on %s', async (q, key, reason) => {
+    const e = await expect400(() => list(q), key);
+    expect(e.message).toContain(reason);
+  });
+
+  it('reads every key of upstream Query, the unsupported ones empty', async () => {
+    const q = { filter: [], filter_or: [], sort: [], page: null, minimal: false, count_only: false, only: [], keyword: '', unwind: null, lookup: [], add_fields: {} };
+    expect((await list(q)).total_count).toBe(5);
+  });
+});

@@ -244,3 +244,13 @@ describe('errors', () => {
     await expect400(() => parseStatisticsQuery({ aggregate: {} }), 'query.aggregate');
   });
 });
+
+describe('unknown keys of a StatisticsQuery', () => {
+  it.each([
+    [{ distinct: 'provider', distnct: 'x' }, 'query.distnct'],
+    [{ aggregate: [{ count: { name: 'n' }, cnt: 1 }] }, 'query.aggregate[0].cnt'],
+  ])('%j -> 400 on %s', async (q, key) => {
+    const e = await expect400(() => stat(q), key);
+    expect(e.message).toContain('unknown field');
+  });
+});

@@ -249,10 +249,13 @@ export class Collector {
       copy = undefined;
 
       // Done: the task, its job's count and (for the last task) the replacement, all in this transaction.
+      // The task's `changed` is the range its plugin declared, else the months it collected.
+      const sorted = [...months].sort();
+      const collectedRange = sorted.length ? JSON.stringify({ start: sorted[0], end: sorted[sorted.length - 1] }) : null;
       const done = await client.query(
-        `UPDATE job_task SET status = 'SUCCESS', created_count = $3, finished_at = clock_timestamp(), updated_at = clock_timestamp()
+        `UPDATE job_task SET status = 'SUCCESS', created_count = $3, changed = COALESCE(changed, $4::jsonb), finished_at = clock_timestamp(), updated_at = clock_timestamp()
          WHERE domain_id = $1 AND job_task_id = $2 AND status = 'IN_PROGRESS' RETURNING job_task_id`,
-        [t.domain_id, t.job_task_id, count],
+        [t.domain_id, t.job_task_id, count, collectedRange],
       );
       if (!done.rowCount) throw new TaskCanceled();
       const changed: ChangedInfo[] = [...months].sort().map((m) => ({ start: m, end: m }));
@@ -337,7 +340,7 @@ export class Collector {
       `WITH j AS (
          UPDATE job SET status = 'TIMEOUT', error_code = 'ERROR_JOB_TIMEOUT', error_message = 'The job did not finish in time.', finished_at = now(), updated_at = now()
          WHERE status = 'IN_PROGRESS' AND created_at < now() - make_interval(secs => $1) RETURNING domain_id, job_id, data_source_id)
-       , t AS (UPDATE job_task SET status = 'CANCELED', finished_at = now(), updated_at = now()
+       , t AS (UPDATE job_task SET status = 'TIMEOUT', error_code = 'ERROR_JOB_TIMEOUT', error_message = 'The job did not finish in time.', finished_at = now(), updated_at = now()
          FROM j WHERE job_task.domain_id = j.domain_id AND job_task.job_id = j.job_id AND job_task.status IN ('PENDING', 'IN_PROGRESS'))
        , c AS (DELETE FROM cost USING j WHERE cost.domain_id = j.domain_id AND cost.data_source_id = j.data_source_id AND cost.job_id = j.job_id)
        SELECT count(*)::int AS n FROM j`,

@@ -153,7 +153,11 @@ export class CostJobs {
           `UPDATE job SET status = 'TIMEOUT', error_code = 'ERROR_JOB_TIMEOUT', error_message = 'The job did not finish in time.', finished_at = now(), updated_at = now() WHERE domain_id = $1 AND job_id = $2`,
           [r.domain_id, r.job_id],
         );
-        await client.query(`UPDATE job_task SET status = 'CANCELED', finished_at = now(), updated_at = now() WHERE domain_id = $1 AND job_id = $2 AND status IN ('PENDING', 'IN_PROGRESS')`, [r.domain_id, r.job_id]);
+        await client.query(
+          `UPDATE job_task SET status = 'TIMEOUT', error_code = 'ERROR_JOB_TIMEOUT', error_message = 'The job did not finish in time.', finished_at = now(), updated_at = now()
+           WHERE domain_id = $1 AND job_id = $2 AND status IN ('PENDING', 'IN_PROGRESS')`,
+          [r.domain_id, r.job_id],
+        );
         await client.query(`DELETE FROM cost WHERE domain_id = $1 AND data_source_id = $2 AND job_id = $3`, [r.domain_id, r.data_source_id, r.job_id]);
       }
       const row = await this.insertJob(client, ds, { status: tasks.length ? 'IN_PROGRESS' : 'SUCCESS', options, tasks: tasks.length, changed, slot });
@@ -161,8 +165,8 @@ export class CostJobs {
         const id = generateId('job-task');
         taskIds.push(id);
         await client.query(
-          `INSERT INTO job_task (domain_id, job_task_id, workspace_id, resource_group, job_id, data_source_id, options) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-          [ds.domain_id, id, ds.workspace_id, ds.resource_group, row.job_id, ds.data_source_id, JSON.stringify(t.task_options)],
+          `INSERT INTO job_task (domain_id, job_task_id, workspace_id, resource_group, job_id, data_source_id, options, changed) VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb)`,
+          [ds.domain_id, id, ds.workspace_id, ds.resource_group, row.job_id, ds.data_source_id, JSON.stringify(t.task_options), t.task_changed ? JSON.stringify(t.task_changed) : null],
         );
       }
       if (!tasks.length) await client.query(`UPDATE data_source SET last_synchronized_at = now() WHERE domain_id = $1 AND data_source_id = $2`, [ds.domain_id, ds.data_source_id]);

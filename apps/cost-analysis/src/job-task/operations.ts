@@ -5,7 +5,8 @@ import { ADMIN_AND_OWNER } from '../scope';
 import type { JobTaskService } from './service';
 
 const read = { permission: 'cost-analysis:JobTask.read', roles: ADMIN_AND_OWNER };
-export const TASK_STATUS = z.enum(['PENDING', 'IN_PROGRESS', 'SUCCESS', 'FAILURE', 'CANCELED']);
+/** upstream's JobTaskQuery.Status (its zero value SCOPE_NONE reads as not set). */
+export const TASK_STATUS = z.enum(['PENDING', 'IN_PROGRESS', 'SUCCESS', 'FAILURE', 'TIMEOUT', 'CANCELED']);
 
 export function jobTaskOperations(service: JobTaskService) {
   return [

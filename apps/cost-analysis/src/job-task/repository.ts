@@ -10,6 +10,7 @@ export const jobTaskResource = defineResource({
     status: { column: 'status', type: 'string', notNull: true },
     options: { column: 'options', type: 'json' },
     created_count: { column: 'created_count', type: 'integer', notNull: true },
+    changed: { column: 'changed', type: 'json' },
     error_code: { column: 'error_code', type: 'string', notNull: true },
     error_message: { column: 'error_message', type: 'string', notNull: true },
     resource_group: { column: 'resource_group', type: 'string', notNull: true },
@@ -34,6 +35,7 @@ export interface JobTaskRow {
   status: string;
   options: unknown;
   created_count: number;
+  changed: unknown;
   error_code: string;
   error_message: string;
   created_at: Date;
@@ -47,6 +49,8 @@ export function toJobTaskInfo(r: JobTaskRow) {
     job_task_id: r.job_task_id,
     status: r.status,
     options: (r.options ?? {}) as Record<string, unknown>,
+    // upstream's ChangedInfo {start, end, filter}; null while not known (a task not finished yet)
+    changed: (r.changed ?? null) as { start: string; end?: string; filter?: Record<string, unknown> } | null,
     created_count: r.created_count,
     error_code: r.error_code,
     error_message: r.error_message,

@@ -29,6 +29,7 @@ export function jobOperations(service: JobService) {
         query: QuerySchema.optional(),
         job_id: z.string().optional(),
         status: JOB_STATUS.optional(),
+        workspace_id: z.string().optional(), // upstream's JobQuery has it
         data_source_id: z.string().optional(),
       }),
       handler: (input, { auth }) => service.list(auth, input),

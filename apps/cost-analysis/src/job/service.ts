@@ -24,8 +24,8 @@ export class JobService {
     return applyOnly(toJobInfo(await this.visible(auth, id)), only);
   }
 
-  async list(auth: AuthContext, input: { query?: Query; job_id?: string; status?: string; data_source_id?: string }) {
-    const scope = [...visibility(auth, true), ...eqFilters(input, ['job_id', 'status', 'data_source_id'])];
+  async list(auth: AuthContext, input: { query?: Query; job_id?: string; status?: string; workspace_id?: string; data_source_id?: string }) {
+    const scope = [...visibility(auth, true), ...eqFilters(input, ['job_id', 'status', 'workspace_id', 'data_source_id'])];
     const { rows, total_count } = await runList(this.pool, jobResource, input.query, scope);
     return { results: rows.map((r) => applyOnly(toJobInfo(r as JobRow), input.query?.only)), total_count };
   }

@@ -56,17 +56,17 @@ export async function rebuildUnifiedCosts(
   await db.query(`SET LOCAL work_mem = '256MB'`);
   const inserted = await db.query(
     `INSERT INTO unified_cost (domain_id, unified_cost_id, workspace_id, project_id, service_account_id, data_source_id,
-       provider, region_code, region_key, product, usage_type, usage_unit, billed_year, billed_month, aggregation_date,
+       provider, region_code, region_key, product, usage_type, usage_unit, usage_quantity, billed_year, billed_month, aggregation_date,
        exchange_date, exchange_source, currency, is_confirmed, cost, cost_krw, cost_usd, cost_jpy,
        service_account_name, data_source_name, project_name, workspace_name, created_at)
      SELECT $1, 'uc-' || substr(replace(gen_random_uuid()::text, '-', ''), 1, 12), g.workspace_id, g.project_id,
        g.service_account_id, g.data_source_id, g.provider, g.region_code, g.region_key, g.product, g.usage_type,
-       g.usage_unit, substr(g.billed_month, 1, 4), g.billed_month, mo.aggregation_date, $7, $8, g.currency,
+       g.usage_unit, COALESCE(g.quantity, 0), substr(g.billed_month, 1, 4), g.billed_month, mo.aggregation_date, $7, $8, g.currency,
        mo.confirmed, ${costJson}, ${typed.join(', ')}, '', COALESCE(ds.name, g.data_source_id), g.project_id,
        g.workspace_id, $9
      FROM (
        SELECT workspace_id, project_id, service_account_id, data_source_id, provider, region_code, region_key, product,
-              usage_type, usage_unit, billed_month, currency, sum(cost) AS amount
+              usage_type, usage_unit, billed_month, currency, sum(cost) AS amount, sum(usage_quantity) AS quantity
        FROM cost WHERE domain_id = $1 AND billed_month = ANY($2::text[])
        GROUP BY workspace_id, project_id, service_account_id, data_source_id, provider, region_code, region_key,
                 product, usage_type, usage_unit, billed_month, currency

@@ -31,6 +31,7 @@ export const unifiedCostResource = defineResource({
     product: str('product'),
     usage_type: str('usage_type'),
     usage_unit: str('usage_unit'),
+    usage_quantity: { column: 'usage_quantity', type: 'number', notNull: true },
     service_account_name: str('service_account_name'),
     data_source_name: str('data_source_name'),
     project_name: str('project_name'),
@@ -60,6 +61,7 @@ export interface UnifiedCostRow {
   product: string;
   usage_type: string;
   usage_unit: string;
+  usage_quantity: number;
   service_account_name: string;
   data_source_name: string;
   project_name: string;
@@ -89,6 +91,7 @@ export function toUnifiedCostInfo(r: UnifiedCostRow) {
     product: r.product,
     usage_type: r.usage_type,
     usage_unit: r.usage_unit,
+    usage_quantity: r.usage_quantity ?? 0,
     service_account_name: r.service_account_name,
     data_source_name: r.data_source_name,
     project_name: r.project_name,

@@ -12,7 +12,8 @@ export function endpointOperations(config: EndpointConfig) {
       schema: request({
         query: QuerySchema.optional(),
         service: z.string().max(64).optional(),
-        endpoint_type: z.enum(['public', 'internal']).optional(),
+        // upstream's EndpointType is PUBLIC / INTERNAL (NONE = not set); our answers say public / internal
+        endpoint_type: z.preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), z.enum(['public', 'internal'])).optional(),
       }),
       handler: (input) => listEndpoints(config, input),
     }),

@@ -260,7 +260,9 @@ describe('inventory cloud-service export', () => {
       [{ options: [search()], file_format: 'PDF' }, 400, 'ERROR_INVALID_PARAMETER', 'key = file_format'],
       [{ options: [{ name: 'x', query_type: 'SEARCH' }] }, 400, 'ERROR_REQUIRED_PARAMETER', 'key = options[0].search_query'],
       [{ options: [{ name: 'x', query_type: 'ANALYZE' }] }, 400, 'ERROR_REQUIRED_PARAMETER', 'key = options[0].analyze_query'],
-      [{ options: [{ name: 'x', query_type: 'SEARCH', search_query: {} }] }, 400, 'ERROR_REQUIRED_PARAMETER', 'key = options[0].search_query.fields'],
+      // an empty message is not set (proto3): the search query is missing
+      [{ options: [{ name: 'x', query_type: 'SEARCH', search_query: {} }] }, 400, 'ERROR_REQUIRED_PARAMETER', 'key = options[0].search_query'],
+      [{ options: [{ name: 'x', query_type: 'SEARCH', search_query: { keyword: 'a' } }] }, 400, 'ERROR_REQUIRED_PARAMETER', 'key = options[0].search_query.fields'],
       [{ options: [{ name: 'x', query_type: 'LIST', search_query: { fields: ['name'] } }] }, 400, 'ERROR_INVALID_PARAMETER', 'key = options[0].query_type'],
       [{ options: [{ query_type: 'SEARCH', search_query: { fields: ['name'] } }] }, 400, 'ERROR_REQUIRED_PARAMETER', 'key = options[0].name'],
       [{ options: [{ name: 'x', query_type: 'SEARCH', search_query: { fields: ['nope'] } }] }, 400, 'ERROR_INVALID_PARAMETER', 'key = options[0].search_query.fields[0]'],

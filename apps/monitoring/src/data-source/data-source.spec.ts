@@ -126,7 +126,9 @@ describe('monitoring data-source', () => {
     expect((await call('update', admin, { data_source_id: ds.data_source_id, name: 'renamed', tags: {} })).body).toMatchObject({ name: 'renamed', tags: {} });
     const up = await call('update-plugin', admin, { data_source_id: ds.data_source_id, options: { url: prom.url, timeout_ms: 1000 }, upgrade_mode: 'AUTO' });
     expect(up.body.plugin_info).toMatchObject({ version: '1.1.0', upgrade_mode: 'AUTO', options: { url: prom.url, timeout_ms: 1000 }, metadata: { required_keys: ['url'] }, provider: 'prometheus' });
-    expect((await call('update-plugin', admin, { data_source_id: ds.data_source_id, options: {} })).body.error.code).toBe('ERROR_REQUIRED_PARAMETER');
+    // options {} is not set (proto3): the options stay; options without the required url are refused
+    expect((await call('update-plugin', admin, { data_source_id: ds.data_source_id, options: {} })).body.plugin_info.options).toEqual({ url: prom.url, timeout_ms: 1000 });
+    expect((await call('update-plugin', admin, { data_source_id: ds.data_source_id, options: { timeout_ms: 5 } })).body.error.code).toBe('ERROR_REQUIRED_PARAMETER');
 
     expect((await call('disable', admin, { data_source_id: ds.data_source_id })).body.state).toBe('DISABLED');
     expect((await call('enable', admin, { data_source_id: ds.data_source_id })).body.state).toBe('ENABLED');

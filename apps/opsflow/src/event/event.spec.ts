@@ -57,16 +57,29 @@ describe('opsflow event', () => {
         event_type: 'CREATED',
         name: 'Task created',
         description: 'created by the portal',
+        created_type: 'USER',
+        created_by: 'member',
         user_type: 'USER',
         user_id: 'member',
+        additional_info: {},
         domain_id: 'd1',
         workspace_id: 'ws-1',
         project_id: 'p-1',
         task_id: 'task-1',
         created_at: expect.stringMatching(TS),
+        updated_at: res.body.created_at,
       });
-      const at = await ingest(action({ event_type: 'COMMENTED', user_type: 'APP', created_at: '2024-05-01T10:00:00Z', workspace_id: 'ws-1' }));
-      expect(at.body).toMatchObject({ event_type: 'COMMENTED', user_type: 'APP', created_at: '2024-05-01T10:00:00.000Z' });
+      const at = await ingest(
+        action({ event_type: 'COMMENTED', user_type: 'APP', created_at: '2024-05-01T10:00:00Z', workspace_id: 'ws-1', additional_info: { comment_id: 'c-1' } }),
+      );
+      expect(at.body).toMatchObject({
+        event_type: 'COMMENTED',
+        created_type: 'APP',
+        user_type: 'APP',
+        additional_info: { comment_id: 'c-1' },
+        created_at: '2024-05-01T10:00:00.000Z',
+        updated_at: '2024-05-01T10:00:00.000Z',
+      });
     });
 
     it('is idempotent on event_key: a retried delivery records nothing new', async () => {
@@ -160,6 +173,14 @@ describe('opsflow event', () => {
       expect((await call('list', admin, { task_id: 'task-h', event_type: 'UPDATED' })).body.results[0]).toMatchObject({ name: 'Priority raised', user_id: 'u2' });
       expect((await call('list', admin, { task_id: 'task-h', user_id: 'u1' })).body.total_count).toBe(2);
       expect((await call('list', admin, { user_type: 'APP' })).body.results.every((r: { user_type: string }) => r.user_type === 'APP')).toBe(true);
+      // upstream's current names filter the same fields; both names together must agree
+      expect((await call('list', admin, { task_id: 'task-h', created_by: 'u1' })).body.total_count).toBe(2);
+      expect((await call('list', admin, { task_id: 'task-h', created_by: 'u1', user_id: 'u1', created_type: 'USER' })).body.total_count).toBe(2);
+      expect((await call('list', admin, { task_id: 'task-h', created_type: 'APP' })).body.total_count).toBe(0);
+      const both = await call('list', admin, { created_by: 'u1', user_id: 'u2' });
+      expect(both.status).toBe(400);
+      expect(both.body.error.message).toContain('created_by');
+      expect((await call('list', admin, { task_id: 'task-h', query: { filter: [{ k: 'created_by', v: 'u2', o: 'eq' }] } })).body.results[0]).toMatchObject({ created_by: 'u2', user_id: 'u2' });
       expect(ids((await call('list', admin, { workspace_id: 'ws-2' })).body)).toEqual(['task-w2:COMMENTED']);
       expect(ids((await call('list', admin, { project_id: 'p-2' })).body)).toEqual(['task-w2:COMMENTED']);
       const one = h.body.results[1];

@@ -21,6 +21,7 @@ export const recordSchema = z.strictObject({
   description: z.string().max(10_000).optional(),
   user_type: z.enum(['USER', 'APP']).default('USER'),
   user_id: id,
+  additional_info: z.record(z.string(), z.unknown()).optional(),
   created_at: z
     .string()
     .refine((v) => parseIso8601(v) !== null, 'an ISO 8601 timestamp')

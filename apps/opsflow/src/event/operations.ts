@@ -17,6 +17,9 @@ export function eventOperations(service: EventService) {
         query: QuerySchema.optional(),
         task_id: z.string().optional(),
         event_type: z.enum(EVENT_TYPES).optional(),
+        // created_type / created_by: upstream's current names (EventSearchQuery); user_type / user_id still work.
+        created_type: z.string().optional(),
+        created_by: z.string().optional(),
         user_type: z.string().optional(),
         event_id: z.string().optional(),
         user_id: z.string().optional(),

@@ -13,11 +13,16 @@ export const eventResource = defineResource({
     description: { column: 'description', type: 'string', notNull: true },
     user_type: { column: 'user_type', type: 'string', notNull: true },
     user_id: { column: 'user_id', type: 'string', notNull: true },
+    // upstream's current names of user_type / user_id
+    created_type: { column: 'user_type', type: 'string', notNull: true },
+    created_by: { column: 'user_id', type: 'string', notNull: true },
+    additional_info: { column: 'additional_info', type: 'json', notNull: true },
     domain_id: { column: 'domain_id', type: 'string', notNull: true },
     workspace_id: { column: 'workspace_id', type: 'string', notNull: true },
     project_id: { column: 'project_id', type: 'string', notNull: true },
     task_id: { column: 'task_id', type: 'string', notNull: true },
     created_at: { column: 'created_at', type: 'datetime', notNull: true },
+    updated_at: { column: 'updated_at', type: 'datetime', notNull: true },
   },
 });
 
@@ -30,8 +35,10 @@ export interface EventRow {
   description: string;
   user_type: string;
   user_id: string;
+  additional_info: unknown;
   workspace_id: string;
   project_id: string;
   task_id: string;
   created_at: Date;
+  updated_at: Date;
 }

@@ -15,13 +15,18 @@ export function toEventInfo(r: EventRow) {
     event_type: r.event_type,
     name: r.name,
     description: r.description,
+    // upstream's current names, and the older ones (answered both: clients of either work)
+    created_type: r.user_type,
+    created_by: r.user_id,
     user_type: r.user_type,
     user_id: r.user_id,
+    additional_info: (r.additional_info ?? {}) as Record<string, unknown>,
     domain_id: r.domain_id,
     workspace_id: r.workspace_id,
     project_id: r.project_id,
     task_id: r.task_id,
     created_at: isoOrEmpty(r.created_at),
+    updated_at: isoOrEmpty(r.updated_at ?? r.created_at),
   };
 }
 
@@ -37,6 +42,7 @@ export interface RecordInput {
   description?: string;
   user_type: string;
   user_id: string;
+  additional_info?: Record<string, unknown>;
   created_at?: string;
 }
 
@@ -45,8 +51,10 @@ export interface ListInput {
   task_id?: string;
   event_type?: EventType;
   user_type?: string;
+  created_type?: string;
   event_id?: string;
   user_id?: string;
+  created_by?: string;
   workspace_id?: string;
   project_id?: string;
 }
@@ -84,8 +92,8 @@ export class EventService {
       throw errors.invalidParameter('workspace_id', `project ${input.project_id} is in workspace ${project.workspace_id}`);
     }
     const { rows } = await this.deps.pool.query<EventRow>(
-      `INSERT INTO event (domain_id, event_id, event_key, event_type, name, description, user_type, user_id, workspace_id, project_id, task_id, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, COALESCE($12::timestamptz, now()))
+      `INSERT INTO event (domain_id, event_id, event_key, event_type, name, description, user_type, user_id, workspace_id, project_id, task_id, created_at, updated_at, additional_info)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, COALESCE($12::timestamptz, now()), COALESCE($12::timestamptz, now()), $13::jsonb)
        ON CONFLICT (domain_id, event_key) DO NOTHING RETURNING *`,
       [
         input.domain_id,
@@ -100,6 +108,7 @@ export class EventService {
         input.project_id,
         input.task_id,
         input.created_at ? parseIso8601(input.created_at) : null,
+        JSON.stringify(input.additional_info ?? {}),
       ],
     );
     if (rows[0]) return { event: toEventInfo(rows[0]), created: true };
@@ -112,8 +121,15 @@ export class EventService {
 
   async list(auth: AuthContext, input: ListInput) {
     const scope = await this.scope(auth, input.project_id);
+    // created_type / created_by are upstream's current names of user_type / user_id: either name filters.
+    for (const [now, old] of [['created_type', 'user_type'], ['created_by', 'user_id']] as const) {
+      if (input[now] !== undefined && input[old] !== undefined && input[now] !== input[old]) {
+        throw errors.invalidParameter(now, `${now} and ${old} name the same field and differ`);
+      }
+    }
+    const filters = { ...input, user_type: input.created_type ?? input.user_type, user_id: input.created_by ?? input.user_id };
     for (const k of ['task_id', 'event_type', 'user_type', 'event_id', 'user_id', 'workspace_id', 'project_id'] as const) {
-      if (input[k] !== undefined) scope.push({ key: k, value: input[k], operator: 'eq' });
+      if (filters[k] !== undefined) scope.push({ key: k, value: filters[k], operator: 'eq' });
     }
     // A task's history reads in the order it happened unless the query sorts otherwise.
     const query: Query = { ...input.query, sort: input.query?.sort?.length ? input.query.sort : [{ key: 'created_at' }] };

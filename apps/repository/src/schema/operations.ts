@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ALL_ROLES, type RoleType } from '@platform/auth';
-import { id, name, operation, struct, tags, request, statOperation } from '@platform/http';
+import { explicitZero, id, name, operation, struct, tags, request, statOperation } from '@platform/http';
 import { QuerySchema, OnlySchema } from '@platform/query';
 import type { SchemaService } from './service';
 import { SYNC_MODES, syncOptionsSchema } from './source';
@@ -14,6 +14,12 @@ const write = { permission: 'repository:Schema.write', roles: ['DOMAIN_ADMIN'] a
 const read = { permission: 'repository:Schema.read', roles: ALL_ROLES };
 
 const syncMode = z.enum(SYNC_MODES);
+/**
+ * `NONE` is a real sync mode here, not a proto3 "not set": on update it turns syncing off (leaving
+ * the field out keeps the mode), on list it filters schemas that do not sync. This API has no upstream
+ * proto (repository v2 schemas are ours), so no proto3 client sends it as a default.
+ */
+const explicitSyncMode = explicitZero(syncMode.optional());
 /** ListValue: any JSON values (labels are usually strings). */
 const labels = z.array(z.unknown()).max(100);
 const schemaRequest = domainRequest({ schema_id: id });
@@ -41,8 +47,9 @@ export function schemaOperations(service: SchemaService) {
         schema_id: id,
         schema: struct,
         name: name.optional(),
-        sync_mode: syncMode.optional(),
-        sync_options: syncOptionsSchema.optional(),
+        sync_mode: explicitSyncMode,
+        // {} clears the source (with sync_mode NONE): a value here, as NONE is
+        sync_options: explicitZero(syncOptionsSchema.optional()),
         labels: labels.optional(),
         tags: tags.optional(),
       }),
@@ -75,7 +82,7 @@ export function schemaOperations(service: SchemaService) {
         query: QuerySchema.optional(),
         schema_id: z.string().optional(),
         name: z.string().optional(),
-        sync_mode: syncMode.optional(),
+        sync_mode: explicitSyncMode,
         remote_repository_name: z.string().optional(),
       }),
       handler: (input, { auth }) => service.list(auth, input),

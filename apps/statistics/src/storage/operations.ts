@@ -12,13 +12,16 @@ const domainRequest = <T extends z.ZodRawShape>(shape: T) => request(shape, { do
 const write = { permission: 'statistics:Storage.write', roles: ['DOMAIN_ADMIN'] as RoleType[] };
 const read = { permission: 'statistics:Storage.read', roles: ['DOMAIN_ADMIN'] as RoleType[] };
 
-/** PluginRequest: every field is R in the spec. */
+/**
+ * PluginRequest: every field is R in the spec but `schema`: a proto3 client sends `""` for a schema it
+ * does not set, which means the plugin's first supported schema (as an absent one always did).
+ */
 const pluginRequest = z.strictObject({
   plugin_id: id,
   version: z.string().trim().min(1).max(64),
   options: struct,
   secret_data: struct,
-  schema: z.string().trim().min(1).max(255),
+  schema: z.string().trim().min(1).max(255).optional(),
 });
 const storageRequest = domainRequest({ storage_id: id });
 

@@ -32,7 +32,7 @@ export interface PluginRequest {
   version: string;
   options: Struct;
   secret_data: Struct;
-  schema: string;
+  schema?: string;
 }
 
 export interface ListInput {

@@ -108,11 +108,17 @@ describe('statistics storage', () => {
     expect(res.body.error.message).toContain(key);
   });
 
+  it.each([undefined, ''])('takes plugin_info.schema %j as the plugin\'s first supported schema (proto3: "" is not set)', async (schema) => {
+    const res = await call('register', admin, { name: `schema-${schema ?? 'absent'}`, user_id: 'admin', domain_id: 'd1', plugin_info: pluginInfo({ schema }) });
+    expect(res.status).toBe(200);
+    const secret = await t.db.pool.query('SELECT schema FROM secret WHERE storage_id = $1', [res.body.storage_id]);
+    expect(secret.rows).toEqual([{ schema: 'postgresql_password' }]);
+  });
+
   it.each([
     [{ plugin_id: 'plugin-nope' }, 404, 'ERROR_NOT_FOUND', 'plugin_info.plugin_id'],
     [{ version: '9.9.9' }, 400, 'ERROR_INVALID_PLUGIN_VERSION', 'plugin_info.version'],
     [{ version: undefined }, 400, 'ERROR_REQUIRED_PARAMETER', 'plugin_info.version'],
-    [{ schema: undefined }, 400, 'ERROR_REQUIRED_PARAMETER', 'plugin_info.schema'],
     [{ schema: 'aws_access_key' }, 400, 'ERROR_INVALID_PARAMETER', 'plugin_info.schema'],
     [{ secret_data: undefined }, 400, 'ERROR_REQUIRED_PARAMETER', 'plugin_info.secret_data'],
     [{ secret_data: {} }, 400, 'ERROR_REQUIRED_PARAMETER', 'plugin_info.secret_data.username'],

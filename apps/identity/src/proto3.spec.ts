@@ -1,0 +1,65 @@
+import request from 'supertest';
+import { bearer } from '@platform/testing';
+import { createTestIdentity, seedDomain } from './test-support';
+
+/**
+ * Operations as a client generated from upstream's protos (cloudforet-io/api 2.0.435, identity/v2)
+ * sends them: every field of the request message present, unset ones at their proto3 defaults.
+ */
+const QUERY = { filter: [], filter_or: [], sort: [], page: { start: 0, limit: 0 }, minimal: false, count_only: false, only: [], keyword: '', lookup: [], add_fields: {} };
+const STAT = (over: object) => ({ filter: [], filter_or: [], aggregate: [], page: { start: 0, limit: 0 }, distinct: '', keyword: '', ...over });
+
+describe('identity: requests of proto3 clients', () => {
+  let t: Awaited<ReturnType<typeof createTestIdentity>>;
+  let owner: string;
+  let root = '';
+  let child = '';
+  beforeAll(async () => {
+    t = await createTestIdentity();
+    await seedDomain(t.admin, 'd1', ['ws-1']);
+    owner = await bearer({ domainId: 'd1', workspaceId: 'ws-1', roleType: 'WORKSPACE_OWNER', userId: 'owner' });
+  });
+  afterAll(() => t.close());
+  const call = (path: string, body: object) => request(t.app).post(`/identity/${path}`).set('Authorization', owner).send(body);
+  const ok = async (path: string, body: object) => {
+    const res = await call(path, body);
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+
+  test('project-group/create with parent_group_id "" creates a top-level group', async () => {
+    const g = await ok('v2/project-group/create', { name: 'root', tags: {}, parent_group_id: '' });
+    expect(g).toMatchObject({ name: 'root', tags: {}, parent_group_id: '' });
+    root = g.project_group_id;
+    child = (await ok('v2/project-group/create', { name: 'child', tags: {}, parent_group_id: root })).project_group_id;
+    const empty = await call('v2/project-group/create', { name: '', tags: {}, parent_group_id: '' });
+    expect([empty.status, empty.body.error.code]).toEqual([400, 'ERROR_INVALID_PARAMETER']);
+  });
+
+  test('project-group/list with name "" (and every other field at its default) lists every group', async () => {
+    const res = await ok('v2/project-group/list', { query: QUERY, project_group_id: '', name: '', workspace_id: '', parent_group_id: '' });
+    expect(res.results.map((g: { name: string }) => g.name).sort()).toEqual(['child', 'root']);
+    expect((await ok('v2/project-group/list', { query: QUERY, project_group_id: '', name: 'child', workspace_id: '', parent_group_id: '' })).total_count).toBe(1);
+  });
+
+  test('project-group/update, change-parent-group, add-users, remove-users, get, stat, delete', async () => {
+    expect(await ok('v2/project-group/update', { project_group_id: root, name: '', tags: {} })).toMatchObject({ name: 'root' });
+    expect(await ok('v2/project-group/update', { project_group_id: root, name: 'top', tags: { a: 'b' } })).toMatchObject({ name: 'top', tags: { a: 'b' } });
+    const other = (await ok('v2/project-group/create', { name: 'other', tags: {}, parent_group_id: '' })).project_group_id;
+    expect((await ok('v2/project-group/change-parent-group', { project_group_id: child, parent_group_id: other })).parent_group_id).toBe(other);
+    expect((await ok('v2/project-group/add-users', { project_group_id: child, users: ['member', 'member2'] })).users).toEqual(['member', 'member2']);
+    expect((await ok('v2/project-group/remove-users', { project_group_id: child, users: ['member'] })).users).toEqual(['member2']);
+    expect((await ok('v2/project-group/get', { project_group_id: child })).name).toBe('child');
+    expect((await ok('v2/project-group/stat', { query: STAT({ distinct: 'name' }) })).results.sort()).toEqual(['child', 'other', 'top']);
+    await ok('v2/project-group/delete', { project_group_id: child });
+    expect((await call('v2/project-group/get', { project_group_id: child })).status).toBe(404);
+  });
+
+  test('endpoint/list (EndpointSearchQuery) with its defaults lists every endpoint', async () => {
+    const all = await ok('v1/endpoint/list', { query: QUERY, service: '', endpoint_type: 'NONE' });
+    expect(all.total_count).toBeGreaterThan(0);
+    expect(all.results.map((e: { service: string }) => e.service)).toContain('identity');
+    const pub = await ok('v1/endpoint/list', { query: QUERY, service: '', endpoint_type: 'PUBLIC' });
+    expect(pub.total_count).toBe((await ok('v1/endpoint/list', { endpoint_type: 'public' })).total_count);
+  });
+});

@@ -1,0 +1,105 @@
+import request from 'supertest';
+import { z } from 'zod';
+import { createLogger } from '@platform/core';
+import { bearer, testVerifier } from '@platform/testing';
+import { createServiceApp, explicitZero, operation, request as requestSchema, withoutProto3Defaults } from './index';
+
+const access = { permission: 'demo:Thing.write', roles: ['WORKSPACE_OWNER', 'DOMAIN_ADMIN'] as const };
+const item = z.strictObject({ key: z.string().min(1), label: z.string().min(1).optional(), weight: z.number().optional() });
+const schema = requestSchema({
+  name: z.string().min(1),
+  parent_id: z.string().min(1).optional(),
+  size: z.number().int().positive().optional(),
+  flag: z.boolean().optional(),
+  labels: z.array(z.string()).min(1).optional(),
+  tags: z.record(z.string(), z.unknown()).optional(),
+  mode: z.enum(['AUTO', 'MANUAL']).optional(),
+  scope: z.enum(['DOMAIN', 'WORKSPACE']).optional(),
+  format: z.enum(['CSV', 'EXCEL']).optional(),
+  nested: z.strictObject({ a: z.string().min(1).optional(), b: z.number().optional(), inner: z.strictObject({ c: z.boolean().optional() }).optional() }).optional(),
+  items: z.array(item).optional(),
+  data: z.record(z.string(), z.unknown()).optional(),
+  sync: explicitZero(z.enum(['NONE', 'MANUAL']).optional()),
+  keep: explicitZero(z.boolean().optional()),
+  required_flag: z.boolean(),
+});
+const app = createServiceApp({
+  service: 'demo',
+  logger: createLogger('demo', 'silent'),
+  verifier: testVerifier,
+  operations: [operation({ path: '/demo/v1/thing/echo', access, schema, handler: (input) => ({ input }) })],
+});
+
+const send = async (body: unknown) => request(app).post('/demo/v1/thing/echo').set('Authorization', await bearer()).send(body as object);
+
+describe('proto3 defaults in requests', () => {
+  it('reads an optional field at its proto3 default as absent, whatever its type', async () => {
+    const res = await send({
+      domain_id: '',
+      name: 'x',
+      parent_id: '',
+      size: 0,
+      flag: false,
+      labels: [],
+      tags: {},
+      mode: 'NONE',
+      scope: 'SCOPE_NONE',
+      format: 'NONE_FILE_FORMAT',
+      nested: null,
+      items: [],
+      data: {},
+      required_flag: false,
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.input).toEqual({ name: 'x', required_flag: false });
+  });
+
+  it('applies inside nested messages and the messages of a list; a message left empty is not set', async () => {
+    const res = await send({
+      name: 'x',
+      required_flag: true,
+      nested: { a: '', b: 0, inner: { c: false } },
+      items: [{ key: 'k', label: '', weight: 0 }, { key: 'j', label: 'J', weight: 2 }],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.input).toEqual({ name: 'x', required_flag: true, items: [{ key: 'k' }, { key: 'j', label: 'J', weight: 2 }] });
+  });
+
+  it('keeps values that are not defaults, and the content of free-form values', async () => {
+    const res = await send({ name: 'x', required_flag: true, size: 3, flag: true, mode: 'AUTO', data: { a: '', b: 0, c: false, d: [] } });
+    expect(res.status).toBe(200);
+    expect(res.body.input).toEqual({ name: 'x', required_flag: true, size: 3, flag: true, mode: 'AUTO', data: { a: '', b: 0, c: false, d: [] } });
+  });
+
+  it('leaves required fields alone: an empty required string is still a 400', async () => {
+    const res = await send({ name: '', required_flag: false });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('ERROR_INVALID_PARAMETER');
+    expect(res.body.error.message).toContain('name');
+    const missing = await send({ name: 'x' });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.code).toBe('ERROR_REQUIRED_PARAMETER');
+    const nested = await send({ name: 'x', required_flag: true, items: [{ key: '' }] });
+    expect(nested.status).toBe(400);
+    expect(nested.body.error.message).toContain('items[0].key');
+  });
+
+  it('keeps the zero value of a field marked explicitZero', async () => {
+    const res = await send({ name: 'x', required_flag: true, sync: 'NONE', keep: false });
+    expect(res.status).toBe(200);
+    expect(res.body.input).toEqual({ name: 'x', required_flag: true, sync: 'NONE', keep: false });
+  });
+
+  it('still refuses an unknown field, even at a default value', async () => {
+    const res = await send({ name: 'x', required_flag: true, colour: '' });
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toContain('colour');
+  });
+
+  it('does not change the body it was given', () => {
+    const body = { name: 'x', parent_id: '', nested: { a: '' } };
+    const out = withoutProto3Defaults(schema, body);
+    expect(out).toEqual({ name: 'x' });
+    expect(body).toEqual({ name: 'x', parent_id: '', nested: { a: '' } });
+  });
+});

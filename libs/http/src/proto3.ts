@@ -1,0 +1,150 @@
+import type { z } from 'zod';
+
+/**
+ * proto3 defaults (docs/decisions/platform.md, "proto3 clients"). Clients generated from upstream's
+ * protobuf definitions cannot leave a scalar field out: an unset string is `""`, a number `0`, a bool
+ * `false`, a repeated field `[]`, a map or Struct `{}`, an enum its zero value (`NONE`, `SCOPE_NONE`,
+ * `NONE_FILE_FORMAT`, ...), and proto3 JSON allows `null` for any of them. For an OPTIONAL field of a
+ * request such a value means "not set": it is taken out of the body before validation, at every level
+ * the request schema describes (nested messages and the messages inside a list), so every operation
+ * reads it as absent. A nested message left with no field set is itself not set.
+ *
+ * Required fields are left alone (an empty required string is still a 400), and so is the content of
+ * free-form values (a Struct's entries, a filter's `value`): only fields a schema names are defaults.
+ * A field whose zero value means something other than leaving it out is marked with `explicitZero`.
+ */
+
+type AnySchema = z.ZodType;
+interface Def {
+  type: string;
+  innerType?: AnySchema;
+  in?: AnySchema;
+  out?: AnySchema;
+  element?: AnySchema;
+  shape?: Record<string, AnySchema>;
+  options?: AnySchema[];
+  getter?: () => AnySchema;
+  entries?: Record<string, string | number>;
+}
+
+const defOf = (s: AnySchema): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
+const isOptional = (s: AnySchema): boolean => (s as unknown as { _zod: { optin?: string } })._zod.optin === 'optional';
+
+const EXPLICIT = new WeakSet<AnySchema>();
+
+/**
+ * Marks a request field whose zero value is meaningful and differs from leaving the field out (our own
+ * operations only: a field of upstream's protos cannot have one). It keeps `""`/`0`/`false`/`NONE`.
+ */
+export function explicitZero<S extends AnySchema>(schema: S): S {
+  EXPLICIT.add(schema);
+  return schema;
+}
+
+/** Upstream's enum zero values: `NONE`, `<PREFIX>_NONE` (SCOPE_NONE, GRANULARITY_NONE), `NONE_<SUFFIX>` (NONE_FILE_FORMAT). */
+export const ZERO_ENUM = /^(?:[A-Z][A-Z0-9]*_)*NONE(?:_[A-Z][A-Z0-9]*)*$/;
+
+/** The schema under wrappers (optional, nullable, default, preprocess, transform, lazy, ...). */
+function base(schema: AnySchema, depth = 0): AnySchema {
+  let s = schema;
+  for (let i = 0; i < 32; i++) {
+    const d = defOf(s);
+    switch (d.type) {
+      case 'optional':
+      case 'nullable':
+      case 'default':
+      case 'prefault':
+      case 'nonoptional':
+      case 'readonly':
+      case 'catch':
+        s = d.innerType!;
+        continue;
+      case 'pipe':
+        // preprocess is pipe(transform, schema); .transform() is pipe(schema, transform)
+        s = defOf(d.in!).type === 'transform' ? d.out! : d.in!;
+        continue;
+      case 'lazy':
+        if (depth > 8) return s;
+        s = d.getter!();
+        continue;
+      default:
+        return s;
+    }
+  }
+  return s;
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Whether `v` is the proto3 default of a field whose (unwrapped) schema is `s`. */
+function isDefault(s: AnySchema, v: unknown): boolean {
+  if (v === null) return true;
+  const d = defOf(s);
+  switch (d.type) {
+    case 'string':
+      return v === '';
+    case 'number':
+    case 'int':
+    case 'bigint':
+      return v === 0;
+    case 'boolean':
+      return v === false;
+    case 'array':
+      return Array.isArray(v) && v.length === 0;
+    case 'object':
+    case 'record':
+      return isPlainObject(v) && Object.keys(v).length === 0;
+    case 'enum':
+      return v === '' || (typeof v === 'string' && ZERO_ENUM.test(v));
+    case 'union':
+      return (d.options ?? []).some((o) => isDefault(base(o), v));
+    default:
+      return false;
+  }
+}
+
+/** Nested messages: the fields of an object, the messages of a list. */
+function walk(schema: AnySchema, value: unknown, depth: number): unknown {
+  if (depth > 40) return value;
+  const s = base(schema);
+  const d = defOf(s);
+  if (d.type === 'object' && isPlainObject(value)) {
+    const shape = d.shape ?? {};
+    let out: Record<string, unknown> | undefined;
+    for (const key of Object.keys(value)) {
+      if (!Object.prototype.hasOwnProperty.call(shape, key)) continue; // unknown: validation names it
+      const field = shape[key];
+      const before = value[key];
+      const after = walk(field, before, depth + 1);
+      const drop = isOptional(field) && !EXPLICIT.has(field) && isDefault(base(field), after);
+      if (drop || after !== before) {
+        out ??= { ...value };
+        if (drop) delete out[key];
+        else out[key] = after;
+      }
+    }
+    return out ?? value;
+  }
+  if (d.type === 'array' && Array.isArray(value) && d.element) {
+    const el = base(d.element);
+    if (defOf(el).type !== 'object' && defOf(el).type !== 'union') return value;
+    let out: unknown[] | undefined;
+    value.forEach((item, i) => {
+      const after = walk(el, item, depth + 1);
+      if (after !== item) (out ??= [...value])[i] = after;
+    });
+    return out ?? value;
+  }
+  if (d.type === 'union' && isPlainObject(value)) {
+    // A message among other forms (a key or {key, name, ...}): the first object form that fits.
+    for (const o of d.options ?? []) {
+      if (defOf(base(o)).type === 'object') return walk(o, value, depth + 1);
+    }
+  }
+  return value;
+}
+
+/** The body with every optional field at its proto3 default taken out (a new object when anything changed). */
+export function withoutProto3Defaults(schema: AnySchema, body: unknown): unknown {
+  return walk(schema, body, 0);
+}
