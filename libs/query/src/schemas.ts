@@ -101,13 +101,20 @@ const SortItemSchema = z.preprocess(
   z.strictObject({ key: KeySchema, desc: z.boolean().nullish() }),
 );
 
-/** `[{key, desc}]`, or the old `{key, desc}` / `{keys: [{key, desc}]}` forms, normalised to a list. */
+/**
+ * `[{key, desc}]`, or core v1's Sort message `{key, desc, keys: [{key, desc}]}` (or a part of it),
+ * normalised to a list. A proto3 client sends the whole message: `keys: []` with a `key`, or `key: ""`
+ * with `keys`; the empty one is not set. `keys` wins when both are set (python-core reads it first).
+ */
 export const SortSchema = z.preprocess((v) => {
   if (Array.isArray(v)) return v;
   if (isObj(v)) {
-    if (Array.isArray(v.keys)) return v.keys;
-    if (v.key !== undefined || v.k !== undefined) return [v];
-    if (Object.keys(v).length === 0) return [];
+    const { keys, ...one } = v;
+    if (Array.isArray(keys) && keys.length > 0) return keys;
+    const key = one.key ?? one.k;
+    if (key !== undefined && key !== null && key !== '') return [one];
+    const unset = keys === undefined || keys === null || Array.isArray(keys);
+    if (unset && Object.keys(one).every((k) => k === 'key' || k === 'k' || k === 'desc')) return []; // no key: no sort
   }
   return v;
 }, z.array(SortItemSchema).max(QUERY_LIMITS.sortKeys));
