@@ -186,7 +186,7 @@ describe('cost collection', () => {
     expect((await ok('data-source/get', owner, { data_source_id: dsId })).last_synchronized_at).not.toBe('');
   });
 
-  it('analyzes monthly by two keys as upstream answers, is_confirmed being a filter', async () => {
+  it('analyzes monthly by two keys as upstream answers, is_confirmed true keeping confirmed months', async () => {
     const all = [...fileA, ...fileB];
     const query = {
       granularity: 'MONTHLY',
@@ -214,12 +214,14 @@ describe('cost collection', () => {
       expect(row.date).toBe('2024-03');
       expect(close(row.cost, want[`${row.provider}|${row.product}|2024-03`])).toBe(true);
     }
-    expect((await ok('unified-cost/analyze', owner, { query, is_confirmed: false })).results).toEqual([]);
+    // false is upstream's default (not filtered): the same answer as true here, every month being confirmed
+    expect((await ok('unified-cost/analyze', owner, { query, is_confirmed: false })).results).toEqual(res.results);
     const yearly = await ok('unified-cost/analyze', owner, { query: { granularity: 'YEARLY', fields: { n: { operator: 'count' } } }, is_confirmed: true });
     expect(yearly.results).toEqual([{ date: '2024', n: (await allUnified()).length }]);
     const daily = await call('unified-cost/analyze', owner, { query: { ...query, granularity: 'DAILY' }, is_confirmed: true });
     expect(daily.body.error).toMatchObject({ code: 'ERROR_INVALID_PARAMETER', status: 400 });
-    expect((await call('unified-cost/analyze', owner, { query })).body.error.code).toBe('ERROR_REQUIRED_PARAMETER');
+    expect((await ok('unified-cost/analyze', owner, { query })).results).toEqual(res.results);
+    expect((await call('unified-cost/analyze', owner, { is_confirmed: true })).body.error.code).toBe('ERROR_REQUIRED_PARAMETER');
     expect((await ok('unified-cost/analyze', otherWorkspace, { query, is_confirmed: true })).results).toEqual([]);
   });
 

@@ -7,7 +7,6 @@ import { createTestCostAnalysis, serveFiles } from './test-support';
  * cost_analysis/v1) sends it: every field of the request message present, unset ones at their proto3
  * defaults ("" / 0 / false / [] / {} / the enum's zero value); message fields left unset are omitted,
  * as proto3 JSON does. Exchange rates have no upstream proto: their fields are ours, sent the same way.
- * (RegisterDataSourceRequest.schedule and PluginInfo.secret_id are issue #13 part 3's.)
  */
 const QUERY = { filter: [], filter_or: [], sort: [], page: { start: 0, limit: 0 }, minimal: false, count_only: false, only: [], keyword: '', lookup: [], add_fields: {} };
 const STAT = (over: object) => ({ filter: [], filter_or: [], aggregate: [], page: { start: 0, limit: 0 }, distinct: '', keyword: '', ...over });
@@ -53,20 +52,22 @@ describe('cost-analysis: requests of proto3 clients', () => {
       provider: '',
       secret_type: 'SECRET_TYPE_NONE',
       template: {},
-      plugin_info: { plugin_id: 'plugin-http-file-cost-datasource', version: '', options: { base_url: files.url('/c.csv') }, metadata: {}, secret_data: {}, schema_id: '', upgrade_mode: 'NONE' },
+      plugin_info: { plugin_id: 'plugin-http-file-cost-datasource', version: '', options: { base_url: files.url('/c.csv') }, metadata: {}, secret_data: {}, schema_id: '', secret_id: '', upgrade_mode: 'NONE' },
+      schedule: { state: 'NONE', hour: 0 }, // not set: upstream's default schedule
       tags: {},
       resource_group: 'WORKSPACE',
       workspace_id: '',
     });
     dsId = ds.data_source_id;
-    expect(ds).toMatchObject({ name: 'csv', data_source_type: 'EXTERNAL', secret_type: 'MANUAL', resource_group: 'WORKSPACE', workspace_id: 'ws-1', plugin_info: { upgrade_mode: 'AUTO' } });
+    expect(ds).toMatchObject({ name: 'csv', data_source_type: 'EXTERNAL', secret_type: 'MANUAL', resource_group: 'WORKSPACE', workspace_id: 'ws-1', plugin_info: { upgrade_mode: 'AUTO' }, schedule: { state: 'ENABLED', hour: 16, hours: [16] } });
+    expect(ds.plugin_info.secret_id ?? '').toBe('');
     expect(ds.plugin_info.version).not.toBe('');
   });
 
-  test('data-source/update: "" name and {} tags leave them as they are', async () => {
-    await ok('data-source/update', { data_source_id: dsId, name: 'renamed', template: {}, tags: { team: 'fin' } });
-    const ds = await ok('data-source/update', { data_source_id: dsId, name: '', template: {}, tags: {} });
-    expect(ds).toMatchObject({ name: 'renamed', tags: { team: 'fin' } });
+  test('data-source/update: "" name, {} tags and a schedule at its defaults leave them as they are', async () => {
+    await ok('data-source/update', { data_source_id: dsId, name: 'renamed', template: {}, schedule: { state: 'DISABLED', hour: 3 }, tags: { team: 'fin' } });
+    const ds = await ok('data-source/update', { data_source_id: dsId, name: '', template: {}, schedule: { state: 'NONE', hour: 0 }, tags: {} });
+    expect(ds).toMatchObject({ name: 'renamed', tags: { team: 'fin' }, schedule: { state: 'DISABLED', hour: 3, hours: [3] } });
   });
 
   test('data-source/update-plugin, disable, enable, get, list, stat', async () => {
@@ -121,6 +122,16 @@ describe('cost-analysis: requests of proto3 clients', () => {
     const task = await ok('job-task/get', { job_task_id: done.results[0].job_task_id });
     expect(task).toMatchObject({ status: 'SUCCESS', created_count: 3, changed: { start: '2024-01', end: '2024-02' } });
     expect((await ok('job-task/stat', { query: STAT({ distinct: 'status' }) })).results.sort()).toEqual(['CANCELED', 'SUCCESS', 'TIMEOUT']);
+  });
+
+  test('unified-cost/analyze: is_confirmed false, as a proto3 client sends it (left out), is not a filter', async () => {
+    const query = TS_ANALYZE({ granularity: 'MONTHLY', fields: { cost: { key: 'cost.USD', operator: 'sum' } }, sort: [{ key: 'date', desc: false }] });
+    const want = [
+      { date: '2024-01', cost: 15 },
+      { date: '2024-02', cost: 7 },
+    ];
+    expect((await ok('unified-cost/analyze', { query, is_confirmed: false })).results).toEqual(want);
+    expect((await ok('unified-cost/analyze', { query })).results).toEqual(want);
   });
 
   test('unified-cost/list, get, analyze (usage_quantity summed), stat', async () => {

@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { decodeJwt } from 'jose';
 import { bearer } from '@platform/testing';
 import { createTestIdentity, seedDomain } from './test-support';
 
@@ -61,5 +62,56 @@ describe('identity: requests of proto3 clients', () => {
     expect(all.results.map((e: { service: string }) => e.service)).toContain('identity');
     const pub = await ok('v1/endpoint/list', { query: QUERY, service: '', endpoint_type: 'PUBLIC' });
     expect(pub.total_count).toBe((await ok('v1/endpoint/list', { endpoint_type: 'public' })).total_count);
+  });
+
+  describe('token (identity/v2/token.proto)', () => {
+    const issue = (body: object) => request(t.app).post('/identity/v2/token/issue').send(body);
+    const grant = (body: object) => request(t.app).post('/identity/v2/token/grant').send(body);
+    /** IssueTokenRequest with auth_type NONE, timeout 0 and verify_code "": LOCAL, the default lifetime, no MFA code. */
+    const login = async (user: string) => {
+      const res = await issue({ credentials: { user_id: user, password: 'password-1' }, auth_type: 'NONE', timeout: 0, verify_code: '', domain_id: 'd1' });
+      if (res.status !== 200) throw new Error(`issue: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body as { access_token: string; refresh_token: string };
+    };
+
+    test('token/issue: the defaults of IssueTokenRequest are not set', async () => {
+      const tokens = await login('owner');
+      const access = decodeJwt(tokens.access_token);
+      expect(access).toMatchObject({ token_type: 'ACCESS_TOKEN', domain_id: 'd1', user_id: 'owner', scope: 'USER' });
+      expect(access.exp! - access.iat!).toBe(1800); // timeout 0 is the default lifetime, not an expired token
+      const set = await issue({ credentials: { user_id: 'owner', password: 'password-1' }, auth_type: 'LOCAL', timeout: 60, verify_code: '', domain_id: 'd1' });
+      const short = decodeJwt(set.body.access_token);
+      expect(short.exp! - short.iat!).toBe(60);
+      // the required domain_id stays required
+      const noDomain = await issue({ credentials: { user_id: 'owner', password: 'password-1' }, auth_type: 'NONE', timeout: 0, verify_code: '', domain_id: '' });
+      expect([noDomain.status, noDomain.body.error.code]).toEqual([400, expect.stringMatching(/^ERROR_(INVALID|REQUIRED)_PARAMETER$/)]);
+    });
+
+    test('token/grant: timeout 0, permissions [], domain_id "" and workspace_id "" are not set', async () => {
+      const { refresh_token } = await login('owner');
+      const UNSET = { timeout: 0, permissions: [], domain_id: '', workspace_id: '' };
+      const w = await grant({ grant_type: 'REFRESH_TOKEN', token: refresh_token, scope: 'WORKSPACE', ...UNSET, workspace_id: 'ws-1' });
+      expect([w.status, w.body]).toEqual([200, expect.objectContaining({ role_type: 'WORKSPACE_OWNER', domain_id: 'd1', workspace_id: 'ws-1' })]);
+      const access = decodeJwt(w.body.access_token);
+      expect(access).toMatchObject({ scope: 'WORKSPACE', workspace_id: 'ws-1', role_type: 'WORKSPACE_OWNER' });
+      // as a grant that leaves them out: the role's permissions (not none), the default lifetime (not 0)
+      const plain = decodeJwt((await grant({ grant_type: 'REFRESH_TOKEN', token: refresh_token, scope: 'WORKSPACE', workspace_id: 'ws-1' })).body.access_token);
+      expect(access.permissions).toEqual(plain.permissions);
+      expect(access.permissions).toEqual(['*']);
+      expect(access.exp! - access.iat!).toBe(plain.exp! - plain.iat!);
+      expect(access.exp! - access.iat!).toBeGreaterThan(0);
+      const u = await grant({ grant_type: 'REFRESH_TOKEN', token: refresh_token, scope: 'USER', ...UNSET });
+      expect([u.status, u.body]).toEqual([200, expect.objectContaining({ role_type: 'USER', workspace_id: '' })]);
+      // a WORKSPACE grant with workspace_id "" has no workspace: the same 400 as leaving it out
+      const none = await grant({ grant_type: 'REFRESH_TOKEN', token: refresh_token, scope: 'WORKSPACE', ...UNSET });
+      expect([none.status, none.body.error.code]).toEqual([400, 'ERROR_REQUIRED_PARAMETER']);
+      // the required enums stay required: their zero values are a 400
+      for (const body of [
+        { grant_type: 'GRANT_TYPE_NONE', token: refresh_token, scope: 'USER', ...UNSET },
+        { grant_type: 'REFRESH_TOKEN', token: refresh_token, scope: 'SCOPE_NONE', ...UNSET },
+      ]) {
+        expect((await grant(body)).status).toBe(400);
+      }
+    });
   });
 });

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createLogger } from '@platform/core';
 import { createPrisma } from '@platform/db';
 import { DirectoryPublisher, type DomainDirectory } from '@platform/directory';
@@ -104,3 +106,30 @@ export async function createTestMonitoring(o: TestOptions = {}) {
 }
 
 export type TestMonitoring = Awaited<ReturnType<typeof createTestMonitoring>>;
+
+/** A loopback stand-in for a Prometheus HTTP API: answers the instant query the way Prometheus does. */
+export function fakePrometheus(): Promise<{ url: string; queries: string[]; close(): void }> {
+  const queries: string[] = [];
+  const server = http.createServer((req, res) => {
+    const u = new URL(req.url ?? '/', 'http://x');
+    if (u.pathname === '/prom/api/v1/query') {
+      queries.push(u.searchParams.get('query') ?? '');
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ status: 'success', data: { resultType: 'vector', result: [{ metric: {}, value: [Date.now() / 1000, '1'] }] } }));
+    } else {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('404 page not found');
+    }
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/prom`,
+        queries,
+        close: () => {
+          server.closeAllConnections();
+          server.close();
+        },
+      }),
+    ),
+  );
+}

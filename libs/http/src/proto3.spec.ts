@@ -2,7 +2,7 @@ import request from 'supertest';
 import { z } from 'zod';
 import { createLogger } from '@platform/core';
 import { bearer, testVerifier } from '@platform/testing';
-import { createServiceApp, explicitZero, operation, request as requestSchema, withoutProto3Defaults } from './index';
+import { createServiceApp, explicitZero, operation, parseRequest, request as requestSchema, withoutProto3Defaults } from './index';
 
 const access = { permission: 'demo:Thing.write', roles: ['WORKSPACE_OWNER', 'DOMAIN_ADMIN'] as const };
 const item = z.strictObject({ key: z.string().min(1), label: z.string().min(1).optional(), weight: z.number().optional() });
@@ -101,5 +101,29 @@ describe('proto3 defaults in requests', () => {
     const out = withoutProto3Defaults(schema, body);
     expect(out).toEqual({ name: 'x' });
     expect(body).toEqual({ name: 'x', parent_id: '', nested: { a: '' } });
+  });
+});
+
+describe('validation errors name the key inside a query', () => {
+  const q = z.strictObject({
+    group_by: z.array(z.union([z.string().min(1), z.strictObject({ key: z.string().min(1), name: z.string().min(1) })])).optional(),
+    keys: z.array(z.strictObject({ key: z.string().min(1), name: z.string().min(1) })).optional(),
+  });
+  const parse = (body: unknown) => {
+    try {
+      parseRequest(requestSchema({ query: q }), body);
+    } catch (e) {
+      return (e as { details?: { key?: string }; message: string }).details?.key ?? (e as Error).message;
+    }
+    return 'ok';
+  };
+  test('a misspelt key is named before the right spelling it leaves missing', () => {
+    expect(parse({ query: { keys: [{ key: 'a', nme: 'b' }] } })).toBe('query.keys[0].nme');
+  });
+  test('a value of several forms is checked against the form it has', () => {
+    expect(parse({ query: { group_by: [{ key: 'a', nme: 'b' }] } })).toBe('query.group_by[0].nme');
+    expect(parse({ query: { group_by: [{ key: 'a' }] } })).toBe('query.group_by[0].name');
+    expect(parse({ query: { group_by: [3] } })).toBe('query.group_by[0]');
+    expect(parse({ query: { group_by: ['a', { key: 'a', name: 'b' }] } })).toBe('ok');
   });
 });

@@ -183,6 +183,9 @@ describe('unknown and unsupported keys inside a query', () => {
     [{ fields, page: { limt: 1 } }, 'query.page.limt', 'unknown field'],
     [{ fields, filter: [{ k: 'provider', v: 'aws', o: 'eq', x: 1 }] }, 'query.filter[0].x', 'unknown field'],
     [{ fields, unwind: { path: 'disks', filters: [] } }, 'query.unwind.filters', 'unknown field'],
+    [{ fields: { cost: { key: 'cost', operator: 'sum', opertor: 'x' } } }, 'query.fields.cost.opertor', 'unknown field'],
+    [{ fields, group_by: [{ key: 'provider', nme: 'p' }] }, 'query.group_by[0].nme', 'unknown field'],
+    [{ fields, select: { c: { operator: 'add', fields: ['cost', 1], x: 1 } } }, 'query.select.c.x', 'unknown field'],
     [{ fields, lookup: [{ from: 'x' }] }, 'query.lookup', 'not supported'],
     [{ fields, add_fields: { a: 1 } }, 'query.add_fields', 'not supported'],
   ])('%j -> 400 on %s', async (q, key, reason) => {

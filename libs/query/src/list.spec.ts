@@ -182,6 +182,11 @@ describe('sort, page, count_only, unwind, rows', () => {
   test('old sort forms', async () => {
     expect(await ids({ sort: { key: 'cost', desc: true } })).toEqual(n(3, 1, 2, 5, 4));
     expect(await ids({ sort: { keys: [{ key: 'state' }, { key: 'cost', desc: true }] } })).toEqual(n(1, 2, 5, 4, 3));
+    // core v1's Sort message as a proto3 client sends it: the unset part at its default
+    expect(await ids({ sort: { key: 'cost', desc: true, keys: [] } })).toEqual(n(3, 1, 2, 5, 4));
+    expect(await ids({ sort: { key: '', desc: false, keys: [{ key: 'state', desc: false }, { key: 'cost', desc: true }] } })).toEqual(n(1, 2, 5, 4, 3));
+    expect(await ids({ sort: { key: '', desc: false, keys: [] } })).toEqual(await ids({}));
+    await expect400(() => parseQuery({ sort: { key: '', keys: [], kyes: [] } }), 'query.sort');
   });
   test('sort on JSON keys', async () => {
     expect(await ids({ sort: [{ key: 'data.size', desc: true }] })).toEqual(n(3, 1, 2, 5, 4)); // BSON type order: strings > numbers

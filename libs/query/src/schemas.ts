@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { unsafeSegment } from '@platform/core';
-import { errors } from '@platform/errors';
+import { zodIssuesToApiError } from '@platform/errors';
 
 /**
  * Zod 4 schemas of the query DSL. They accept every form upstream clients send (`{k, v, o}` aliases,
@@ -101,13 +101,20 @@ const SortItemSchema = z.preprocess(
   z.strictObject({ key: KeySchema, desc: z.boolean().nullish() }),
 );
 
-/** `[{key, desc}]`, or the old `{key, desc}` / `{keys: [{key, desc}]}` forms, normalised to a list. */
+/**
+ * `[{key, desc}]`, or core v1's Sort message `{key, desc, keys: [{key, desc}]}` (or a part of it),
+ * normalised to a list. A proto3 client sends the whole message: `keys: []` with a `key`, or `key: ""`
+ * with `keys`; the empty one is not set. `keys` wins when both are set (python-core reads it first).
+ */
 export const SortSchema = z.preprocess((v) => {
   if (Array.isArray(v)) return v;
   if (isObj(v)) {
-    if (Array.isArray(v.keys)) return v.keys;
-    if (v.key !== undefined || v.k !== undefined) return [v];
-    if (Object.keys(v).length === 0) return [];
+    const { keys, ...one } = v;
+    if (Array.isArray(keys) && keys.length > 0) return keys;
+    const key = one.key ?? one.k;
+    if (key !== undefined && key !== null && key !== '') return [one];
+    const unset = keys === undefined || keys === null || Array.isArray(keys);
+    if (unset && Object.keys(one).every((k) => k === 'key' || k === 'k' || k === 'desc')) return []; // no key: no sort
   }
   return v;
 }, z.array(SortItemSchema).max(QUERY_LIMITS.sortKeys));
@@ -147,7 +154,7 @@ const KeyNameSchema = z.preprocess(
       ['key', 'k'],
       ['name', 'n'],
     ]),
-  z.object({ key: KeySchema, name: KeySchema }),
+  z.strictObject({ key: KeySchema, name: KeySchema }),
 );
 
 export const GroupKeySchema = z.preprocess(
@@ -156,7 +163,7 @@ export const GroupKeySchema = z.preprocess(
       ['key', 'k'],
       ['name', 'n'],
     ]),
-  z.object({ key: KeySchema, name: KeySchema, date_format: z.string().min(1).max(64).nullish() }),
+  z.strictObject({ key: KeySchema, name: KeySchema, date_format: z.string().min(1).max(64).nullish() }),
 );
 
 export const GroupFieldSchema = z.preprocess(
@@ -166,7 +173,7 @@ export const GroupFieldSchema = z.preprocess(
       ['name', 'n'],
       ['operator', 'o'],
     ]),
-  z.object({
+  z.strictObject({
     key: KeySchema.nullish(),
     name: KeySchema,
     operator: z.string().min(1).max(64),
@@ -186,7 +193,7 @@ const ProjectOperandSchema: z.ZodType<ProjectOperand> = z.lazy(() =>
           ['operator', 'o'],
           ['fields', 'f'],
         ]),
-      z.object({ operator: z.string().min(1).max(64), fields: z.array(ProjectOperandSchema).max(QUERY_LIMITS.groupItems) }),
+      z.strictObject({ operator: z.string().min(1).max(64), fields: z.array(ProjectOperandSchema).max(QUERY_LIMITS.groupItems) }),
     ),
   ]),
 );
@@ -199,7 +206,7 @@ export const ProjectFieldSchema = z.preprocess(
       ['operator', 'o'],
       ['fields', 'f'],
     ]),
-  z.object({
+  z.strictObject({
     key: KeySchema.nullish(),
     name: KeySchema,
     operator: z.string().min(1).max(64).nullish(),
@@ -209,16 +216,16 @@ export const ProjectFieldSchema = z.preprocess(
 
 export const StageSchema = z.strictObject({
   group: z
-    .object({ keys: z.array(GroupKeySchema).max(QUERY_LIMITS.groupItems).nullish(), fields: z.array(GroupFieldSchema).max(QUERY_LIMITS.groupItems).nullish() })
+    .strictObject({ keys: z.array(GroupKeySchema).max(QUERY_LIMITS.groupItems).nullish(), fields: z.array(GroupFieldSchema).max(QUERY_LIMITS.groupItems).nullish() })
     .optional(),
   unwind: UnwindSchema.optional(),
-  count: z.object({ name: KeySchema }).optional(),
+  count: z.strictObject({ name: KeySchema }).optional(),
   sort: SortSchema.optional(),
   limit: z.number().int().optional(),
   skip: z.number().int().optional(),
-  match: z.object({ filter: filterList, filter_or: filterList }).optional(),
+  match: z.strictObject({ filter: filterList, filter_or: filterList }).optional(),
   project: z
-    .object({
+    .strictObject({
       fields: z.array(ProjectFieldSchema).max(QUERY_LIMITS.groupItems),
       exclude_keys: z.boolean().nullish(),
       only_keys: z.boolean().nullish(),
@@ -245,7 +252,7 @@ export const AnalyzeFieldSchema = z.preprocess(
       ['key', 'k'],
       ['operator', 'o'],
     ]),
-  z.object({
+  z.strictObject({
     key: KeySchema.nullish(),
     operator: z.string().min(1).max(64),
     fields: z.record(KeySchema, KeySchema).nullish(),
@@ -264,7 +271,7 @@ export const AnalyzeQuerySchema = z.strictObject({
       KeySchema,
       z.union([
         KeySchema,
-        z.object({
+        z.strictObject({
           operator: z.string().min(1).max(64),
           key: KeySchema.nullish(),
           fields: z.array(ProjectOperandSchema).max(QUERY_LIMITS.groupItems).nullish(),
@@ -294,34 +301,14 @@ export type TimeSeriesAnalyzeQuery = z.infer<typeof TimeSeriesAnalyzeQuerySchema
 
 // ---------------------------------------------------------------- parsing helpers
 
-function keyOf(path: PropertyKey[]): string {
-  return path.reduce<string>(
-    (acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p)),
-    '',
-  );
-}
-
-function valueAt(input: unknown, path: PropertyKey[]): unknown {
-  let v: unknown = input;
-  for (const p of path) {
-    if (v === null || typeof v !== 'object') return undefined;
-    v = (v as Record<PropertyKey, unknown>)[p];
-  }
-  return v;
-}
-
-/** Validates `input` against `schema`; failures are 400s naming the key (`query.filter[0].key`). */
+/**
+ * Validates `input` against `schema`; failures are 400s naming the key (`query.filter[0].key`), an
+ * unknown key before anything else (libs/errors, zodIssuesToApiError).
+ */
 export function parseWith<S extends z.ZodType>(schema: S, input: unknown, prefix = 'query'): z.output<S> {
   const r = schema.safeParse(input);
   if (r.success) return r.data;
-  const issue = r.error.issues[0];
-  if (issue?.code === 'unrecognized_keys') throw errors.invalidParameter(keyOf([prefix, ...issue.path, issue.keys[0]]), 'unknown field');
-  const path = [prefix, ...(issue?.path ?? [])];
-  const key = keyOf(path);
-  if (issue?.code === 'invalid_type' && valueAt({ [prefix]: input }, path) === undefined) {
-    throw errors.requiredParameter(key);
-  }
-  throw errors.invalidParameter(key, issue?.message ?? 'invalid');
+  throw zodIssuesToApiError(r.error, input, prefix);
 }
 
 export const parseQuery = (input: unknown, prefix = 'query'): Query => parseWith(QuerySchema, input ?? {}, prefix);

@@ -249,6 +249,15 @@ describe('unknown keys of a StatisticsQuery', () => {
   it.each([
     [{ distinct: 'provider', distnct: 'x' }, 'query.distnct'],
     [{ aggregate: [{ count: { name: 'n' }, cnt: 1 }] }, 'query.aggregate[0].cnt'],
+    // the objects inside a stage are strict too: a typo is never dropped silently
+    [{ aggregate: [{ group: { keys: [{ key: 'provider', nme: 'p' }] } }] }, 'query.aggregate[0].group.keys[0].nme'],
+    [{ aggregate: [{ group: { keys: [{ key: 'provider', name: 'p' }], fields: [{ name: 'n', operator: 'count', condition: [] }] } }] }, 'query.aggregate[0].group.fields[0].condition'],
+    [{ aggregate: [{ group: { keys: [{ key: 'provider', name: 'p' }], fields: [{ name: 'x', operator: 'push', fields: [{ key: 'name', name: 'n', x: 1 }] }] } }] }, 'query.aggregate[0].group.fields[0].fields[0].x'],
+    [{ aggregate: [{ group: { keys: [{ key: 'provider', name: 'p' }], field: [] } }] }, 'query.aggregate[0].group.field'],
+    [{ aggregate: [{ count: { name: 'n', nme: 'x' } }] }, 'query.aggregate[0].count.nme'],
+    [{ aggregate: [{ match: { filter: [], filtr: [] } }] }, 'query.aggregate[0].match.filtr'],
+    [{ aggregate: [{ project: { fields: [{ key: 'name', name: 'n' }], exclude_key: true } }] }, 'query.aggregate[0].project.exclude_key'],
+    [{ aggregate: [{ project: { fields: [{ key: 'name', name: 'n', opertor: 'size' }] } }] }, 'query.aggregate[0].project.fields[0].opertor'],
   ])('%j -> 400 on %s', async (q, key) => {
     const e = await expect400(() => stat(q), key);
     expect(e.message).toContain('unknown field');

@@ -3,7 +3,7 @@ import path from 'node:path';
 import request from 'supertest';
 import { bearer, waitFor } from '@platform/testing';
 import { createTestCostAnalysis, serveFiles } from '../test-support';
-import { nextSlot, resolveSchedule } from './schedule';
+import { nextSlot } from './schedule';
 import { DataSourceScheduler, SCHEDULER_ID } from './scheduler';
 
 /**
@@ -94,14 +94,11 @@ describe('data source schedule', () => {
       expect(upstream).toMatchObject({ schedule: { state: 'ENABLED', hour: 19, hours: [19] }, next_sync_at: '2025-03-10T19:00:00.000Z' });
       const stateless = await register('no-state', { schedule: { hours: [23] } });
       expect(stateless).toMatchObject({ schedule: { state: 'ENABLED', hours: [23] }, next_sync_at: '2025-03-10T23:00:00.000Z' });
-      // DISABLED keeps the default hour for a later ENABLED. hours: [] is proto3's "not set" (libs/http
-      // proto3 defaults), so it keeps the hours too: no request can leave a data source without one.
+      // DISABLED keeps the default hour for a later ENABLED; with hours: [] it has none.
       const off = await register('disabled', { schedule: { state: 'DISABLED' } });
       expect(off).toMatchObject({ schedule: { state: 'DISABLED', hour: 16, hours: [16] }, next_sync_at: null });
       const none = await register('disabled-no-hours', { schedule: { state: 'DISABLED', hours: [] } });
-      expect(none).toMatchObject({ schedule: { state: 'DISABLED', hour: 16, hours: [16] }, next_sync_at: null });
-      const enabledEmpty = await register('enabled-empty-hours', { schedule: { state: 'ENABLED', hours: [] } });
-      expect(enabledEmpty).toMatchObject({ schedule: { state: 'ENABLED', hour: 16, hours: [16] }, next_sync_at: '2025-03-10T16:00:00.000Z' });
+      expect(none).toMatchObject({ schedule: { state: 'DISABLED', hour: null, hours: [] }, next_sync_at: null });
     });
 
     it('update changes the schedule; DISABLED keeps the hours and has no next run; data source disable/enable count from now', async () => {
@@ -139,6 +136,7 @@ describe('data source schedule', () => {
         { hour: 24 },
         { hour: 3, hours: [4] },
         { state: 'PAUSED', hours: [1] },
+        { state: 'ENABLED', hours: [] },
         { hours: [1], days: [1] },
         'daily',
       ];
@@ -148,8 +146,11 @@ describe('data source schedule', () => {
         const r2 = await call('data-source/update', { data_source_id: ds.data_source_id, schedule });
         expect([JSON.stringify(schedule), r2.status]).toEqual([JSON.stringify(schedule), 400]);
       }
-      // ENABLED without hours (a row that has none: no request can make one, see above) is upstream's 400.
-      expect(() => resolveSchedule({ state: 'ENABLED' }, { state: 'DISABLED', hours: [] })).toThrow(/Need to set an hour/);
+      // ENABLED without hours on a data source that has none
+      const off = await register('off-then-on', { schedule: { state: 'DISABLED', hours: [] } });
+      const r = await call('data-source/update', { data_source_id: off.data_source_id, schedule: { state: 'ENABLED' } });
+      expect(r.body.error).toMatchObject({ code: 'ERROR_INVALID_PARAMETER', status: 400 });
+      expect(r.body.error.message).toMatch(/schedule\.hours/);
       expect((await ok('data-source/get', { data_source_id: ds.data_source_id })).schedule).toEqual({ state: 'ENABLED', hour: 16, hours: [16] });
     });
 

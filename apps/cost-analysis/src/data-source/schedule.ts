@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { errors } from '@platform/errors';
+import { explicitZero } from '@platform/http';
 
 /**
  * A data source's `schedule`: upstream's Schedule ({state, hour}, api 2.0.435) and the list form
@@ -9,11 +10,15 @@ const hour = z.number().int().min(0).max(23);
 export const scheduleInput = z.strictObject({
   state: z.enum(['ENABLED', 'DISABLED']).optional(),
   hour: hour.optional(),
-  hours: z
-    .array(hour)
-    .max(24)
-    .refine((h) => new Set(h).size === h.length, { message: 'hours must be unique' })
-    .optional(),
+  // `hours` is ours (upstream's Schedule has one `hour`): its `[]` means "no hours", not "not set"
+  // (docs/decisions/cost-analysis.md). Upstream's `hour: 0` and `state: NONE` are proto3 defaults: not set.
+  hours: explicitZero(
+    z
+      .array(hour)
+      .max(24)
+      .refine((h) => new Set(h).size === h.length, { message: 'hours must be unique' })
+      .optional(),
+  ),
 });
 export type ScheduleInput = z.infer<typeof scheduleInput>;
 

@@ -25,7 +25,9 @@ export function unifiedCostOperations(service: UnifiedCostService) {
     operation({
       path: '/cost-analysis/v1/unified-cost/analyze',
       access: read,
-      schema: request({ query: TimeSeriesAnalyzeQuerySchema, is_confirmed: z.boolean() }),
+      // upstream's plain `bool is_confirmed`: a proto3 client leaves false out; both read as "not filtered"
+      // (docs/decisions/cost-analysis.md)
+      schema: request({ query: TimeSeriesAnalyzeQuerySchema, is_confirmed: z.boolean().optional() }),
       handler: (input, { auth }) => service.analyze(auth, input),
     }),
     statOperation('/cost-analysis/v1/unified-cost/stat', read, service),

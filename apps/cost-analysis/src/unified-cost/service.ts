@@ -35,13 +35,17 @@ export class UnifiedCostService {
     return { results: rows.map((r) => applyOnly(toUnifiedCostInfo(r as UnifiedCostRow), input.query?.only)), total_count };
   }
 
-  /** Time-series analyze over billed_month (MONTHLY) or billed_year (YEARLY); `is_confirmed` is a filter. */
-  async analyze(auth: AuthContext, input: { query: TimeSeriesAnalyzeQuery; is_confirmed: boolean }) {
+  /**
+   * Time-series analyze over billed_month (MONTHLY) or billed_year (YEARLY). `is_confirmed: true` keeps
+   * the confirmed months only; false or missing (the same to a proto3 client) filters nothing, as upstream.
+   */
+  async analyze(auth: AuthContext, input: { query: TimeSeriesAnalyzeQuery; is_confirmed?: boolean }) {
     const query = { ...input.query };
     if (query.granularity === 'DAILY') throw errors.invalidParameter('query.granularity', 'DAILY is not supported for unified costs (MONTHLY or YEARLY)');
     if (query.date_field) throw errors.invalidParameter('query.date_field', 'unified cost analyze uses billed_month / billed_year');
     query.date_field = query.granularity === 'YEARLY' ? 'billed_year' : 'billed_month';
-    const scope: Condition[] = [...(await this.scope(auth)), { key: 'is_confirmed', value: input.is_confirmed, operator: 'eq' }];
+    const scope: Condition[] = await this.scope(auth);
+    if (input.is_confirmed) scope.push({ key: 'is_confirmed', value: true, operator: 'eq' });
     return runAnalyze(this.pool, unifiedCostResource, query, scope);
   }
 

@@ -1,35 +1,6 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { bearer } from '@platform/testing';
-import { createTestMonitoring, type TestMonitoring } from '../test-support';
-
-/** A loopback stand-in for a Prometheus HTTP API: answers the instant query the way Prometheus does. */
-function fakePrometheus(): Promise<{ url: string; queries: string[]; close(): void }> {
-  const queries: string[] = [];
-  const server = http.createServer((req, res) => {
-    const u = new URL(req.url ?? '/', 'http://x');
-    if (u.pathname === '/prom/api/v1/query') {
-      queries.push(u.searchParams.get('query') ?? '');
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ status: 'success', data: { resultType: 'vector', result: [{ metric: {}, value: [Date.now() / 1000, '1'] }] } }));
-    } else {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('404 page not found');
-    }
-  });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({
-        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/prom`,
-        queries,
-        close: () => {
-          server.closeAllConnections();
-          server.close();
-        },
-      }),
-    ),
-  );
-}
+import { createTestMonitoring, fakePrometheus, type TestMonitoring } from '../test-support';
 
 describe('monitoring data-source', () => {
   let t: TestMonitoring;

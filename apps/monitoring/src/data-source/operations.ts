@@ -62,7 +62,8 @@ export function dataSourceOperations(service: DataSourceService) {
         data_source_id: z.string().optional(),
         name: z.string().optional(),
         state: z.string().optional(),
-        monitoring_type: z.string().optional(),
+        // upstream's MonitoringType enum: its zero NONE (a proto3 client's unset) is not a filter
+        monitoring_type: z.enum(['METRIC', 'LOG']).optional(),
         provider: z.string().optional(),
       }),
       handler: (input, { auth }) => service.list(auth, input),

@@ -57,7 +57,8 @@ export function webhookOperations(service: WebhookService) {
         query: QuerySchema.optional(),
         webhook_id: z.string().optional(),
         name: z.string().optional(),
-        state: z.string().optional(),
+        // upstream's WebhookQuery.WebhookState enum: its zero NONE (a proto3 client's unset) is not a filter
+        state: z.enum(['ENABLED', 'DISABLED']).optional(),
         access_key: z.string().optional(),
         workspace_id: z.string().optional(),
         project_id: z.string().optional(),

@@ -13,13 +13,14 @@ const domainRequest = <T extends z.ZodRawShape>(shape: T) => request(shape, { do
 const write = { permission: 'repository:Schema.write', roles: ['DOMAIN_ADMIN'] as RoleType[] };
 const read = { permission: 'repository:Schema.read', roles: ALL_ROLES };
 
-const syncMode = z.enum(SYNC_MODES);
 /**
- * `NONE` is a real sync mode here, not a proto3 "not set": on update it turns syncing off (leaving
- * the field out keeps the mode), on list it filters schemas that do not sync. This API has no upstream
- * proto (repository v2 schemas are ours), so no proto3 client sends it as a default.
+ * Upstream's SyncMode (repository/v2/common.proto, api 1.12.x, before v2 schemas were removed) is
+ * `UNDEFINED = 0; NONE = 1; MANUAL = 2; AUTOMATIC = 3`: its zero, what a proto3 client sends unset, is
+ * `UNDEFINED`, read as not set. `NONE` is a real sync mode, not a proto3 "not set": on update it turns
+ * syncing off (leaving the field out keeps the mode), on list it filters schemas that do not sync.
  */
-const explicitSyncMode = explicitZero(syncMode.optional());
+const syncMode = z.preprocess((v) => (v === 'UNDEFINED' ? undefined : v), z.enum(SYNC_MODES).optional());
+const explicitSyncMode = explicitZero(syncMode);
 /** ListValue: any JSON values (labels are usually strings). */
 const labels = z.array(z.unknown()).max(100);
 const schemaRequest = domainRequest({ schema_id: id });
@@ -33,7 +34,7 @@ export function schemaOperations(service: SchemaService) {
         schema_id: id,
         name,
         schema: struct,
-        sync_mode: syncMode.optional(),
+        sync_mode: explicitSyncMode,
         sync_options: syncOptionsSchema.optional(),
         labels: labels.optional(),
         tags: tags.optional(),
