@@ -105,6 +105,14 @@ describe('the schema generator', () => {
     fc.assert(fc.property(arbitraryOf(json, json, () => undefined), (v) => schema.safeParse(v).success));
   });
 
+  it('generates strings at any bounds, an empty-only string included (it once looped for ever)', () => {
+    for (const schema of [z.string().max(0), z.string().length(12), z.string().min(13).max(30), z.string().min(1).max(1)]) {
+      const json = z.toJSONSchema(z.strictObject({ s: schema }), { io: 'input' }) as JsonSchema;
+      const values = fc.sample(arbitraryOf(json, json, () => undefined), { seed: 2, numRuns: 50 });
+      expect(values.every((v) => z.strictObject({ s: schema }).safeParse(v).success)).toBe(true);
+    }
+  });
+
   it('makes cases for an operation: most with a role allowed to call it, some hostile', () => {
     const schema = z.toJSONSchema(z.strictObject({ query: z.object({ filter: z.array(z.object({ key: z.string(), value: z.unknown(), operator: z.string() })).nullish() }) }), { io: 'input' }) as JsonSchema;
     const t: Target = { app: 'inventory', kind: 'operation', path: '/inventory/v1/cloud-service/list', schema, roles: ['WORKSPACE_OWNER'], fields: fieldsOf('/inventory/v1/cloud-service/list') };

@@ -46,8 +46,12 @@ export const anyJson: fc.Arbitrary<unknown> = fc.jsonValue({ maxDepth: 3, depthS
 function stringArb(s: JsonSchema): fc.Arbitrary<string> {
   const minLength = s.minLength ?? 0;
   const maxLength = Math.max(minLength, Math.min(s.maxLength ?? 24, 24));
+  // Identifiers of 1 to 12 characters, built within the bounds (never filtered into them: a
+  // `maxLength: 0` field once made a filter loop for ever), where the bounds allow one.
+  const idMin = Math.max(1, minLength);
+  const idMax = Math.min(12, s.maxLength ?? 12);
   return fc.oneof(
-    { weight: 4, arbitrary: identifier.filter((x) => x.length >= minLength && x.length <= (s.maxLength ?? Infinity)) },
+    ...(idMin <= idMax ? [{ weight: 4, arbitrary: fc.stringMatching(new RegExp(`^[a-z][a-z0-9_-]{${idMin - 1},${idMax - 1}}$`)) }] : []),
     { weight: 2, arbitrary: fc.string({ minLength, maxLength }) },
     { weight: 1, arbitrary: fc.string({ minLength, maxLength, unit: 'binary' }) },
   );
