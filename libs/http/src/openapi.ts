@@ -55,22 +55,3 @@ export function buildOpenApi(service: string, operations: Operation<any>[], vers
     },
   };
 }
-
-const escape = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
-
-/** A self-contained page (no external assets) that lists the operations with their request schemas. */
-export function docsPage(service: string, doc: ReturnType<typeof buildOpenApi>): string {
-  const rows = Object.entries(doc.paths)
-    .map(([path, item]) => {
-      const post = (item as { post: Record<string, any> }).post;
-      const access = post['x-role-types'] ? `${post['x-permission']} — ${(post['x-role-types'] as string[]).join(', ')}` : 'no token';
-      const schema = JSON.stringify(post.requestBody.content['application/json'].schema, null, 2);
-      return `<details><summary><code>POST ${escape(path)}</code> <span>${escape(post.summary)}</span> <em>${escape(access)}</em></summary><pre>${escape(schema)}</pre></details>`;
-    })
-    .join('\n');
-  return `<!doctype html><html><head><meta charset="utf-8"><title>${escape(service)} API</title>
-<style>body{font:14px system-ui,sans-serif;max-width:980px;margin:2em auto;padding:0 1em}summary{cursor:pointer;padding:.4em 0}
-summary span{color:#555;margin-left:.6em}summary em{color:#888;margin-left:.6em;font-size:12px}pre{background:#f6f8fa;padding:1em;overflow:auto}</style>
-</head><body><h1>${escape(service)} API</h1><p>OpenAPI 3.1: <a href="openapi.json">openapi.json</a>. Send <code>Authorization: Bearer &lt;access_token&gt;</code> and a JSON body.</p>
-${rows}</body></html>`;
-}

@@ -4,3 +4,4 @@ export * from './redis';
 export * from './wait';
 export * from './partial-request';
 export * from './platform';
+export * from './browser';
