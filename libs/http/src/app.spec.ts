@@ -189,6 +189,30 @@ describe('openapi', () => {
     expect(res.body.paths['/demo/v1/thing/crash'].post.security).toEqual([]);
   });
 
+  it('moves the definitions of a recursive schema to components, so every $ref resolves in the document', async () => {
+    type Tree = { name: string; children?: Tree[] };
+    const TreeSchema: z.ZodType<Tree> = z.lazy(() => z.object({ name: z.string(), children: z.array(TreeSchema).optional() }));
+    const ops = ['a', 'b'].map((v) => operation({ path: `/trees/v1/tree/${v}`, access: 'public', schema: requestSchema({ tree: TreeSchema }), handler: () => ({}) }));
+    const doc = (await request(createServiceApp({ service: 'trees', logger: createLogger('trees', 'silent'), operations: ops })).get('/trees/openapi.json')).body;
+    const refs: string[] = [];
+    const walk = (v: unknown): void => {
+      if (Array.isArray(v)) return v.forEach(walk);
+      if (!v || typeof v !== 'object') return;
+      for (const [k, x] of Object.entries(v)) {
+        if (k === '$ref') refs.push(x as string);
+        else walk(x);
+      }
+    };
+    walk(doc);
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of refs) {
+      expect(ref).toMatch(/^#\/components\/schemas\//);
+      expect(doc.components.schemas[ref.split('/').pop()!]).toBeDefined();
+    }
+    // one definition, shared by both operations
+    expect(Object.keys(doc.components.schemas)).toHaveLength(2);
+  });
+
   it('serves the API reference: the page, its assets from swagger-ui-dist, and the platform page at /docs', async () => {
     const page = await request(app).get('/demo/docs');
     expect(page.status).toBe(200);

@@ -5,3 +5,4 @@ export * from './wait';
 export * from './partial-request';
 export * from './platform';
 export * from './browser';
+export * from './totp';
