@@ -25,6 +25,11 @@ export async function renderClientFiles(docs: Record<string, { paths?: Record<st
     files[`${m}.ts`] = HEADER + astToString(ast);
   }
   const paths = modules.flatMap((m) => Object.keys(docs[m].paths ?? {})).sort();
+  const required = (p: string) => {
+    const m = p.split('/')[1];
+    const op = (docs[m].paths?.[p] as { post?: { requestBody?: { content?: Record<string, { schema?: { required?: string[] } }> } } })?.post;
+    return op?.requestBody?.content?.['application/json']?.schema?.required ?? [];
+  };
   files['index.ts'] =
     HEADER +
     modules.map((m) => `import type { paths as ${ident(m)}Paths, components as ${ident(m)}Components } from './${m}';`).join('\n') +
@@ -35,6 +40,8 @@ export async function renderClientFiles(docs: Record<string, { paths?: Record<st
     '/** The modules the documents came from. */\n' +
     `export const MODULE_NAMES = ${JSON.stringify(modules)} as const;\n\n` +
     '/** The path of every operation (the CLI derives `<module>.<Resource>` and verbs from them). */\n' +
-    `export const OPERATION_PATHS = [\n${paths.map((p) => `  '${p}',`).join('\n')}\n] as const;\n`;
+    `export const OPERATION_PATHS = [\n${paths.map((p) => `  '${p}',`).join('\n')}\n] as const;\n\n` +
+    '/** The required request keys of each operation (the CLI finds the id key of `get <resource> <id>` there). */\n' +
+    `export const REQUIRED_KEYS: Record<(typeof OPERATION_PATHS)[number], readonly string[]> = {\n${paths.map((p) => `  '${p}': ${JSON.stringify(required(p))},`).join('\n')}\n};\n`;
   return files;
 }
