@@ -18,6 +18,8 @@ export function routeTable(env = process.env) {
 }
 
 const routes = routeTable();
+/** The app that serves the platform's API reference at /docs (every app can: libs/http docs.ts). */
+export const DOCS_MODULE = 'identity';
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
 function envelope(res, status, code, message) {
@@ -31,7 +33,9 @@ const server = http.createServer((req, res) => {
   const path = req.url || '/';
   if (path === '/healthz') return res.end(JSON.stringify({ status: 'ok', service: 'gateway' }));
   const segment = path.split('/')[1]?.split('?')[0];
-  const target = segment && Object.hasOwn(routes, segment) ? routes[segment] : undefined;
+  // /docs, the platform's API reference, is served by the docs module's app (as the nginx gateway does).
+  const module = segment === 'docs' && path.split('?')[0] === '/docs' ? DOCS_MODULE : segment;
+  const target = module && Object.hasOwn(routes, module) ? routes[module] : undefined;
   if (!target) return envelope(res, 404, 'ERROR_NOT_FOUND', `No module serves ${path.split('?')[0]}.`);
   const headers = { ...req.headers, 'x-forwarded-for': req.socket.remoteAddress, 'x-forwarded-host': req.headers.host };
   const upstream = http.request(
@@ -41,7 +45,7 @@ const server = http.createServer((req, res) => {
       up.pipe(res);
     },
   );
-  upstream.on('error', () => envelope(res, 503, 'ERROR_SERVICE_UNAVAILABLE', `Module ${segment} is unavailable.`));
+  upstream.on('error', () => envelope(res, 503, 'ERROR_SERVICE_UNAVAILABLE', `Module ${module} is unavailable.`));
   req.pipe(upstream);
 });
 

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { z } from 'zod';
-import { createLogger } from '@platform/core';
+import { createLogger, MODULES } from '@platform/core';
 import { errors } from '@platform/errors';
 import { bearer, mintToken, testVerifier } from '@platform/testing';
 import { createServiceApp, operation, request as requestSchema, listResponse } from './index';
@@ -172,7 +172,7 @@ describe('client address', () => {
 });
 
 describe('openapi', () => {
-  it('documents every operation with its request schema, and serves a page', async () => {
+  it('documents every operation with its request schema', async () => {
     const res = await request(app).get('/demo/openapi.json');
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe('3.1.0');
@@ -187,8 +187,53 @@ describe('openapi', () => {
     expect(create.requestBody.content['application/json'].schema.required).toEqual(['name']);
     expect(create['x-role-types']).toEqual(['WORKSPACE_OWNER', 'DOMAIN_ADMIN']);
     expect(res.body.paths['/demo/v1/thing/crash'].post.security).toEqual([]);
+  });
+
+  it('moves the definitions of a recursive schema to components, so every $ref resolves in the document', async () => {
+    type Tree = { name: string; children?: Tree[] };
+    const TreeSchema: z.ZodType<Tree> = z.lazy(() => z.object({ name: z.string(), children: z.array(TreeSchema).optional() }));
+    const ops = ['a', 'b'].map((v) => operation({ path: `/trees/v1/tree/${v}`, access: 'public', schema: requestSchema({ tree: TreeSchema }), handler: () => ({}) }));
+    const doc = (await request(createServiceApp({ service: 'trees', logger: createLogger('trees', 'silent'), operations: ops })).get('/trees/openapi.json')).body;
+    const refs: string[] = [];
+    const walk = (v: unknown): void => {
+      if (Array.isArray(v)) return v.forEach(walk);
+      if (!v || typeof v !== 'object') return;
+      for (const [k, x] of Object.entries(v)) {
+        if (k === '$ref') refs.push(x as string);
+        else walk(x);
+      }
+    };
+    walk(doc);
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of refs) {
+      expect(ref).toMatch(/^#\/components\/schemas\//);
+      expect(doc.components.schemas[ref.split('/').pop()!]).toBeDefined();
+    }
+    // one definition, shared by both operations
+    expect(Object.keys(doc.components.schemas)).toHaveLength(2);
+  });
+
+  it('serves the API reference: the page, its assets from swagger-ui-dist, and the platform page at /docs', async () => {
     const page = await request(app).get('/demo/docs');
+    expect(page.status).toBe(200);
     expect(page.headers['content-type']).toMatch(/html/);
-    expect(page.text).toContain('/demo/v1/thing/create');
+    expect(page.headers['content-security-policy']).toMatch(/default-src 'none'; script-src 'self';/);
+    expect(page.text).toContain('{"url":"/demo/openapi.json"}');
+    const scripts = [...page.text.matchAll(/<(?:script src|link rel="stylesheet" href)="([^"]+)"/g)].map((m) => m[1]);
+    expect(scripts).toEqual(expect.arrayContaining(['/demo/docs/assets/swagger-ui-bundle.js', '/demo/docs/assets/swagger-ui.css', '/demo/docs/assets/init.js']));
+    for (const src of scripts) {
+      const asset = await request(app).get(src);
+      expect([src, asset.status]).toEqual([src, 200]);
+      expect(asset.headers['content-type']).toMatch(src.endsWith('.js') ? /javascript/ : /css/);
+    }
+    // Only the listed files of the package: no other file, no path out of it.
+    expect((await request(app).get('/demo/docs/assets/package.json')).status).toBe(404);
+    expect((await request(app).get('/demo/docs/assets/..%2F..%2Fpackage.json')).status).toBe(404);
+
+    const platform = await request(app).get('/docs');
+    expect(platform.status).toBe(200);
+    const config = JSON.parse(/<script id="docs-config" type="application\/json">(.*?)<\/script>/.exec(platform.text)![1]);
+    expect(config.urls.map((u: { url: string }) => u.url)).toEqual(Object.keys(MODULES).map((m) => `/${m}/openapi.json`));
+    expect(platform.text).toContain('/demo/docs/assets/swagger-ui-bundle.js');
   });
 });

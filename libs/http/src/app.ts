@@ -6,7 +6,8 @@ import { ApiError, errors, isApiError } from '@platform/errors';
 import { bearerToken, isAllowed, type TokenVerifier } from '@platform/auth';
 import type { Operation, RequestContext } from './operation';
 import { parseRequest } from './validation';
-import { buildOpenApi, docsPage } from './openapi';
+import { buildOpenApi } from './openapi';
+import { DOCS_CSP, docsAsset, moduleDocsPage, platformDocsPage } from './docs';
 import { dependencyFault, sqlState } from './faults';
 import { parseBytes, readJsonBody, sendJson } from './body';
 import { pathRedactor } from './redact';
@@ -231,8 +232,28 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
   app.get(`/${service}/openapi.json`, (_req, res) => {
     res.json(doc());
   });
+  // The interactive reference (Swagger UI from node_modules, docs.ts): this module's page, its assets,
+  // and the platform's page of every module at /docs (the gateways send /docs to identity).
+  const moduleNames = Object.keys(MODULES);
+  let modulePage: string | undefined;
+  let platformPage: string | undefined;
+  const sendPage = (res: Response, html: string) => {
+    res.setHeader('Content-Security-Policy', DOCS_CSP);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.type('html').send(html);
+  };
   app.get(`/${service}/docs`, (_req, res) => {
-    res.type('html').send(docsPage(service, doc()));
+    sendPage(res, (modulePage ??= moduleDocsPage(service, moduleNames)));
+  });
+  app.get('/docs', (_req, res) => {
+    sendPage(res, (platformPage ??= platformDocsPage(service, moduleNames)));
+  });
+  app.get(`/${service}/docs/assets/:file`, (req, res, next) => {
+    const asset = docsAsset(req.params.file);
+    if (!asset) return next();
+    res.setHeader('Cache-Control', 'public, max-age=3600');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.type(asset.type).send(asset.body);
   });
 
   const limitText = options.bodyLimit ?? '1mb';

@@ -13,18 +13,47 @@ const ERROR_SCHEMA = {
   },
 };
 
-function requestSchema(schema: z.ZodType): Record<string, unknown> {
+/**
+ * The JSON Schema of a request. A recursive schema comes out of zod with its own `$defs` and
+ * `#/$defs/<name>` references, which mean nothing inside an OpenAPI document: they move to the
+ * document's `components.schemas` (`defs`, shared by every operation; the same name with another
+ * content gets a suffix) and the references follow them.
+ */
+function requestSchema(schema: z.ZodType, defs: Record<string, unknown>): Record<string, unknown> {
+  let json: Record<string, unknown>;
   try {
-    const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-    return json;
+    const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+    json = rest;
   } catch {
     return { type: 'object' };
   }
+  const { $defs, ...body } = json as { $defs?: Record<string, unknown> };
+  if (!$defs) return body;
+  const names = new Map<string, string>();
+  for (const [key, def] of Object.entries($defs)) {
+    const text = JSON.stringify(def);
+    let name = key.replace(/[^A-Za-z0-9._-]/g, '_');
+    for (let n = 2; Object.hasOwn(defs, name) && (defs[name] as { text: string }).text !== text; n++) name = `${key}_${n}`;
+    names.set(key, name);
+  }
+  const rewrite = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(rewrite);
+    if (!v || typeof v !== 'object') return v;
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      const m = k === '$ref' && typeof x === 'string' ? /^#\/\$defs\/(.+)$/.exec(x) : null;
+      out[k] = m && names.has(m[1]) ? `#/components/schemas/${names.get(m[1])}` : rewrite(x);
+    }
+    return out;
+  };
+  for (const [key, def] of Object.entries($defs)) defs[names.get(key)!] = { text: JSON.stringify(def), schema: rewrite(def) };
+  return rewrite(body) as Record<string, unknown>;
 }
 
 /** OpenAPI 3.1 of one app, generated from its operation table (the zod request schemas). */
 export function buildOpenApi(service: string, operations: Operation<any>[], version = process.env.PLATFORM_VERSION || '1.0.0') {
   const paths: Record<string, unknown> = {};
+  const defs: Record<string, { text: string; schema: unknown }> = {};
   for (const op of [...operations].sort((a, b) => a.path.localeCompare(b.path))) {
     const [, , , resource, verb] = op.path.split('/');
     paths[op.path] = {
@@ -35,7 +64,7 @@ export function buildOpenApi(service: string, operations: Operation<any>[], vers
         ...(op.access === 'public'
           ? { security: [] }
           : { 'x-permission': op.access.permission, 'x-role-types': op.access.roles }),
-        requestBody: { required: true, content: { 'application/json': { schema: requestSchema(op.schema) } } },
+        requestBody: { required: true, content: { 'application/json': { schema: requestSchema(op.schema, defs) } } },
         responses: {
           '200': { description: 'The result (Empty is {})', content: { 'application/json': { schema: { type: 'object' } } } },
           default: { description: 'Every failure', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
@@ -51,26 +80,7 @@ export function buildOpenApi(service: string, operations: Operation<any>[], vers
     paths,
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
-      schemas: { Error: ERROR_SCHEMA },
+      schemas: { Error: ERROR_SCHEMA, ...Object.fromEntries(Object.entries(defs).map(([name, d]) => [name, d.schema])) },
     },
   };
-}
-
-const escape = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
-
-/** A self-contained page (no external assets) that lists the operations with their request schemas. */
-export function docsPage(service: string, doc: ReturnType<typeof buildOpenApi>): string {
-  const rows = Object.entries(doc.paths)
-    .map(([path, item]) => {
-      const post = (item as { post: Record<string, any> }).post;
-      const access = post['x-role-types'] ? `${post['x-permission']} — ${(post['x-role-types'] as string[]).join(', ')}` : 'no token';
-      const schema = JSON.stringify(post.requestBody.content['application/json'].schema, null, 2);
-      return `<details><summary><code>POST ${escape(path)}</code> <span>${escape(post.summary)}</span> <em>${escape(access)}</em></summary><pre>${escape(schema)}</pre></details>`;
-    })
-    .join('\n');
-  return `<!doctype html><html><head><meta charset="utf-8"><title>${escape(service)} API</title>
-<style>body{font:14px system-ui,sans-serif;max-width:980px;margin:2em auto;padding:0 1em}summary{cursor:pointer;padding:.4em 0}
-summary span{color:#555;margin-left:.6em}summary em{color:#888;margin-left:.6em;font-size:12px}pre{background:#f6f8fa;padding:1em;overflow:auto}</style>
-</head><body><h1>${escape(service)} API</h1><p>OpenAPI 3.1: <a href="openapi.json">openapi.json</a>. Send <code>Authorization: Bearer &lt;access_token&gt;</code> and a JSON body.</p>
-${rows}</body></html>`;
 }

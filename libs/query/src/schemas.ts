@@ -196,7 +196,8 @@ const ProjectOperandSchema: z.ZodType<ProjectOperand> = z.lazy(() =>
       z.strictObject({ operator: z.string().min(1).max(64), fields: z.array(ProjectOperandSchema).max(QUERY_LIMITS.groupItems) }),
     ),
   ]),
-);
+  // Named: it is recursive, so OpenAPI documents declare it once, as components.schemas.ProjectOperand.
+).meta({ id: 'ProjectOperand' });
 
 export const ProjectFieldSchema = z.preprocess(
   (v) =>

@@ -4,3 +4,5 @@ export * from './redis';
 export * from './wait';
 export * from './partial-request';
 export * from './platform';
+export * from './browser';
+export * from './totp';

@@ -60,7 +60,17 @@ describe('deployment files', () => {
     }
     const ingress = find('Ingress', 'platform');
     const paths = ingress.spec.rules[0].http.paths.map((p: any) => [p.path, p.backend.service.name]);
-    expect(paths).toEqual(Object.keys(modules).map((m) => [`/${m}`, m]));
+    expect(paths).toEqual([...Object.keys(modules).map((m) => [`/${m}`, m]), ['/docs', 'identity']]);
+    expect(ingress.spec.rules[0].http.paths.at(-1).pathType).toBe('Exact');
+  });
+
+  it('the gateway serves the platform API reference: /docs goes to identity, which serves it', () => {
+    const conf = read('docker/nginx.conf');
+    expect(conf).toMatch(/location = \/docs \{\s*proxy_pass http:\/\/identity;\s*\}/);
+    // The page's assets come from swagger-ui-dist in node_modules: the production image must have it.
+    const pkg = JSON.parse(read('package.json'));
+    expect(pkg.dependencies['swagger-ui-dist']).toBeDefined();
+    expect(read('docker/Dockerfile')).toMatch(/COPY --from=deps [^\n]*\/app\/node_modules \.\/node_modules/);
   });
 
   it('kustomizations name only files that exist', () => {

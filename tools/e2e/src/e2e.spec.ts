@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { PlatformApiError, PlatformClient } from '@platform/client';
 import { waitFor } from '@platform/testing';
 import { call, startPlatform, type Platform } from './platform';
 
@@ -47,19 +48,20 @@ describe('the platform end to end, through nginx', () => {
   });
   const post = (path: string, body: unknown, t = token) => call(p.base, path, body, t);
 
+  /** The typed client (libs/client), logged in as the bootstrap admin in the first test. */
+  let api: PlatformClient;
+
   it('gets a token as the bootstrap admin and grants workspace and domain scopes', async () => {
-    const issued = await call(p.base, '/identity/v2/token/issue', {
-      credentials: { user_id: 'admin', password: 'e2e-admin-password' },
-      domain_id: 'domain-local',
-    });
-    expect(issued.status).toBe(200);
-    const grant = (scope: string, extra = {}) =>
-      call(p.base, '/identity/v2/token/grant', { grant_type: 'REFRESH_TOKEN', token: issued.body.refresh_token, scope, ...extra });
-    const ws = await grant('WORKSPACE', { workspace_id: 'workspace-local' });
-    expect(ws.body).toMatchObject({ role_type: 'WORKSPACE_OWNER', workspace_id: 'workspace-local' });
-    token = ws.body.access_token;
-    domainToken = (await grant('DOMAIN')).body.access_token;
-    for (const t of [issued.body.refresh_token, issued.body.access_token, token, domainToken]) secrets.add(t);
+    api = new PlatformClient({ endpoint: p.base });
+    const ws = await api.login({ domainId: 'domain-local', userId: 'admin', password: 'e2e-admin-password', workspaceId: 'workspace-local' });
+    expect(ws).toMatchObject({ scope: 'WORKSPACE', workspace_id: 'workspace-local' });
+    token = ws.access_token;
+    const domain = await new PlatformClient({ endpoint: p.base }).login({ domainId: 'domain-local', userId: 'admin', password: 'e2e-admin-password' });
+    domainToken = domain.access_token;
+    // The grant answers the role the token carries.
+    const grant = await api.call('/identity/v2/token/grant', { grant_type: 'REFRESH_TOKEN', token: ws.refresh_token!, scope: 'WORKSPACE', workspace_id: 'workspace-local' });
+    expect(grant).toMatchObject({ role_type: 'WORKSPACE_OWNER', workspace_id: 'workspace-local' });
+    for (const t of [ws.refresh_token!, domain.refresh_token!, token, domainToken, grant.access_token as string]) secrets.add(t);
     const anonymous = await call(p.base, '/identity/v2/project-group/list', {});
     expect([anonymous.status, anonymous.body.error.code]).toEqual([401, 'ERROR_AUTHENTICATE_FAILURE']);
   });
@@ -89,19 +91,26 @@ describe('the platform end to end, through nginx', () => {
       const page = await fetch(`${p.base}/${app}/docs`);
       expect(page.headers.get('content-type')).toMatch(/html/);
     }
+    // The platform's API reference, through nginx to identity, and its assets.
+    const docs = await fetch(`${p.base}/docs`);
+    expect([docs.status, docs.headers.get('content-type')]).toEqual([200, expect.stringMatching(/html/)]);
+    const html = await docs.text();
+    for (const app of p.apps) expect(html).toContain(`/${app}/openapi.json`);
+    const bundle = await fetch(`${p.base}/identity/docs/assets/swagger-ui-bundle.js`);
+    expect([bundle.status, bundle.headers.get('content-type')]).toEqual([200, expect.stringMatching(/javascript/)]);
     const nowhere = await call(p.base, '/nowhere/v1/x/list', {});
     expect(nowhere.status).toBe(404);
   });
 
   it('builds a project-group tree and refuses a cycle', async () => {
-    const top = await post('/identity/v2/project-group/create', { name: 'platform' });
-    const sub = await post('/identity/v2/project-group/create', { name: 'sre', parent_group_id: top.body.project_group_id });
-    const cycle = await post('/identity/v2/project-group/change-parent-group', {
-      project_group_id: top.body.project_group_id,
-      parent_group_id: sub.body.project_group_id,
-    });
-    expect(cycle.body.error.code).toBe('ERROR_NOT_ALLOWED_TO_CHANGE_PARENT_GROUP_TO_SUB_PROJECT_GROUP');
-    p.admin('project', 'create', '--domain-id', 'domain-local', '--workspace-id', 'workspace-local', '--project-id', 'project-e2e', '--name', 'E2E', '--project-group-id', sub.body.project_group_id);
+    const top = await api.call('/identity/v2/project-group/create', { name: 'platform' });
+    const sub = await api.call('/identity/v2/project-group/create', { name: 'sre', parent_group_id: top.project_group_id as string });
+    const cycle = await api
+      .call('/identity/v2/project-group/change-parent-group', { project_group_id: top.project_group_id as string, parent_group_id: sub.project_group_id as string })
+      .catch((e: unknown) => e);
+    expect(cycle).toBeInstanceOf(PlatformApiError);
+    expect((cycle as PlatformApiError).code).toBe('ERROR_NOT_ALLOWED_TO_CHANGE_PARENT_GROUP_TO_SUB_PROJECT_GROUP');
+    p.admin('project', 'create', '--domain-id', 'domain-local', '--workspace-id', 'workspace-local', '--project-id', 'project-e2e', '--name', 'E2E', '--project-group-id', sub.project_group_id as string);
   });
 
   it('turns an Alertmanager payload posted to a webhook URL into an event', async () => {
@@ -149,7 +158,7 @@ describe('the platform end to end, through nginx', () => {
 
   it('creates cloud services, lists them with the query DSL and exports them as CSV through a download URL', async () => {
     for (let i = 0; i < 30; i++) {
-      const res = await post('/inventory/v1/cloud-service/create', {
+      await api.call('/inventory/v1/cloud-service/create', {
         cloud_service_type: 'Instance',
         cloud_service_group: 'EC2',
         provider: 'aws',
@@ -160,14 +169,13 @@ describe('the platform end to end, through nginx', () => {
         tags: { env: i % 2 ? 'prod' : 'dev' },
         project_id: 'project-e2e',
       });
-      expect(res.status).toBe(200);
     }
-    const list = await post('/inventory/v1/cloud-service/list', {
+    const list = await api.call('/inventory/v1/cloud-service/list', {
       region_code: 'us-east-1',
       query: { filter: [{ key: 'data.power_state', value: 'running', operator: 'eq' }], sort: [{ key: 'name' }], page: { start: 1, limit: 5 } },
     });
-    expect(list.body.total_count).toBe(10);
-    expect(list.body.results).toHaveLength(5);
+    expect(list.total_count).toBe(10);
+    expect(list.results).toHaveLength(5);
     const byGroup = await post('/inventory/v1/cloud-service/list', { ip_address: '10.0.0.7' });
     expect(byGroup.body.results.map((c: { name: string }) => c.name)).toEqual(['vm-7']);
 

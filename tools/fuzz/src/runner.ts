@@ -74,11 +74,16 @@ export async function discoverTargets(h: Harness): Promise<Target[]> {
   for (const app of h.platform.apps) {
     const r = await fetch(`${h.platform.urlOf(app)}/${app}/openapi.json`);
     if (!r.ok) throw new Error(`${app}/openapi.json answered ${r.status}`);
-    const doc = (await r.json()) as { paths: Record<string, { post: { requestBody: { content: Record<string, { schema: JsonSchema }> }; 'x-role-types'?: Role[] } }> };
+    const doc = (await r.json()) as {
+      paths: Record<string, { post: { requestBody: { content: Record<string, { schema: JsonSchema }> }; 'x-role-types'?: Role[] } }>;
+      components?: { schemas?: Record<string, JsonSchema> };
+    };
     const lists: Target[] = [];
     for (const [path, item] of Object.entries(doc.paths)) {
       const roles = item.post['x-role-types'] ?? 'public';
-      const t: Target = { app, kind: 'operation', path, schema: item.post.requestBody.content['application/json'].schema, roles, fields: fieldsOf(path) };
+      // Shared definitions (recursive schemas) live in the document's components: the schema carries them along.
+      const schema = { ...item.post.requestBody.content['application/json'].schema, $defs: doc.components?.schemas };
+      const t: Target = { app, kind: 'operation', path, schema, roles, fields: fieldsOf(path) };
       targets.push(t);
       if (path.endsWith('/list') && roles !== 'public' && (t.schema!.required ?? []).every((k) => k === 'domain_id') && t.fields.length) lists.push(t);
     }

@@ -84,7 +84,8 @@ export function arbitraryOf(schema: JsonSchema, root: JsonSchema, hints: Hints, 
   if (hinted) return hinted;
   if (depth > MAX_DEPTH) return fc.constant(null);
   if (schema.$ref) {
-    const name = schema.$ref.replace(/^#\/\$defs\//, '');
+    // A schema's own `$defs`, or an OpenAPI document's components (runner.ts hands them over as `$defs`).
+    const name = schema.$ref.replace(/^#\/(\$defs|components\/schemas)\//, '');
     const target = root.$defs?.[name];
     if (!target) return anyJson;
     // Recursive definitions stop at a leaf branch after a few levels.

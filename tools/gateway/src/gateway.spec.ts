@@ -59,6 +59,18 @@ describe('local gateway', () => {
     expect(res.body).toEqual({ path: '/identity/v2/project-group/list', body: { name: 'x' }, auth: null });
   });
 
+  it('sends /docs, the platform API reference, to identity, and nothing else outside a module', async () => {
+    const docs = await new Promise<{ status: number; body: any; upstream: unknown }>((resolve, reject) => {
+      http.get({ host: '127.0.0.1', port, path: '/docs' }, (res) => {
+        let data = '';
+        res.on('data', (c) => (data += c));
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(data), upstream: res.headers['x-upstream'] }));
+      }).on('error', reject);
+    });
+    expect(docs).toMatchObject({ status: 200, upstream: 'identity', body: { path: '/docs' } });
+    expect((await post(port, '/docs/other')).status).toBe(404);
+  });
+
   it('answers an unknown module with a 404 envelope and a down module with a 503 envelope', async () => {
     const nf = await post(port, '/nope/v1/x/list');
     expect(nf.status).toBe(404);
