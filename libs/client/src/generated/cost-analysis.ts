@@ -638,6 +638,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    connected_workspace_id?: string;
                     data_source_id?: string;
                     /** @enum {string} */
                     data_source_type?: "LOCAL" | "EXTERNAL";
@@ -645,6 +646,9 @@ export interface operations {
                     name?: string;
                     provider?: string;
                     query?: {
+                        add_fields?: {
+                            [key: string]: unknown;
+                        } | null;
                         count_only?: boolean | null;
                         filter?: {
                             key: string;
@@ -657,6 +661,7 @@ export interface operations {
                             value: unknown;
                         }[] | null;
                         keyword?: string | null;
+                        lookup?: unknown[] | null;
                         minimal?: boolean | null;
                         only?: string[] | null;
                         page?: {
@@ -1293,6 +1298,9 @@ export interface operations {
                     job_id?: string;
                     job_task_id?: string;
                     query?: {
+                        add_fields?: {
+                            [key: string]: unknown;
+                        } | null;
                         count_only?: boolean | null;
                         filter?: {
                             key: string;
@@ -1305,6 +1313,7 @@ export interface operations {
                             value: unknown;
                         }[] | null;
                         keyword?: string | null;
+                        lookup?: unknown[] | null;
                         minimal?: boolean | null;
                         only?: string[] | null;
                         page?: {
@@ -1325,7 +1334,7 @@ export interface operations {
                         } | null;
                     };
                     /** @enum {string} */
-                    status?: "PENDING" | "IN_PROGRESS" | "SUCCESS" | "FAILURE" | "CANCELED";
+                    status?: "PENDING" | "IN_PROGRESS" | "SUCCESS" | "FAILURE" | "TIMEOUT" | "CANCELED";
                     workspace_id?: string;
                 };
             };
@@ -1553,6 +1562,9 @@ export interface operations {
                     domain_id?: string;
                     job_id?: string;
                     query?: {
+                        add_fields?: {
+                            [key: string]: unknown;
+                        } | null;
                         count_only?: boolean | null;
                         filter?: {
                             key: string;
@@ -1565,6 +1577,7 @@ export interface operations {
                             value: unknown;
                         }[] | null;
                         keyword?: string | null;
+                        lookup?: unknown[] | null;
                         minimal?: boolean | null;
                         only?: string[] | null;
                         page?: {
@@ -1586,6 +1599,7 @@ export interface operations {
                     };
                     /** @enum {string} */
                     status?: "IN_PROGRESS" | "SUCCESS" | "FAILURE" | "TIMEOUT" | "CANCELED";
+                    workspace_id?: string;
                 };
             };
         };
@@ -1736,8 +1750,11 @@ export interface operations {
             content: {
                 "application/json": {
                     domain_id?: string;
-                    is_confirmed: boolean;
+                    is_confirmed?: boolean;
                     query: {
+                        add_fields?: {
+                            [key: string]: unknown;
+                        } | null;
                         date_field?: string | null;
                         end?: string | null;
                         field_group?: string[] | null;
@@ -1766,6 +1783,7 @@ export interface operations {
                             name: string;
                         })[] | null;
                         keyword?: string | null;
+                        lookup?: unknown[] | null;
                         page?: {
                             limit?: number | null;
                             start?: number | null;
@@ -1782,6 +1800,14 @@ export interface operations {
                             key: string;
                         }[] | null;
                         start?: string | null;
+                        unwind?: {
+                            filter?: {
+                                key: string;
+                                operator: string;
+                                value: unknown;
+                            }[] | null;
+                            path: string;
+                        } | null;
                     };
                 };
             };
@@ -1855,6 +1881,9 @@ export interface operations {
                 "application/json": {
                     domain_id?: string;
                     query?: {
+                        add_fields?: {
+                            [key: string]: unknown;
+                        } | null;
                         count_only?: boolean | null;
                         filter?: {
                             key: string;
@@ -1867,6 +1896,7 @@ export interface operations {
                             value: unknown;
                         }[] | null;
                         keyword?: string | null;
+                        lookup?: unknown[] | null;
                         minimal?: boolean | null;
                         only?: string[] | null;
                         page?: {

@@ -242,6 +242,9 @@ export interface operations {
                     /** @enum {string} */
                     endpoint_type?: "public" | "internal";
                     query?: {
+                        add_fields?: {
+                            [key: string]: unknown;
+                        } | null;
                         count_only?: boolean | null;
                         filter?: {
                             key: string;
@@ -254,6 +257,7 @@ export interface operations {
                             value: unknown;
                         }[] | null;
                         keyword?: string | null;
+                        lookup?: unknown[] | null;
                         minimal?: boolean | null;
                         only?: string[] | null;
                         page?: {
@@ -499,6 +503,9 @@ export interface operations {
                     parent_group_id?: string;
                     project_group_id?: string;
                     query?: {
+                        add_fields?: {
+                            [key: string]: unknown;
+                        } | null;
                         count_only?: boolean | null;
                         filter?: {
                             key: string;
@@ -511,6 +518,7 @@ export interface operations {
                             value: unknown;
                         }[] | null;
                         keyword?: string | null;
+                        lookup?: unknown[] | null;
                         minimal?: boolean | null;
                         only?: string[] | null;
                         page?: {

@@ -143,7 +143,7 @@ export const REQUIRED_KEYS: Record<(typeof OPERATION_PATHS)[number], readonly st
   '/cost-analysis/v1/job/get': ["job_id"],
   '/cost-analysis/v1/job/list': [],
   '/cost-analysis/v1/job/stat': ["query"],
-  '/cost-analysis/v1/unified-cost/analyze': ["query","is_confirmed"],
+  '/cost-analysis/v1/unified-cost/analyze': ["query"],
   '/cost-analysis/v1/unified-cost/get': ["unified_cost_id"],
   '/cost-analysis/v1/unified-cost/list': [],
   '/cost-analysis/v1/unified-cost/stat': ["query"],

@@ -172,6 +172,9 @@ export interface operations {
                 "application/json": {
                     domain_id?: string;
                     query: {
+                        add_fields?: {
+                            [key: string]: unknown;
+                        } | null;
                         field_group?: string[] | null;
                         fields: {
                             [key: string]: {
@@ -197,6 +200,7 @@ export interface operations {
                             name: string;
                         })[] | null;
                         keyword?: string | null;
+                        lookup?: unknown[] | null;
                         page?: {
                             limit?: number | null;
                             start?: number | null;
@@ -212,6 +216,14 @@ export interface operations {
                             desc?: boolean | null;
                             key: string;
                         }[] | null;
+                        unwind?: {
+                            filter?: {
+                                key: string;
+                                operator: string;
+                                value: unknown;
+                            }[] | null;
+                            path: string;
+                        } | null;
                     };
                 };
             };
@@ -519,6 +531,9 @@ export interface operations {
                     project_id?: string;
                     provider?: string;
                     query?: {
+                        add_fields?: {
+                            [key: string]: unknown;
+                        } | null;
                         count_only?: boolean | null;
                         filter?: {
                             key: string;
@@ -531,6 +546,7 @@ export interface operations {
                             value: unknown;
                         }[] | null;
                         keyword?: string | null;
+                        lookup?: unknown[] | null;
                         minimal?: boolean | null;
                         only?: string[] | null;
                         page?: {

@@ -588,10 +588,14 @@ export interface operations {
                 "application/json": {
                     data_source_id?: string;
                     domain_id?: string;
-                    monitoring_type?: string;
+                    /** @enum {string} */
+                    monitoring_type?: "METRIC" | "LOG";
                     name?: string;
                     provider?: string;
                     query?: {
+                        add_fields?: {
+                            [key: string]: unknown;
+                        } | null;
                         count_only?: boolean | null;
                         filter?: {
                             key: string;
@@ -604,6 +608,7 @@ export interface operations {
                             value: unknown;
                         }[] | null;
                         keyword?: string | null;
+                        lookup?: unknown[] | null;
                         minimal?: boolean | null;
                         only?: string[] | null;
                         page?: {
@@ -1029,6 +1034,9 @@ export interface operations {
                     project_id?: string;
                     provider?: string;
                     query?: {
+                        add_fields?: {
+                            [key: string]: unknown;
+                        } | null;
                         count_only?: boolean | null;
                         filter?: {
                             key: string;
@@ -1041,6 +1049,7 @@ export interface operations {
                             value: unknown;
                         }[] | null;
                         keyword?: string | null;
+                        lookup?: unknown[] | null;
                         minimal?: boolean | null;
                         only?: string[] | null;
                         page?: {
@@ -1414,6 +1423,9 @@ export interface operations {
                     name?: string;
                     project_id?: string;
                     query?: {
+                        add_fields?: {
+                            [key: string]: unknown;
+                        } | null;
                         count_only?: boolean | null;
                         filter?: {
                             key: string;
@@ -1426,6 +1438,7 @@ export interface operations {
                             value: unknown;
                         }[] | null;
                         keyword?: string | null;
+                        lookup?: unknown[] | null;
                         minimal?: boolean | null;
                         only?: string[] | null;
                         page?: {
@@ -1445,7 +1458,8 @@ export interface operations {
                             path: string;
                         } | null;
                     };
-                    state?: string;
+                    /** @enum {string} */
+                    state?: "ENABLED" | "DISABLED";
                     webhook_id?: string;
                     workspace_id?: string;
                 };

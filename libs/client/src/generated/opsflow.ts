@@ -68,12 +68,17 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    created_by?: string;
+                    created_type?: string;
                     domain_id?: string;
                     event_id?: string;
                     /** @enum {string} */
                     event_type?: "CREATED" | "UPDATED" | "CHANGE_STATUS" | "COMMENTED";
                     project_id?: string;
                     query?: {
+                        add_fields?: {
+                            [key: string]: unknown;
+                        } | null;
                         count_only?: boolean | null;
                         filter?: {
                             key: string;
@@ -86,6 +91,7 @@ export interface operations {
                             value: unknown;
                         }[] | null;
                         keyword?: string | null;
+                        lookup?: unknown[] | null;
                         minimal?: boolean | null;
                         only?: string[] | null;
                         page?: {

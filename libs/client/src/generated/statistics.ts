@@ -352,6 +352,9 @@ export interface operations {
                     domain_id: string;
                     name?: string;
                     query?: {
+                        add_fields?: {
+                            [key: string]: unknown;
+                        } | null;
                         count_only?: boolean | null;
                         filter?: {
                             key: string;
@@ -364,6 +367,7 @@ export interface operations {
                             value: unknown;
                         }[] | null;
                         keyword?: string | null;
+                        lookup?: unknown[] | null;
                         minimal?: boolean | null;
                         only?: string[] | null;
                         page?: {
@@ -428,7 +432,7 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         plugin_id: string;
-                        schema: string;
+                        schema?: string;
                         secret_data: {
                             [key: string]: unknown;
                         };
