@@ -1,6 +1,5 @@
 import request from 'supertest';
-import { bearer } from '@platform/testing';
-import type { DomainDirectory } from '@platform/directory';
+import { bearer, membershipDirectory } from '@platform/testing';
 import { createTestMonitoring, type TestMonitoring } from './test-support';
 
 /**
@@ -13,16 +12,7 @@ describe('monitoring: workspace members see only their projects', () => {
   let owner: string;
   let member: string;
   let admin: string;
-  const dir = (groupUsers: string[]): DomainDirectory => ({
-    groups: [
-      { project_group_id: 'G', workspace_id: 'ws-1', parent_group_id: '', users: groupUsers },
-      { project_group_id: 'G1', workspace_id: 'ws-1', parent_group_id: 'G', users: [] },
-    ],
-    projects: [
-      { project_id: 'A', workspace_id: 'ws-1', project_group_id: 'G1', name: 'A', users: [] },
-      { project_id: 'B', workspace_id: 'ws-1', project_group_id: '', name: 'B', users: [] },
-    ],
-  });
+  const dir = (groupUsers: string[]) => membershipDirectory('ws-1', groupUsers);
   const webhooks: Record<string, string> = {};
   const events: Record<string, string> = {};
 

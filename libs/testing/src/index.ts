@@ -6,3 +6,4 @@ export * from './partial-request';
 export * from './platform';
 export * from './browser';
 export * from './totp';
+export * from './fixtures';

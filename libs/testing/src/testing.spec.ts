@@ -1,7 +1,7 @@
 import { generateSigningKeys, TokenSigner, TokenVerifier } from '@platform/auth';
 import net from 'node:net';
 import { Client } from 'pg';
-import { bearer, createTempDatabase, createTestRedis, mintToken, startPlatform, testVerifier, waitFor } from './index';
+import { bearer, createTempDatabase, createTestRedis, mintToken, startPlatform, testVerifier, waitFor, withEnv } from './index';
 
 const ADMIN_URL = 'postgresql://postgres@127.0.0.1:5432/postgres';
 async function databaseExists(name: string) {
@@ -80,5 +80,14 @@ describe('waitFor', () => {
     let n = 0;
     await expect(waitFor(() => (++n >= 3 ? `done after ${n}` : undefined), 2000, 'three calls', 5)).resolves.toBe('done after 3');
     await expect(waitFor(() => false, 50, 'never', 5)).rejects.toThrow('timed out waiting for never');
+  });
+
+  it('withEnv sets and unsets variables for the call only, also when it throws', () => {
+    process.env.WITH_ENV_A = 'before';
+    delete process.env.WITH_ENV_B;
+    expect(withEnv({ WITH_ENV_A: undefined, WITH_ENV_B: 'set' }, () => [process.env.WITH_ENV_A, process.env.WITH_ENV_B])).toEqual([undefined, 'set']);
+    expect(() => withEnv({ WITH_ENV_A: 'x' }, () => { throw new Error('boom'); })).toThrow('boom');
+    expect([process.env.WITH_ENV_A, process.env.WITH_ENV_B]).toEqual(['before', undefined]);
+    delete process.env.WITH_ENV_A;
   });
 });

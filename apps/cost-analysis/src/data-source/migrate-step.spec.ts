@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { isSealedJson } from '@platform/secrets';
-import { createTempDatabase, type TempDatabase } from '@platform/testing';
+import { createTempDatabase, withEnv, type TempDatabase } from '@platform/testing';
 import { loadConfig } from '../config';
 import { openDataSourceSecret } from './secret';
 
@@ -59,16 +59,7 @@ describe('the migration step seals data source secrets', () => {
   });
 
   it('refuses to start in production without SECRET_ENCRYPTION_KEY', () => {
-    const saved = { NODE_ENV: process.env.NODE_ENV, SECRET_ENCRYPTION_KEY: process.env.SECRET_ENCRYPTION_KEY };
-    try {
-      process.env.NODE_ENV = 'production';
-      delete process.env.SECRET_ENCRYPTION_KEY;
-      expect(() => loadConfig()).toThrow(/SECRET_ENCRYPTION_KEY is required/);
-      process.env.SECRET_ENCRYPTION_KEY = key.toString('hex');
-      expect(loadConfig().secretKeys[0].equals(key)).toBe(true);
-    } finally {
-      for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
+    withEnv({ NODE_ENV: 'production', SECRET_ENCRYPTION_KEY: undefined }, () => expect(() => loadConfig()).toThrow(/SECRET_ENCRYPTION_KEY is required/));
+    withEnv({ NODE_ENV: 'production', SECRET_ENCRYPTION_KEY: key.toString('hex') }, () => expect(loadConfig().secretKeys[0].equals(key)).toBe(true));
   });
 });

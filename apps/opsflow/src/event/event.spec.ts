@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { bearer, sendPartialRequest } from '@platform/testing';
+import { bearer, sendPartialRequest, membershipDirectory } from '@platform/testing';
 import { createTestOpsflow } from '../test-support';
 
 const TS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -237,16 +237,7 @@ describe('opsflow event', () => {
   });
   describe('workspace members', () => {
     // G > G1 > project A: the member belongs to G (an ancestor of A's group); B is not theirs.
-    const dir = (groupUsers: string[]) => ({
-      groups: [
-        { project_group_id: 'G', workspace_id: 'ws-m', parent_group_id: '', users: groupUsers },
-        { project_group_id: 'G1', workspace_id: 'ws-m', parent_group_id: 'G', users: [] },
-      ],
-      projects: [
-        { project_id: 'A', workspace_id: 'ws-m', project_group_id: 'G1', name: 'A', users: [] },
-        { project_id: 'B', workspace_id: 'ws-m', project_group_id: '', name: 'B', users: [] },
-      ],
-    });
+    const dir = (groupUsers: string[]) => membershipDirectory('ws-m', groupUsers);
     let member: string;
     let owner: string;
     let domainAdmin: string;
