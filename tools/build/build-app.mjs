@@ -2,7 +2,7 @@
 // Builds an app to dist/apps/<app>/: main.js, plus worker.js and admin.js where the app has them.
 // esbuild bundles the app and the libs (resolving the @platform/* paths of tsconfig.base.json) and
 // leaves node_modules as runtime dependencies, so the output runs with plain `node`.
-import { build } from 'esbuild';
+import { bundle } from './bundle.mjs';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 
@@ -17,29 +17,5 @@ const entryPoints = Object.fromEntries(
     .map(([name, file]) => [name, path.join('apps', app, file)])
     .filter(([, file]) => existsSync(file)),
 );
-await build({
-  entryPoints,
-  outdir: path.join('dist/apps', app),
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'cjs',
-  packages: 'external',
-  sourcemap: true,
-  tsconfig: 'tsconfig.base.json',
-  logLevel: 'warning',
-  plugins: [
-    {
-      // The libs are always bundled; a missing one is a build error, never a runtime require.
-      name: 'platform-libs',
-      setup(b) {
-        b.onResolve({ filter: /^@platform\// }, (args) => {
-          const file = path.resolve('libs', args.path.slice('@platform/'.length), 'src/index.ts');
-          if (!existsSync(file)) return { errors: [{ text: `no lib for ${args.path} (${file})` }] };
-          return { path: file };
-        });
-      },
-    },
-  ],
-});
+await bundle({ entryPoints, outdir: path.join('dist/apps', app) });
 console.log(`built dist/apps/${app}: ${Object.keys(entryPoints).map((n) => `${n}.js`).join(', ')}`);
