@@ -9,7 +9,7 @@ import { parseRequest } from './validation';
 import { buildOpenApi } from './openapi';
 import { DOCS_CSP, docsAsset, moduleDocsPage, platformDocsPage } from './docs';
 import { dependencyFault, sqlState } from './faults';
-import { parseBytes, readJsonBody, sendJson } from './body';
+import { lingerAfterAnswer, parseBytes, readJsonBody, sendJson } from './body';
 import { pathRedactor } from './redact';
 
 export interface ServiceAppOptions {
@@ -146,9 +146,9 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
 
   const sendError = (req: Request, res: Response, err: unknown) => {
     let apiError = toApiError(err);
-    // A body not read (refused before it was: no token, too large) is not read at all: the
-    // connection closes after the answer instead of receiving the rest.
-    if (!req.complete && !res.headersSent) res.setHeader('Connection', 'close');
+    // A body not read (refused before it was: no token, too large, another media type) is not parsed:
+    // the connection closes after the answer, once what is still coming was dropped (bounded).
+    if (!req.complete && !res.headersSent) lingerAfterAnswer(req, res);
     const retryAfter = apiError?.details?.retryAfterSeconds;
     if (typeof retryAfter === 'number' && !res.headersSent) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retryAfter))));
     if (!apiError) {

@@ -80,3 +80,34 @@ export function sendJson(res: Response, status: number, body: unknown) {
   res.setHeader('content-length', Buffer.byteLength(text));
   res.end(text);
 }
+
+/** How long, and how much, a refused body is still read after its answer (see lingerAfterAnswer). */
+export const LINGER = { ms: 2_000, bytes: 8 * 1024 * 1024 };
+
+/**
+ * For a request answered before its body was read (no token, too large, another media type): the
+ * answer says `Connection: close`, and the connection then lingers, reading and dropping what the client
+ * is still sending, for at most LINGER.ms and LINGER.bytes, before it closes. Closing at once would make
+ * the client's next write fail (EPIPE / ECONNRESET) before it reads the answer, so a caller would see a
+ * broken connection instead of the 401, 413 or 415 (nginx's lingering close, bounded the same way).
+ */
+export function lingerAfterAnswer(req: Request, res: Response) {
+  res.setHeader('Connection', 'close');
+  const socket = req.socket;
+  const start = socket.bytesRead;
+  // Node ends a `Connection: close` response with socket.destroySoon(): end our side, keep reading.
+  socket.destroySoon = function lingeringClose(this: typeof socket) {
+    if (this.writable) this.end();
+    req.resume();
+    const check = setInterval(() => {
+      if (this.destroyed) return clearInterval(check);
+      if (this.bytesRead - start > LINGER.bytes) this.destroy();
+    }, 50);
+    const timer = setTimeout(() => this.destroy(), LINGER.ms);
+    check.unref();
+    timer.unref();
+    this.once('close', () => (clearInterval(check), clearTimeout(timer)));
+    this.once('end', () => this.destroy());
+  };
+}
+

@@ -1,3 +1,4 @@
+import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
@@ -116,6 +117,61 @@ describe('token before body', () => {
     expect(res.statusLine).toMatch(/^HTTP\/1.1 401/);
     expect(res.raw).toMatch(/connection: close/i);
     expect(res.raw).toContain('ERROR_AUTHENTICATE_FAILURE');
+  });
+});
+
+describe('lingering close', () => {
+  it('a client still sending a refused body reads the answer, not a broken connection', async () => {
+    const { app } = makeApp();
+    const server = createHttpServer(app);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    const body = Buffer.alloc(1_100_000, 'a');
+    const send = (headers: Record<string, string>) =>
+      new Promise<string>((resolve) => {
+        const req = http.request({ port, host: '127.0.0.1', method: 'POST', path: '/hard/v1/thing/create', headers: { 'content-length': String(body.length), ...headers } }, (res) => {
+          let text = '';
+          res.on('data', (d) => (text += d));
+          res.on('end', () => resolve(`${res.statusCode} ${res.headers.connection} ${text}`));
+        });
+        req.on('error', (e) => resolve(`error ${(e as NodeJS.ErrnoException).code}`));
+        req.end(body);
+      });
+    // Deterministic: the rest of the body is sent only once the whole answer has arrived. A connection
+    // closed at once resets (ECONNRESET / EPIPE) on those writes; a lingering one takes them.
+    const token = await bearer();
+    const sendAfterAnswer = () =>
+      new Promise<string>((resolve) => {
+        // Half-open, as a client streaming its body is: it goes on writing after the server's FIN.
+        const s = net.connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+        let got = '';
+        let sent = false;
+        s.on('data', (d) => {
+          got += d;
+          if (!sent && got.includes('ERROR_UNSUPPORTED_MEDIA_TYPE')) {
+            sent = true;
+            let left = 40;
+            const more = (): unknown => (left-- > 0 && s.writable ? s.write(Buffer.alloc(16_384, 'a'), () => setTimeout(more, 5)) : s.end());
+            more();
+          }
+        });
+        let failed = '';
+        s.on('error', (e) => (failed = ` then ${(e as NodeJS.ErrnoException).code}`));
+        s.on('close', () => resolve(`${got.split('\r\n')[0]}${failed}${sent ? '' : ' (body not sent)'}`));
+        s.write(`POST /hard/v1/thing/create HTTP/1.1\r\nHost: x\r\nAuthorization: ${token}\r\nContent-Type: application/json; charset=latin1\r\nContent-Length: ${body.length}\r\n\r\n{"a":`);
+      });
+    try {
+      expect(await sendAfterAnswer()).toBe('HTTP/1.1 415 Unsupported Media Type');
+      for (let i = 0; i < 10; i++) {
+        // 415 before the body is read; 413 past the limit; 401 without a token: each one answered.
+        expect(await send({ 'content-type': 'application/json; charset=latin1', authorization: await bearer() })).toMatch(/^415 close .*ERROR_UNSUPPORTED_MEDIA_TYPE/);
+        expect(await send({ 'content-type': 'application/json', authorization: await bearer() })).toMatch(/^413 close /);
+        expect(await send({ 'content-type': 'application/json' })).toMatch(/^401 close .*ERROR_AUTHENTICATE_FAILURE/);
+      }
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });
 
