@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { createRequire } from 'node:module';
 import type ExcelJS from 'exceljs';
 import { csvLine } from './csv';
 import { drained, written } from './drain';
@@ -77,6 +78,9 @@ export class CsvZipWriter implements TableWriter {
   }
 }
 
+const requireHere = createRequire(__filename);
+let excel: typeof ExcelJS | undefined;
+
 const HEADER_FILL: ExcelJS.Fill = { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FF0A3764' } };
 
 /**
@@ -88,8 +92,8 @@ export class XlsxWriter implements TableWriter {
    * exceljs is loaded on the first Excel export, not at start: it is 28 MB of RSS and ~0.5 s of
    * startup that a process serving no Excel export never needs (issue #14).
    */
-  static async create(out: Writable): Promise<XlsxWriter> {
-    const excel = (await import('exceljs')).default;
+  static create(out: Writable): XlsxWriter {
+    excel ??= requireHere('exceljs') as typeof ExcelJS;
     return new XlsxWriter(out, excel);
   }
 
