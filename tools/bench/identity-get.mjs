@@ -10,6 +10,7 @@ import pg from 'pg';
 import { SignJWT } from 'jose';
 import { migrateApp } from '../prisma/migrate.mjs';
 import { load } from './lib/load.mjs';
+import { record } from './lib/report.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const seconds = Number(process.env.BENCH_SECONDS || 10);
@@ -83,7 +84,9 @@ const run = async (label, port, headers) => {
 console.log(`project-group/get, ${groups} groups, concurrency ${concurrency}, ${seconds} s each`);
 const a = await run('raw', rawPort, {});
 const b = await run('identity', appPort, { authorization: `Bearer ${token}` });
-console.log(`ratio identity/raw throughput: ${(b.rps / a.rps).toFixed(2)} (target >= 0.6)`);
+console.log(`ratio identity/raw throughput: ${(b.rps / a.rps).toFixed(2)} (target >= 0.7)`);
+record({ measure: 'project-group/get throughput vs raw node:http + pg', ours: b.rps, baseline: a.rps, unit: 'req/s', goal: '≥ 0.7×', met: b.rps / a.rps >= 0.7 });
+record({ measure: 'project-group/get p99 vs raw', ours: b.p99, baseline: a.p99, unit: 'ms', goal: '≤ 2×', met: b.p99 <= 2 * a.p99 });
 
 app.kill('SIGTERM');
 await new Promise((r) => app.on('exit', r));

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool, type PoolClient, type PoolConfig } from 'pg';
 
@@ -94,7 +95,25 @@ export function createPool(connectionString: string, config: CreatePoolOptions =
 
 /** A generated Prisma 7 client class, constructed with the pg driver adapter on `pool`. */
 export function createPrisma<T>(Client: new (options: { adapter: PrismaPg }) => T, pool: Pool): T {
+  wasmBaselineOnly();
   return new Client({ adapter: new PrismaPg(pool) });
+}
+
+let wasmFlagSet = false;
+/**
+ * Prisma's query compiler is a 3.4 MB WebAssembly module, compiled on the first query. V8 compiles it
+ * with Liftoff (its baseline compiler), then recompiles the functions it finds hot with TurboFan on
+ * background threads; those compilations take 60-100 MB of scratch memory that glibc keeps in its
+ * per-thread arenas once freed (measured: an idle identity at 190-225 MB, 130-140 MB without it). The
+ * compiler only runs for a query shape Prisma has not planned yet (its plans are cached), so its
+ * code quality is off the request path: the module stays on Liftoff code (issue #14,
+ * docs/decisions/platform.md "Footprint and startup"). Set before the module is compiled: the
+ * client compiles it lazily, on its first query.
+ */
+function wasmBaselineOnly() {
+  if (wasmFlagSet) return;
+  wasmFlagSet = true;
+  setFlagsFromString('--liftoff-only');
 }
 
 /** Runs `fn` in one transaction on one connection: COMMIT when it resolves, ROLLBACK when it throws. */

@@ -19,6 +19,7 @@ import pg from 'pg';
 import Redis from 'ioredis';
 import { SignJWT } from 'jose';
 import { migrateApp } from '../../prisma/migrate.mjs';
+import { record } from '../lib/report.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
 const ROWS = Number(process.env.COST_BENCH_ROWS || 200_000);
@@ -140,6 +141,7 @@ const unifiedCount = (await pool.query(`SELECT count(*)::int AS n FROM unified_c
 const collectRps = ROWS / collectSeconds;
 console.log(`collection (sync -> job SUCCESS, incl. unified rebuild): ${collectSeconds.toFixed(1)} s, ${fmt(collectRps)} rows/s, created_count ${fmt(task.created_count)}, ${fmt(unifiedCount)} unified cost rows`);
 console.log(`  collection / COPY = ${(collectRps / copy.rps).toFixed(2)}x  (target >= 0.3x)`);
+record({ measure: `collection of ${fmt(ROWS)} rows vs COPY`, ours: collectRps, baseline: copy.rps, unit: 'rows/s', goal: '≥ 0.3×', met: collectRps / copy.rps >= 0.3 });
 
 // ---------------------------------------------------------------- 2./3. analyze vs hand-written SQL
 await pool.query('VACUUM ANALYZE unified_cost');
@@ -167,6 +169,7 @@ async function compare(label, auth, where, params) {
   const dsl = await time(() => api('unified-cost/analyze', { query: analyzeQuery, is_confirmed: true }, auth));
   const sql = await time(() => pool.query(hand, params));
   console.log(`${label}: analyze ${dsl.toFixed(1)} ms (HTTP) vs hand-written SQL ${sql.toFixed(1)} ms = ${(dsl / sql).toFixed(2)}x  (target <= 1.3x), ${viaApi.results.length} result rows`);
+  record({ measure: label, ours: dsl, baseline: sql, unit: 'ms', goal: '≤ 1.3×', met: dsl / sql <= 1.3 });
   return { dsl, sql };
 }
 await compare(`analyze over the rollup of ${fmt(ROWS)} cost rows (${fmt(unifiedCount)} unified rows)`, owner, `domain_id = $1 AND workspace_id = $2`, ['d1', 'ws-1']);

@@ -108,6 +108,7 @@ const url = `http://127.0.0.1:${port}/monitoring/v1/webhook/${webhookId}/${acces
 
 // CPU seconds used so far: each child from /proc, Redis from INFO (the machine is shared: CPU per event is the stable figure).
 import { readFileSync } from 'node:fs';
+import { record } from '../lib/report.mjs';
 const tick = 100; // USER_HZ
 const procCpu = (pid) => {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
@@ -164,5 +165,8 @@ const perEvent = (k) => (((cpu1[k] - cpu0[k]) * 1000) / done).toFixed(3);
 console.log(`CPU per event      app ${perEvent('app')} ms, worker ${perEvent('worker')} ms, redis ${perEvent('redis')} ms, postgres ${perEvent('postgres')} ms, load generator ${perEvent('load')} ms`);
 console.log(`                   (2 cores = 0.667 ms of CPU per event at 3000 events/s, for all of them together)`);
 console.log(`rows: ${events} events in ${alerts} alerts; target >= 3000 events/s sustained, p99 < 50 ms`);
+const e2e = done / ((t1 - t0) / 1000);
+record({ measure: 'webhook ingestion end to end', ours: e2e, unit: 'events/s', goal: '≥ 3,000 events/s', met: e2e >= 3000 });
+record({ measure: 'webhook accept p99', ours: r.p99, unit: 'ms', goal: '< 50 ms', met: r.p99 < 50 });
 await stop();
 process.exit(r.errors || done < accepted ? 1 : 0);

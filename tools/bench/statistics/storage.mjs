@@ -10,6 +10,7 @@ import pg from 'pg';
 import { SignJWT } from 'jose';
 import { migrateApp } from '../../prisma/migrate.mjs';
 import { load } from '../lib/load.mjs';
+import { record } from '../lib/report.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
 const seconds = Number(process.env.BENCH_SECONDS || 5);
@@ -71,6 +72,7 @@ for (const [label, op, body] of cases) {
   await load({ url, body, headers, concurrency, durationMs: 1000 }); // warm-up
   const r = await load({ url, body, headers, concurrency, durationMs: seconds * 1000 });
   failed += r.errors;
+  record({ measure: `storage ${label} throughput`, ours: r.rps, unit: 'req/s' });
   console.log(`${label.padEnd(10)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  (${r.requests} requests, ${r.errors} errors)`);
 }
 app.kill('SIGTERM');

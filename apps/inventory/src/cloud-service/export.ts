@@ -210,7 +210,7 @@ export class CloudServiceExporter {
       spec.options = spec.options.map((o) => ({ ...o, scope: [...o.scope, ...now.conditions()] }));
     }
     const writer: TableWriter =
-      spec.file_format === 'EXCEL' ? new XlsxWriter(res) : spec.options.length > 1 ? new CsvZipWriter(res) : new CsvWriter(res);
+      spec.file_format === 'EXCEL' ? XlsxWriter.create(res) : spec.options.length > 1 ? new CsvZipWriter(res) : new CsvWriter(res);
     const date = spec.requested_at.slice(0, 10).replace(/-/g, '');
     res.status(200);
     res.setHeader('Content-Type', writer.contentType);
