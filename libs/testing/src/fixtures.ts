@@ -1,11 +1,10 @@
-import type { DomainDirectory } from '@platform/directory';
-
 /**
  * The project directory the member-scoping tests share: groups G > G1, project A in G1 and project B
  * in no group, all in `workspaceId`. `groupUsers` are G's users, so a user there is a member of A
- * through an ancestor group and never of B; publishing it again with `[]` is a removal.
+ * through an ancestor group and never of B; publishing it again with `[]` is a removal. (A DomainDirectory
+ * of libs/directory, typed by its shape: importing that lib here would make a cycle (its tests import this lib).)
  */
-export function membershipDirectory(workspaceId: string, groupUsers: string[]): DomainDirectory {
+export function membershipDirectory(workspaceId: string, groupUsers: string[]) {
   return {
     groups: [
       { project_group_id: 'G', workspace_id: workspaceId, parent_group_id: '', users: groupUsers },
