@@ -41,6 +41,11 @@ export const StatResult = z
   })
   .meta({ id: 'StatResult', description: "Rows keyed by the query's group-by keys and fields (a distinct query's rows are its values)" });
 
+/** An analyze answer: rows (group-by keys and fields, per period for a time-series analyze) and `more`. */
+export const AnalyzeResult = z
+  .strictObject({ results: z.array(z.record(z.string(), z.unknown())), more: z.boolean() })
+  .meta({ id: 'AnalyzeResult', description: "Rows keyed by the query's group-by keys and fields; `more` when rows remain past the page" });
+
 /** Codes every operation can give (body, validation, limits, dependencies). */
 export const SHARED_ERRORS: ErrorCodes = {
   400: ['ERROR_INVALID_PARAMETER', 'ERROR_REQUIRED_PARAMETER', 'ERROR_INVALID_PARAMETER_TYPE', 'ERROR_INVALID_JSON', 'ERROR_INVALID_ARGUMENT', 'ERROR_REQUEST_ABORTED'],
