@@ -14,7 +14,7 @@ export const CostDataSourcePluginInfo = z
     schema_id: z.string(),
     upgrade_mode: z.enum(['AUTO', 'MANUAL', 'NONE']),
   })
-  .meta({ id: 'CostDataSourcePluginInfo' });
+  .meta({ id: 'DataSourcePluginInfo' });
 
 /** When the scheduler syncs a data source: `hours` (UTC), `hour` the first of them (null with none). */
 export const ScheduleInfo = z
@@ -49,6 +49,6 @@ export const CostDataSourceInfo = z
     schedule: ScheduleInfo,
     next_sync_at: z.string().nullable(),
   })
-  .meta({ id: 'CostDataSourceInfo' });
+  .meta({ id: 'DataSourceInfo' });
 
-export const CostDataSourcesInfo = listOf(CostDataSourceInfo).meta({ id: 'CostDataSourcesInfo' });
+export const CostDataSourcesInfo = listOf(CostDataSourceInfo).meta({ id: 'DataSourcesInfo' });
