@@ -112,3 +112,19 @@ export function buildOpenApi(service: string, operations: Operation<any>[], vers
     },
   };
 }
+
+/**
+ * The operations of an OpenAPI document whose 200 answer says nothing: no schema, or a bare
+ * `{type: object}` (no `$ref`, properties, composition or items). Every operation must declare its answer.
+ */
+export function undocumentedAnswers(doc: { paths?: Record<string, unknown> }): string[] {
+  const out: string[] = [];
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    const schema = (item as { post?: { responses?: Record<string, { content?: Record<string, { schema?: Record<string, unknown> }> }> } }).post?.responses?.['200']
+      ?.content?.['application/json']?.schema;
+    const nonEmpty = (v: unknown) => typeof v === 'object' && v !== null && Object.keys(v).length > 0;
+    const says = schema && (['$ref', 'allOf', 'anyOf', 'oneOf', 'items'].some((k) => k in schema) || nonEmpty(schema.properties) || nonEmpty(schema.additionalProperties));
+    if (!says) out.push(path);
+  }
+  return out;
+}

@@ -22,7 +22,7 @@ export interface Operation<S extends z.ZodType = z.ZodType> {
    * The answer's schema (responses.ts: an Info, `listOf(Info)`, `StatResult`, `Empty`): emitted in the
    * OpenAPI document, and every answer is checked against it in tests (strict: an unknown field fails).
    */
-  response?: z.ZodType;
+  response: z.ZodType;
   /**
    * The error codes this operation gives besides the ones every operation can give (`sharedErrors` in
    * responses.ts), by status: `{404: ['ERROR_NOT_FOUND'], 409: ['ERROR_ALREADY_EXISTS']}`.

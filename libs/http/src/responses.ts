@@ -4,7 +4,7 @@ import type { ErrorCodes, Operation } from './operation';
 /**
  * Building blocks for response schemas, and the check of an answer against its operation's declared
  * response and error codes. Response objects are strict (`z.strictObject`): a field the code adds to an
- * answer without adding it to the schema fails the tests (see libs/testing/src/answers.ts).
+ * answer without adding it to the schema fails the tests (see tools/test/answers).
  */
 
 /** The one error envelope every failure answers. */
@@ -130,12 +130,12 @@ export function answerProblem(op: Operation<any>, status: number, answer: unknow
   return undefined;
 }
 
-/** Told every answer an operation gives (tests install one: libs/testing's answer check). */
+/** Told every answer an operation gives (tests install one: tools/test/answers). */
 export interface AnswerObserver {
   app(service: string, operations: Operation<any>[]): void;
   answer(op: Operation<any>, status: number, body: unknown, input: unknown): void;
 }
-// A global slot, so the test setup installs it without loading this library (libs/testing/jest).
+// A global slot, so the test setup installs it without loading this library (tools/test/answers).
 const OBSERVER = Symbol.for('platform.answerObserver');
 const slot = globalThis as Record<symbol, AnswerObserver | undefined>;
 /** Installs (or removes) the observer of every answer of every app in this process. */

@@ -36,12 +36,22 @@ export function dataSourceOperations(service: DataSourceService) {
       errors: NOT_FOUND,
       handler: (input, { auth }) => service.update(auth, input),
     }),
-    operation({ path: `${P}/enable`, access: write, schema: byId, response: DataSourceInfo,
+    operation({
+      path: `${P}/enable`,
+      access: write,
+      schema: byId,
+      response: DataSourceInfo,
       errors: NOT_FOUND,
-      handler: (input, { auth }) => service.setState(auth, input.data_source_id, 'ENABLED') }),
-    operation({ path: `${P}/disable`, access: write, schema: byId, response: DataSourceInfo,
+      handler: (input, { auth }) => service.setState(auth, input.data_source_id, 'ENABLED'),
+    }),
+    operation({
+      path: `${P}/disable`,
+      access: write,
+      schema: byId,
+      response: DataSourceInfo,
       errors: NOT_FOUND,
-      handler: (input, { auth }) => service.setState(auth, input.data_source_id, 'DISABLED') }),
+      handler: (input, { auth }) => service.setState(auth, input.data_source_id, 'DISABLED'),
+    }),
     operation({
       path: `${P}/deregister`,
       access: write,
@@ -70,9 +80,14 @@ export function dataSourceOperations(service: DataSourceService) {
         await service.verifyPlugin(auth, input.data_source_id);
       },
     }),
-    operation({ path: `${P}/get`, access: read, schema: byId, response: DataSourceInfo,
+    operation({
+      path: `${P}/get`,
+      access: read,
+      schema: byId,
+      response: DataSourceInfo,
       errors: NOT_FOUND,
-      handler: (input, { auth }) => service.get(auth, input.data_source_id) }),
+      handler: (input, { auth }) => service.get(auth, input.data_source_id),
+    }),
     operation({
       path: `${P}/list`,
       access: read,

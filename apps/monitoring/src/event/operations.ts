@@ -24,9 +24,14 @@ export function eventOperations(service: EventService, ingest: IngestService) {
         await ingest.accept(webhook, input.data, JSON.stringify(input.data).length);
       },
     }),
-    operation({ path: `${P}/get`, access: read, schema: request({ event_id: id }), response: EventInfo,
+    operation({
+      path: `${P}/get`,
+      access: read,
+      schema: request({ event_id: id }),
+      response: EventInfo,
       errors: NOT_FOUND,
-      handler: (input, { auth }) => service.get(auth, input.event_id) }),
+      handler: (input, { auth }) => service.get(auth, input.event_id),
+    }),
     operation({
       path: `${P}/list`,
       access: read,

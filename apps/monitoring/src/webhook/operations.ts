@@ -50,12 +50,22 @@ export function webhookOperations(service: WebhookService) {
         await service.verifyPlugin(auth, input.webhook_id);
       },
     }),
-    operation({ path: `${P}/enable`, access: write, schema: byId, response: WebhookInfo,
+    operation({
+      path: `${P}/enable`,
+      access: write,
+      schema: byId,
+      response: WebhookInfo,
       errors: NOT_FOUND,
-      handler: (input, { auth }) => service.setState(auth, input.webhook_id, 'ENABLED') }),
-    operation({ path: `${P}/disable`, access: write, schema: byId, response: WebhookInfo,
+      handler: (input, { auth }) => service.setState(auth, input.webhook_id, 'ENABLED'),
+    }),
+    operation({
+      path: `${P}/disable`,
+      access: write,
+      schema: byId,
+      response: WebhookInfo,
       errors: NOT_FOUND,
-      handler: (input, { auth }) => service.setState(auth, input.webhook_id, 'DISABLED') }),
+      handler: (input, { auth }) => service.setState(auth, input.webhook_id, 'DISABLED'),
+    }),
     operation({
       path: `${P}/delete`,
       access: write,
@@ -66,9 +76,14 @@ export function webhookOperations(service: WebhookService) {
         await service.delete(auth, input.webhook_id);
       },
     }),
-    operation({ path: `${P}/get`, access: read, schema: byId, response: WebhookInfo,
+    operation({
+      path: `${P}/get`,
+      access: read,
+      schema: byId,
+      response: WebhookInfo,
       errors: NOT_FOUND,
-      handler: (input, { auth }) => service.get(auth, input.webhook_id) }),
+      handler: (input, { auth }) => service.get(auth, input.webhook_id),
+    }),
     operation({
       path: `${P}/list`,
       access: read,

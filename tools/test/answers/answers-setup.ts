@@ -10,12 +10,20 @@ const OBSERVER = Symbol.for('platform.answerObserver');
 const problems: string[] = [];
 const declared: Record<string, Set<string>> = {};
 const answered: Record<string, Set<string>> = {};
+const documented = new Set<string>();
 let check: typeof import('@platform/http').answerProblem | undefined;
 
 (globalThis as Record<symbol, unknown>)[OBSERVER] = {
   app(service: string, operations: Operation<any>[]) {
     const set = (declared[service] ??= new Set());
     for (const op of operations) set.add(op.path);
+    // The document the app serves declares every answer (no bare `{type: object}`): checked once per service.
+    if (!documented.has(service)) {
+      documented.add(service);
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const http = require('@platform/http') as typeof import('@platform/http');
+      for (const path of http.undocumentedAnswers(http.buildOpenApi(service, operations))) problems.push(`${path}: its OpenAPI answer is not documented`);
+    }
   },
   answer(op: Operation<any>, status: number, body: unknown, input: unknown) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
