@@ -1,6 +1,6 @@
-// Jest setupFilesAfterEach (jest.preset.cjs): every answer of every app a test makes is checked against
+// Jest setupFilesAfterEnv (jest.preset.cjs): every answer of every app a test makes is checked against
 // its operation's declared response schema and error codes (libs/http/src/responses.ts). A mismatch
-// fails the test that provoked it; the operations answered go to a record that answers-teardown.cjs
+// fails the test that provoked it; the operations answered go to a record that answers-global.cjs
 // checks once the project's whole suite ran: every operation of the app answered 200 at least once.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
