@@ -24,7 +24,7 @@ export interface Operation<S extends z.ZodType = z.ZodType> {
    */
   response: z.ZodType;
   /**
-   * The error codes this operation gives besides the ones every operation can give (`sharedErrors` in
+   * The error codes this operation gives besides the ones every operation can give (`operationErrors` in
    * responses.ts), by status: `{404: ['ERROR_NOT_FOUND'], 409: ['ERROR_ALREADY_EXISTS']}`.
    */
   errors?: ErrorCodes;

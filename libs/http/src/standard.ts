@@ -2,7 +2,7 @@ import type { Access, AuthContext } from '@platform/auth';
 import { StatisticsQuerySchema, type StatisticsQuery } from '@platform/query';
 import { operation } from './operation';
 import { request } from './schemas';
-import { NOT_FOUND, QUERY_ERRORS, StatResult, mergeErrors } from './responses';
+import { QUERY_ERRORS, StatResult } from './responses';
 
 /**
  * The `stat` operation every resource has, the same everywhere: `{query: StatisticsQuery}` answered by
@@ -20,7 +20,7 @@ export function statOperation(
     access,
     schema,
     response: StatResult,
-    errors: mergeErrors(QUERY_ERRORS, { 404: NOT_FOUND[404] }),
+    errors: QUERY_ERRORS,
     handler: (input, { auth }) => service.stat(auth, input.query),
   });
 }

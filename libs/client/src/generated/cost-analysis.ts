@@ -1791,22 +1791,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found: ERROR_NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "ERROR_NOT_FOUND";
-                            /** @constant */
-                            status?: 404;
-                        };
-                    };
-                };
-            };
             /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -3631,22 +3615,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found: ERROR_NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "ERROR_NOT_FOUND";
-                            /** @constant */
-                            status?: 404;
-                        };
-                    };
-                };
-            };
             /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -4323,22 +4291,6 @@ export interface operations {
                             code?: "ERROR_PERMISSION_DENIED";
                             /** @constant */
                             status?: 403;
-                        };
-                    };
-                };
-            };
-            /** @description Not found: ERROR_NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "ERROR_NOT_FOUND";
-                            /** @constant */
-                            status?: 404;
                         };
                     };
                 };
@@ -5056,22 +5008,6 @@ export interface operations {
                             code?: "ERROR_PERMISSION_DENIED";
                             /** @constant */
                             status?: 403;
-                        };
-                    };
-                };
-            };
-            /** @description Not found: ERROR_NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "ERROR_NOT_FOUND";
-                            /** @constant */
-                            status?: 404;
                         };
                     };
                 };

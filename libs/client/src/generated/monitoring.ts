@@ -1636,22 +1636,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found: ERROR_NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "ERROR_NOT_FOUND";
-                            /** @constant */
-                            status?: 404;
-                        };
-                    };
-                };
-            };
             /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -2759,22 +2743,6 @@ export interface operations {
                             code?: "ERROR_PERMISSION_DENIED";
                             /** @constant */
                             status?: 403;
-                        };
-                    };
-                };
-            };
-            /** @description Not found: ERROR_NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "ERROR_NOT_FOUND";
-                            /** @constant */
-                            status?: 404;
                         };
                     };
                 };
@@ -3916,22 +3884,6 @@ export interface operations {
                             code?: "ERROR_PERMISSION_DENIED";
                             /** @constant */
                             status?: 403;
-                        };
-                    };
-                };
-            };
-            /** @description Not found: ERROR_NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
-                        error?: {
-                            /** @enum {unknown} */
-                            code?: "ERROR_NOT_FOUND";
-                            /** @constant */
-                            status?: 404;
                         };
                     };
                 };
