@@ -16,6 +16,10 @@ module.exports = {
     '^@platform/([a-z-]+)$': path.join(root, 'libs/$1/src/index.ts'),
   },
   testMatch: ['**/*.spec.ts'],
+  // Every answer of every app checked against its operation's declared response (tools/test/answers).
+  setupFilesAfterEnv: [path.join(root, 'tools/test/answers/answers-setup.ts')],
+  globalSetup: path.join(root, 'tools/test/answers/answers-global-setup.cjs'),
+  globalTeardown: path.join(root, 'tools/test/answers/answers-global-teardown.cjs'),
   testTimeout: 30000,
   maxWorkers: process.env.JEST_MAX_WORKERS || 2,
 };

@@ -150,5 +150,20 @@ export async function typeChecks(c: PlatformClient) {
   // @ts-expect-error unknown field (the request schemas are strict)
   await c.call('/identity/v2/project-group/create', { name: 'x', colour: 'red' });
   const r = await c.call('/inventory/v1/cloud-service/list', { query: { page: { limit: 1 } } });
-  return r;
+  // Answers are typed by the response schemas: the fields of an Info exist with their types.
+  const group = await c.call('/identity/v2/project-group/create', { name: 'x' });
+  const groupId: string = group.project_group_id;
+  const users: string[] = group.users;
+  // @ts-expect-error a field the answer does not have
+  void group.colour;
+  // @ts-expect-error project_group_id is a string
+  const asNumber: number = group.project_group_id;
+  const groups = await c.call('/identity/v2/project-group/list', {});
+  const total: number = groups.total_count;
+  const firstId: string | undefined = groups.results[0]?.project_group_id;
+  const listed: string = r.results[0].cloud_service_id;
+  const deleted: Record<string, unknown> = await c.call('/identity/v2/project-group/delete', { project_group_id: groupId });
+  const stat = await c.call('/identity/v2/project-group/stat', { query: {} });
+  const more: boolean | undefined = stat.more;
+  return { r, groupId, users, asNumber, total, firstId, listed, deleted, more };
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { createLogger, MODULES } from '@platform/core';
 import { errors } from '@platform/errors';
 import { bearer, mintToken, testVerifier } from '@platform/testing';
-import { createServiceApp, operation, request as requestSchema, listResponse } from './index';
+import { createServiceApp, operation, request as requestSchema, listResponse, Empty, listOf, NOT_FOUND } from './index';
 
 const access = { permission: 'demo:Thing.write', roles: ['WORKSPACE_OWNER', 'DOMAIN_ADMIN'] as const };
 let down = false;
@@ -18,16 +18,16 @@ const app = createServiceApp({
       path: '/demo/v1/thing/create',
       access,
       schema: requestSchema({ name: z.string().min(1), size: z.number().int().optional(), nested: z.object({ a: z.string() }).optional() }),
-      handler: (input, ctx) => ({ name: input.name, domain_id: ctx.auth.domainId }),
+      response: z.strictObject({ name: z.string(), domain_id: z.string() }), handler: (input, ctx) => ({ name: input.name, domain_id: ctx.auth.domainId }),
     }),
-    operation({ path: '/demo/v1/thing/list', access, schema: requestSchema({}), handler: () => listResponse([{ a: 1 }], 1) }),
-    operation({ path: '/demo/v1/thing/delete', access, schema: requestSchema({}), handler: () => undefined }),
-    operation({ path: '/demo/v1/thing/missing', access, schema: requestSchema({}), handler: () => { throw errors.notFound('thing_id', 'x'); } }),
+    operation({ path: '/demo/v1/thing/list', access, schema: requestSchema({}), response: listOf(z.strictObject({ a: z.number() })), handler: () => listResponse([{ a: 1 }], 1) }),
+    operation({ path: '/demo/v1/thing/delete', access, schema: requestSchema({}), response: Empty, handler: () => undefined }),
+    operation({ path: '/demo/v1/thing/missing', access, schema: requestSchema({}), response: Empty, errors: NOT_FOUND, handler: () => { throw errors.notFound('thing_id', 'x'); } }),
     operation({
       path: '/demo/v1/thing/crash',
       access: 'public',
       schema: requestSchema({}),
-      handler: () => {
+      response: Empty, handler: () => {
         throw new Error('SELECT secret FROM users -- boom');
       },
     }),
@@ -155,7 +155,7 @@ describe('client address', () => {
     createServiceApp({
       service: 'ip',
       logger: createLogger('ip', 'silent'),
-      operations: [operation({ path: '/ip/v1/who/ami', access: 'public', schema: requestSchema({}), handler: (_i, ctx) => ({ ip: ctx.clientIp }) })],
+      operations: [operation({ path: '/ip/v1/who/ami', access: 'public', schema: requestSchema({}), response: z.strictObject({ ip: z.string() }), handler: (_i, ctx) => ({ ip: ctx.clientIp }) })],
     });
   afterEach(() => delete process.env.TRUST_PROXY);
 
@@ -192,7 +192,7 @@ describe('openapi', () => {
   it('moves the definitions of a recursive schema to components, so every $ref resolves in the document', async () => {
     type Tree = { name: string; children?: Tree[] };
     const TreeSchema: z.ZodType<Tree> = z.lazy(() => z.object({ name: z.string(), children: z.array(TreeSchema).optional() }));
-    const ops = ['a', 'b'].map((v) => operation({ path: `/trees/v1/tree/${v}`, access: 'public', schema: requestSchema({ tree: TreeSchema }), handler: () => ({}) }));
+    const ops = ['a', 'b'].map((v) => operation({ path: `/trees/v1/tree/${v}`, access: 'public', schema: requestSchema({ tree: TreeSchema }), response: Empty, handler: () => ({}) }));
     const doc = (await request(createServiceApp({ service: 'trees', logger: createLogger('trees', 'silent'), operations: ops })).get('/trees/openapi.json')).body;
     const refs: string[] = [];
     const walk = (v: unknown): void => {
@@ -209,8 +209,8 @@ describe('openapi', () => {
       expect(ref).toMatch(/^#\/components\/schemas\//);
       expect(doc.components.schemas[ref.split('/').pop()!]).toBeDefined();
     }
-    // one definition, shared by both operations
-    expect(Object.keys(doc.components.schemas)).toHaveLength(2);
+    // one definition, shared by both operations (beside the envelope and Empty)
+    expect(Object.keys(doc.components.schemas).sort()).toEqual(['Empty', 'ErrorEnvelope', '__schema0']);
   });
 
   it('serves the API reference: the page, its assets from swagger-ui-dist, and the platform page at /docs', async () => {

@@ -11,6 +11,7 @@ import { DOCS_CSP, docsAsset, moduleDocsPage, platformDocsPage } from './docs';
 import { dependencyFault, sqlState } from './faults';
 import { lingerAfterAnswer, parseBytes, readJsonBody, sendJson } from './body';
 import { pathRedactor } from './redact';
+import { answerObserver } from './responses';
 
 export interface ServiceAppOptions {
   service: string;
@@ -102,6 +103,8 @@ function toApiError(err: unknown): ApiError | undefined {
 export function createServiceApp(options: ServiceAppOptions): express.Express {
   const { service, logger } = options;
   const app = express();
+  const byPath = new Map(options.operations.map((op) => [op.path, op]));
+  answerObserver()?.app(service, options.operations);
   app.disable('x-powered-by');
   app.set('etag', false);
   // X-Forwarded-For is believed only from the proxies TRUST_PROXY names (default: loopback and
@@ -164,6 +167,8 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
       req.log.error({ err, req_id: req.requestId }, 'server error');
     }
     if (apiError.status === 405) res.setHeader('Allow', 'POST');
+    const op = byPath.get(res.locals.operation as string);
+    if (op && !res.headersSent) answerObserver()?.answer(op, apiError.status, apiError.toEnvelope(), res.locals.input);
     if (!res.headersSent) sendJson(res, apiError.status, apiError.toEnvelope());
   };
 
@@ -302,6 +307,7 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
         }
         req.body = await readJsonBody(req, limit, limitText);
         const input = parseRequest(op.schema, req.body);
+        res.locals.input = input;
         const bodyDomain = (input as { domain_id?: unknown } | undefined)?.domain_id;
         if (auth && bodyDomain !== undefined && bodyDomain !== auth.domainId) {
           throw errors.permissionDenied(`Permission denied. (key = domain_id, reason = ${String(bodyDomain)} is not the domain of the access token)`);
@@ -314,7 +320,9 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
             return req.log; // made only if the handler logs
           },
         });
-        sendJson(res, 200, result ?? {});
+        const body = result ?? {};
+        answerObserver()?.answer(op, 200, body, input);
+        sendJson(res, 200, body);
       } catch (e) {
         next(e);
       }

@@ -6,7 +6,7 @@ import type { Page } from 'playwright-core';
 import { z } from 'zod';
 import { createLogger, MODULES } from '@platform/core';
 import { launchBrowser, mintToken, testVerifier, type TestBrowser } from '@platform/testing';
-import { createServiceApp, operation, request as requestSchema } from './index';
+import { createServiceApp, operation, request as requestSchema, listOf } from './index';
 
 /**
  * The API reference in a real browser (Debian's chromium, headless): two apps behind a router that
@@ -24,16 +24,16 @@ const identity = createServiceApp({
       access,
       summary: 'Create a thing',
       schema: requestSchema({ name: z.string().min(1) }),
-      handler: (input, ctx) => ({ name: input.name, domain_id: ctx.auth.domainId }),
+      response: z.strictObject({ name: z.string(), domain_id: z.string() }), handler: (input, ctx) => ({ name: input.name, domain_id: ctx.auth.domainId }),
     }),
-    operation({ path: '/identity/v1/thing/ping', access: 'public', schema: requestSchema({}), handler: () => ({ pong: true }) }),
+    operation({ path: '/identity/v1/thing/ping', access: 'public', schema: requestSchema({}), response: z.strictObject({ pong: z.boolean() }), handler: () => ({ pong: true }) }),
   ],
 });
 const inventory = createServiceApp({
   service: 'inventory',
   logger,
   verifier: testVerifier,
-  operations: [operation({ path: '/inventory/v1/gadget/list', access: { permission: 'inventory:Gadget.read', roles: ['WORKSPACE_MEMBER'] }, schema: requestSchema({}), handler: () => ({ results: [], total_count: 0 }) })],
+  operations: [operation({ path: '/inventory/v1/gadget/list', access: { permission: 'inventory:Gadget.read', roles: ['WORKSPACE_MEMBER'] }, schema: requestSchema({}), response: listOf(z.strictObject({})), handler: () => ({ results: [], total_count: 0 }) })],
 });
 const router = http.createServer((req, res) => {
   const segment = (req.url ?? '/').split('/')[1]?.split('?')[0];

@@ -4,7 +4,7 @@ import { Pool } from 'pg';
 import request from 'supertest';
 import { createLogger } from '@platform/core';
 import { createTempDatabase, type TempDatabase } from '@platform/testing';
-import { createServiceApp, operation, request as requestSchema } from './index';
+import { createServiceApp, operation, request as requestSchema, Empty } from './index';
 import { dependencyFault } from './faults';
 
 // Real failures of real clients, each answered as 503 ERROR_SERVICE_UNAVAILABLE, never 500.
@@ -32,12 +32,12 @@ describe('dependency faults', () => {
       service: 'faults',
       logger: createLogger('faults', 'silent'),
       operations: [
-        operation({ path: '/faults/v1/pg/down', access: 'public', schema: requestSchema({}), handler: () => unreachable.query('SELECT 1') }),
+        operation({ path: '/faults/v1/pg/down', access: 'public', schema: requestSchema({}), response: Empty, handler: () => unreachable.query('SELECT 1') }),
         operation({
           path: '/faults/v1/pg/killed',
           access: 'public',
           schema: requestSchema({}),
-          handler: async () => {
+          response: Empty, handler: async () => {
             const c = await live.connect();
             try {
               const pid = (await c.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
@@ -49,8 +49,8 @@ describe('dependency faults', () => {
             }
           },
         }),
-        operation({ path: '/faults/v1/pg/timeout', access: 'public', schema: requestSchema({}), handler: () => live.query("SET statement_timeout = 50; SELECT pg_sleep(1)") }),
-        operation({ path: '/faults/v1/redis/down', access: 'public', schema: requestSchema({}), handler: () => redisDown.get('x') }),
+        operation({ path: '/faults/v1/pg/timeout', access: 'public', schema: requestSchema({}), response: Empty, handler: () => live.query("SET statement_timeout = 50; SELECT pg_sleep(1)") }),
+        operation({ path: '/faults/v1/redis/down', access: 'public', schema: requestSchema({}), response: Empty, handler: () => redisDown.get('x') }),
       ],
     });
 
@@ -72,7 +72,7 @@ describe('dependency faults', () => {
           path: '/faults/v1/down',
           access: 'public',
           schema: requestSchema({}),
-          handler: () => {
+          response: Empty, handler: () => {
             throw Object.assign(new Error("Can't reach database server\n  at /app/src/thing.ts:12\n  > 12 | prisma.x.find()"), { code: 'P1001' });
           },
         }),

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { createLogger } from '@platform/core';
 import { ApiError } from '@platform/errors';
 import { bearer, sendPartialRequest, testVerifier } from '@platform/testing';
-import { createHttpServer, createServiceApp, operation, request as requestSchema, struct } from './index';
+import { createHttpServer, createServiceApp, operation, request as requestSchema, struct, Empty } from './index';
 
 const access = { permission: 'demo:Thing.write', roles: ['WORKSPACE_OWNER', 'DOMAIN_ADMIN'] as const };
 
@@ -29,13 +29,13 @@ function makeApp(logger = createLogger('hard', 'silent')) {
         path: '/hard/v1/thing/create',
         access,
         schema: requestSchema({ tags: struct.optional(), query: z.unknown().optional() }),
-        handler: (input) => (handled++, { tags: input.tags ?? {} }),
+        response: z.strictObject({ tags: z.record(z.string(), z.unknown()) }), handler: (input) => (handled++, { tags: input.tags ?? {} }),
       }),
       operation({
         path: '/hard/v1/thing/busy',
         access: 'public',
         schema: requestSchema({}),
-        handler: () => {
+        response: Empty, errors: { 429: ['ERROR_TOO_MANY_REQUESTS'] }, handler: () => {
           throw new ApiError(429, 'ERROR_TOO_MANY_REQUESTS', 'Slow down.', { retryAfterSeconds: 7.2 });
         },
       }),
@@ -97,7 +97,7 @@ describe('what the fuzzer found', () => {
           path: '/hard/v1/nul/get',
           access: 'public',
           schema: requestSchema({}),
-          handler: () => {
+          response: Empty, handler: () => {
             throw Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021', severity: 'ERROR' });
           },
         }),

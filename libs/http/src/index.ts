@@ -8,3 +8,5 @@ export * from './faults';
 export { BODY_LIMITS, parseBytes, parseJsonText, readBody } from './body';
 export { pathRedactor } from './redact';
 export { explicitZero, withoutProto3Defaults, ZERO_ENUM } from './proto3';
+export * from './responses';
+export { buildOpenApi, undocumentedAnswers } from './openapi';

@@ -1,17 +1,42 @@
 import { z } from 'zod';
 import type { Operation } from './operation';
+import { operationErrors } from './responses';
 
+const ERROR_REF = { $ref: '#/components/schemas/ErrorEnvelope' };
 const ERROR_SCHEMA = {
   type: 'object',
   required: ['error'],
+  additionalProperties: false,
   properties: {
     error: {
       type: 'object',
       required: ['code', 'message', 'status'],
+      additionalProperties: false,
       properties: { code: { type: 'string' }, message: { type: 'string' }, status: { type: 'integer' } },
     },
   },
 };
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad request', 401: 'No valid token', 403: 'Not allowed', 404: 'Not found', 409: 'Conflict', 412: 'Precondition failed',
+  413: 'Body too large', 415: 'Not JSON', 422: 'Unprocessable', 429: 'Too many requests', 502: 'A plugin or upstream failed', 503: 'A dependency is unavailable; retry later', 504: 'Timed out',
+};
+
+/** The error answers of an operation: per status, the envelope with the codes it can give. */
+function errorResponses(op: Operation<any>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [status, codes] of Object.entries(operationErrors(op)).sort(([a], [b]) => Number(a) - Number(b))) {
+    out[status] = {
+      description: `${STATUS_TEXT[Number(status)] ?? 'Error'}: ${codes.join(', ')}`,
+      content: {
+        'application/json': {
+          schema: { allOf: [ERROR_REF, { type: 'object', properties: { error: { type: 'object', properties: { code: { enum: codes }, status: { const: Number(status) } } } } }] },
+        },
+      },
+    };
+  }
+  out.default = { description: 'An unexpected failure (500 ERROR_UNKNOWN)', content: { 'application/json': { schema: ERROR_REF } } };
+  return out;
+}
 
 /**
  * The JSON Schema of a request. A recursive schema comes out of zod with its own `$defs` and
@@ -19,10 +44,10 @@ const ERROR_SCHEMA = {
  * document's `components.schemas` (`defs`, shared by every operation; the same name with another
  * content gets a suffix) and the references follow them.
  */
-function requestSchema(schema: z.ZodType, defs: Record<string, unknown>): Record<string, unknown> {
+function requestSchema(schema: z.ZodType, defs: Record<string, unknown>, io: 'input' | 'output' = 'input'): Record<string, unknown> {
   let json: Record<string, unknown>;
   try {
-    const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+    const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
     json = rest;
   } catch {
     return { type: 'object' };
@@ -66,8 +91,11 @@ export function buildOpenApi(service: string, operations: Operation<any>[], vers
           : { 'x-permission': op.access.permission, 'x-role-types': op.access.roles }),
         requestBody: { required: true, content: { 'application/json': { schema: requestSchema(op.schema, defs) } } },
         responses: {
-          '200': { description: 'The result (Empty is {})', content: { 'application/json': { schema: { type: 'object' } } } },
-          default: { description: 'Every failure', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+          '200': {
+            description: 'The result (Empty is {})',
+            content: { 'application/json': { schema: op.response ? requestSchema(op.response, defs, 'output') : { type: 'object' } } },
+          },
+          ...errorResponses(op),
         },
       },
     };
@@ -80,7 +108,23 @@ export function buildOpenApi(service: string, operations: Operation<any>[], vers
     paths,
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
-      schemas: { Error: ERROR_SCHEMA, ...Object.fromEntries(Object.entries(defs).map(([name, d]) => [name, d.schema])) },
+      schemas: { ErrorEnvelope: ERROR_SCHEMA, ...Object.fromEntries(Object.entries(defs).map(([name, d]) => [name, d.schema])) },
     },
   };
+}
+
+/**
+ * The operations of an OpenAPI document whose 200 answer says nothing: no schema, or a bare
+ * `{type: object}` (no `$ref`, properties, composition or items). Every operation must declare its answer.
+ */
+export function undocumentedAnswers(doc: { paths?: Record<string, unknown> }): string[] {
+  const out: string[] = [];
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    const schema = (item as { post?: { responses?: Record<string, { content?: Record<string, { schema?: Record<string, unknown> }> }> } }).post?.responses?.['200']
+      ?.content?.['application/json']?.schema;
+    const nonEmpty = (v: unknown) => typeof v === 'object' && v !== null && Object.keys(v).length > 0;
+    const says = schema && (['$ref', 'allOf', 'anyOf', 'oneOf', 'items'].some((k) => k in schema) || nonEmpty(schema.properties) || nonEmpty(schema.additionalProperties));
+    if (!says) out.push(path);
+  }
+  return out;
 }

@@ -18,8 +18,21 @@ export interface Operation<S extends z.ZodType = z.ZodType> {
   /** `public` operations take no token (token issue/grant, webhook ingestion). */
   access: Access | 'public';
   summary?: string;
+  /**
+   * The answer's schema (responses.ts: an Info, `listOf(Info)`, `StatResult`, `Empty`): emitted in the
+   * OpenAPI document, and every answer is checked against it in tests (strict: an unknown field fails).
+   */
+  response: z.ZodType;
+  /**
+   * The error codes this operation gives besides the ones every operation can give (`operationErrors` in
+   * responses.ts), by status: `{404: ['ERROR_NOT_FOUND'], 409: ['ERROR_ALREADY_EXISTS']}`.
+   */
+  errors?: ErrorCodes;
   handler: (input: z.output<S>, ctx: RequestContext) => Promise<unknown> | unknown;
 }
+
+/** Error codes by HTTP status. */
+export type ErrorCodes = Readonly<Partial<Record<number, readonly string[]>>>;
 
 /** Keeps the handler's input typed by its schema. */
 export function operation<S extends z.ZodType>(def: Operation<S>): Operation<S> {

@@ -27,7 +27,7 @@ const app = createServiceApp({
   service: 'demo',
   logger: createLogger('demo', 'silent'),
   verifier: testVerifier,
-  operations: [operation({ path: '/demo/v1/thing/echo', access, schema, handler: (input) => ({ input }) })],
+  operations: [operation({ path: '/demo/v1/thing/echo', access, schema, response: z.strictObject({ input: z.unknown() }), handler: (input) => ({ input }) })],
 });
 
 const send = async (body: unknown) => request(app).post('/demo/v1/thing/echo').set('Authorization', await bearer()).send(body as object);

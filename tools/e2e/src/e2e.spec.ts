@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { PlatformApiError, PlatformClient } from '@platform/client';
+import { undocumentedAnswers } from '@platform/http';
 import { waitFor } from '@platform/testing';
 import { call, startPlatform, type Platform } from './platform';
 
@@ -88,6 +89,11 @@ describe('the platform end to end, through nginx', () => {
       // The OpenAPI, generated from the operation tables, has every operation of the contract.
       const missing = SPEC[app].filter((op) => !doc.paths[op]?.post);
       expect([app, missing]).toEqual([app, []]);
+      // Every operation declares its answer (not a bare object), and every $ref it uses resolves.
+      expect([app, undocumentedAnswers(doc)]).toEqual([app, []]);
+      const schemas = (doc as { components?: { schemas?: Record<string, unknown> } }).components?.schemas ?? {};
+      const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]);
+      expect([app, refs.filter((name) => !(name in schemas))]).toEqual([app, []]);
       const page = await fetch(`${p.base}/${app}/docs`);
       expect(page.headers.get('content-type')).toMatch(/html/);
     }

@@ -1,10 +1,15 @@
 import { z } from 'zod';
 import { WORKSPACE_ROLES } from '@platform/auth';
-import { id, name, operation, request, struct, tags, statOperation } from '@platform/http';
+import { Empty, id, mergeErrors, name, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation, struct, tags } from '@platform/http';
 import { QuerySchema } from '@platform/query';
 import { ADMIN_AND_OWNER } from '../scope';
 import { scheduleInput } from './schedule';
 import type { DataSourceService } from './service';
+import { CostDataSourceInfo, CostDataSourcesInfo } from './responses';
+import { JobInfo } from '../job/responses';
+
+/** Codes of a plugin's verification (its options, its file). */
+const PLUGIN_ERRORS = { 400: ['ERROR_INVALID_COLUMN', 'ERROR_INVALID_URL', 'ERROR_UNSAFE_URL', 'ERROR_HTTP_FILE_NOT_FOUND', 'ERROR_INVALID_CSV'] };
 
 // upstream: DOMAIN_ADMIN and WORKSPACE_OWNER write (a DOMAIN data source needs the domain admin); reads
 // are open to workspace members too, who see their workspace's and the domain's data sources.
@@ -42,6 +47,8 @@ export function dataSourceOperations(service: DataSourceService) {
         resource_group: z.enum(['DOMAIN', 'WORKSPACE']),
         workspace_id: id.optional(),
       }),
+      response: CostDataSourceInfo,
+      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS, { 409: ['ERROR_NOT_UNIQUE'] }),
       handler: (input, { auth }) => service.register(auth, input),
     }),
     operation({
@@ -55,24 +62,32 @@ export function dataSourceOperations(service: DataSourceService) {
         schedule: scheduleInput.optional(),
         tags: tags.optional(),
       }),
+      response: CostDataSourceInfo,
+      errors: mergeErrors(NOT_FOUND, { 409: ['ERROR_NOT_UNIQUE'] }),
       handler: (input, { auth }) => service.update(auth, input),
     }),
     operation({
       path: '/cost-analysis/v1/data-source/update-plugin',
       access: write,
       schema: request({ data_source_id: id, version: z.string().trim().min(1).max(64).optional(), options: struct.optional(), upgrade_mode: upgrade_mode.optional() }),
+      response: CostDataSourceInfo,
+      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS),
       handler: (input, { auth }) => service.updatePlugin(auth, input),
     }),
     operation({
       path: '/cost-analysis/v1/data-source/enable',
       access: write,
       schema: request({ data_source_id: id }),
+      response: CostDataSourceInfo,
+      errors: NOT_FOUND,
       handler: (input, { auth }) => service.setState(auth, input.data_source_id, 'ENABLED'),
     }),
     operation({
       path: '/cost-analysis/v1/data-source/disable',
       access: write,
       schema: request({ data_source_id: id }),
+      response: CostDataSourceInfo,
+      errors: NOT_FOUND,
       handler: (input, { auth }) => service.setState(auth, input.data_source_id, 'DISABLED'),
     }),
     operation({
@@ -81,6 +96,8 @@ export function dataSourceOperations(service: DataSourceService) {
       // Upstream: "Default value is true". proto3 cannot tell `false` from not set, and upstream reads
       // both as the default, so `false` cascades too (docs/decisions/cost-analysis.md).
       schema: request({ data_source_id: id, cascade_delete_cost: z.boolean().optional() }),
+      response: Empty,
+      errors: NOT_FOUND,
       handler: async (input, { auth }) => {
         await service.deregister(auth, input);
       },
@@ -89,12 +106,16 @@ export function dataSourceOperations(service: DataSourceService) {
       path: '/cost-analysis/v1/data-source/sync',
       access: write,
       schema: request({ data_source_id: id, start: z.string().max(64).optional(), no_preload_cache: z.boolean().optional() }),
+      response: JobInfo,
+      errors: mergeErrors(NOT_FOUND, { 400: ['ERROR_DATA_SOURCE_STATE'], 409: ['ERROR_DUPLICATE_JOB'] }),
       handler: (input, { auth }) => service.sync(auth, input),
     }),
     operation({
       path: '/cost-analysis/v1/data-source/get',
       access: read,
       schema: request({ data_source_id: id }),
+      response: CostDataSourceInfo,
+      errors: NOT_FOUND,
       handler: (input, { auth }) => service.get(auth, input.data_source_id),
     }),
     operation({
@@ -112,6 +133,8 @@ export function dataSourceOperations(service: DataSourceService) {
         connected_workspace_id: z.string().max(0, 'not supported by this platform yet').optional(),
         workspace_id: z.string().optional(),
       }),
+      response: CostDataSourcesInfo,
+      errors: QUERY_ERRORS,
       handler: (input, { auth }) => service.list(auth, input),
     }),
     statOperation('/cost-analysis/v1/data-source/stat', read, service),

@@ -2,6 +2,10 @@ import { z } from 'zod';
 import { WORKSPACE_ROLES } from '@platform/auth';
 import { operation, request } from '@platform/http';
 import type { ExchangeRateService } from './service';
+import { ExchangeRateInfo, ExchangeRatesInfo } from './responses';
+
+const CURRENCY_ERRORS = { 400: ['ERROR_UNSUPPORTED_CURRENCY'] };
+const STATE_ERRORS = { 400: ['ERROR_UNSUPPORTED_CURRENCY', 'ERROR_CHANGE_STATE'] };
 
 // upstream: exchange rates are domain-scoped; a domain admin changes them, every workspace role reads them.
 const write = { permission: 'cost-analysis:ExchangeRate.write', roles: ['DOMAIN_ADMIN'] as const };
@@ -16,36 +20,47 @@ export function exchangeRateOperations(service: ExchangeRateService) {
       path: '/cost-analysis/v1/exchange-rate/set',
       access: write,
       schema: domainRequest({ currency, rate: z.number() }),
+      response: ExchangeRateInfo,
+      errors: CURRENCY_ERRORS,
       handler: (input, { auth }) => service.set(auth, input),
     }),
     operation({
       path: '/cost-analysis/v1/exchange-rate/reset',
       access: write,
       schema: domainRequest({ currency }),
+      response: ExchangeRateInfo,
+      errors: CURRENCY_ERRORS,
       handler: (input, { auth }) => service.reset(auth, input),
     }),
     operation({
       path: '/cost-analysis/v1/exchange-rate/enable',
       access: write,
       schema: domainRequest({ currency }),
+      response: ExchangeRateInfo,
+      errors: STATE_ERRORS,
       handler: (input, { auth }) => service.enable(auth, input),
     }),
     operation({
       path: '/cost-analysis/v1/exchange-rate/disable',
       access: write,
       schema: domainRequest({ currency }),
+      response: ExchangeRateInfo,
+      errors: STATE_ERRORS,
       handler: (input, { auth }) => service.disable(auth, input),
     }),
     operation({
       path: '/cost-analysis/v1/exchange-rate/get',
       access: read,
       schema: domainRequest({ currency }),
+      response: ExchangeRateInfo,
+      errors: CURRENCY_ERRORS,
       handler: (input, { auth }) => service.get(auth, input),
     }),
     operation({
       path: '/cost-analysis/v1/exchange-rate/list',
       access: read,
       schema: domainRequest({}),
+      response: ExchangeRatesInfo,
       handler: (_input, { auth }) => service.list(auth),
     }),
   ];

@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { id, operation, request, statOperation } from '@platform/http';
+import { id, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation } from '@platform/http';
 import { QuerySchema } from '@platform/query';
 import { ADMIN_AND_OWNER } from '../scope';
 import type { JobTaskService } from './service';
+import { JobTaskInfo, JobTasksInfo } from './responses';
 
 const read = { permission: 'cost-analysis:JobTask.read', roles: ADMIN_AND_OWNER };
 /** upstream's JobTaskQuery.Status (its zero value SCOPE_NONE reads as not set). */
@@ -14,6 +15,8 @@ export function jobTaskOperations(service: JobTaskService) {
       path: '/cost-analysis/v1/job-task/get',
       access: read,
       schema: request({ job_task_id: id }),
+      response: JobTaskInfo,
+      errors: NOT_FOUND,
       handler: (input, { auth }) => service.get(auth, input.job_task_id),
     }),
     operation({
@@ -27,6 +30,8 @@ export function jobTaskOperations(service: JobTaskService) {
         job_id: z.string().optional(),
         data_source_id: z.string().optional(),
       }),
+      response: JobTasksInfo,
+      errors: QUERY_ERRORS,
       handler: (input, { auth }) => service.list(auth, input),
     }),
     statOperation('/cost-analysis/v1/job-task/stat', read, service),

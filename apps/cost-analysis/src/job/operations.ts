@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { id, operation, request, stringList, statOperation } from '@platform/http';
+import { id, mergeErrors, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation, stringList } from '@platform/http';
 import { QuerySchema } from '@platform/query';
 import { ADMIN_AND_OWNER } from '../scope';
 import type { JobService } from './service';
+import { JobInfo, JobsInfo } from './responses';
 
 const read = { permission: 'cost-analysis:Job.read', roles: ADMIN_AND_OWNER };
 const write = { permission: 'cost-analysis:Job.write', roles: ADMIN_AND_OWNER };
@@ -14,12 +15,16 @@ export function jobOperations(service: JobService) {
       path: '/cost-analysis/v1/job/cancel',
       access: write,
       schema: request({ job_id: id }),
+      response: JobInfo,
+      errors: mergeErrors(NOT_FOUND, { 400: ['ERROR_JOB_STATE'] }),
       handler: (input, { auth }) => service.cancel(auth, input.job_id),
     }),
     operation({
       path: '/cost-analysis/v1/job/get',
       access: read,
       schema: request({ job_id: id, only: stringList.optional() }),
+      response: JobInfo,
+      errors: NOT_FOUND,
       handler: (input, { auth }) => service.get(auth, input.job_id, input.only),
     }),
     operation({
@@ -32,6 +37,8 @@ export function jobOperations(service: JobService) {
         workspace_id: z.string().optional(), // upstream's JobQuery has it
         data_source_id: z.string().optional(),
       }),
+      response: JobsInfo,
+      errors: QUERY_ERRORS,
       handler: (input, { auth }) => service.list(auth, input),
     }),
     statOperation('/cost-analysis/v1/job/stat', read, service),

@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { id, operation, request, statOperation } from '@platform/http';
+import { AnalyzeResult, id, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation } from '@platform/http';
 import { QuerySchema, TimeSeriesAnalyzeQuerySchema } from '@platform/query';
 import { WORKSPACE_ROLES } from '@platform/auth';
 import type { UnifiedCostService } from './service';
+import { UnifiedCostInfo, UnifiedCostsInfo } from './responses';
 
 // Domain admins, workspace owners and workspace members, who read only their projects' costs (the
 // service scopes them; see docs/decisions/cost-analysis.md).
@@ -14,12 +15,16 @@ export function unifiedCostOperations(service: UnifiedCostService) {
       path: '/cost-analysis/v1/unified-cost/get',
       access: read,
       schema: request({ unified_cost_id: id }),
+      response: UnifiedCostInfo,
+      errors: NOT_FOUND,
       handler: (input, { auth }) => service.get(auth, input.unified_cost_id),
     }),
     operation({
       path: '/cost-analysis/v1/unified-cost/list',
       access: read,
       schema: request({ query: QuerySchema.optional(), unified_cost_id: z.string().optional() }),
+      response: UnifiedCostsInfo,
+      errors: QUERY_ERRORS,
       handler: (input, { auth }) => service.list(auth, input),
     }),
     operation({
@@ -28,6 +33,8 @@ export function unifiedCostOperations(service: UnifiedCostService) {
       // upstream's plain `bool is_confirmed`: a proto3 client leaves false out; both read as "not filtered"
       // (docs/decisions/cost-analysis.md)
       schema: request({ query: TimeSeriesAnalyzeQuerySchema, is_confirmed: z.boolean().optional() }),
+      response: AnalyzeResult,
+      errors: QUERY_ERRORS,
       handler: (input, { auth }) => service.analyze(auth, input),
     }),
     statOperation('/cost-analysis/v1/unified-cost/stat', read, service),

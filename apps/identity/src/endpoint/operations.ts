@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { ALL_ROLES } from '@platform/auth';
-import { operation, request } from '@platform/http';
+import { operation, QUERY_ERRORS, request } from '@platform/http';
 import { QuerySchema } from '@platform/query';
 import { listEndpoints, type EndpointConfig } from './service';
+import { EndpointsInfo } from './responses';
 
 export function endpointOperations(config: EndpointConfig) {
   return [
@@ -15,6 +16,8 @@ export function endpointOperations(config: EndpointConfig) {
         // upstream's EndpointType is PUBLIC / INTERNAL (NONE = not set); our answers say public / internal
         endpoint_type: z.preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), z.enum(['public', 'internal'])).optional(),
       }),
+      response: EndpointsInfo,
+      errors: QUERY_ERRORS,
       handler: (input) => listEndpoints(config, input),
     }),
   ];

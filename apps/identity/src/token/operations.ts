@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { operation, stringList } from '@platform/http';
 import { SCOPES } from '@platform/auth';
 import type { TokenService } from './service';
+import { GrantTokenInfo, TokenInfo } from './responses';
 
 const timeout = z.number().int().positive().max(2_147_483_647);
 
@@ -18,6 +19,12 @@ export function tokenOperations(service: TokenService) {
         timeout: timeout.optional(),
         verify_code: z.string().max(32).optional(),
       }),
+      response: TokenInfo,
+      errors: {
+        400: ['ERROR_EXTERNAL_AUTH_NOT_CONFIGURED'],
+        401: ['ERROR_AUTHENTICATE_FAILURE', 'ERROR_LOGIN_BLOCKED', 'ERROR_MFA_REQUIRED', 'ERROR_INVALID_CREDENTIALS'],
+        429: ['ERROR_TOO_MANY_REQUESTS'],
+      },
       handler: (input, ctx) => service.issue(input, ctx.clientIp),
     }),
     operation({
@@ -33,6 +40,13 @@ export function tokenOperations(service: TokenService) {
         domain_id: z.string().max(255).optional(),
         workspace_id: z.string().max(255).optional(),
       }),
+      response: GrantTokenInfo,
+      errors: {
+        400: ['ERROR_INVALID_GRANT_TYPE', 'ERROR_WORKSPACE_STATE'],
+        401: ['ERROR_AUTHENTICATE_FAILURE'],
+        403: ['ERROR_PERMISSION_DENIED'],
+        404: ['ERROR_NOT_FOUND'],
+      },
       handler: (input) => service.grant(input),
     }),
   ];

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { WORKSPACE_ROLES, type RoleType } from '@platform/auth';
-import { id, name, operation, request, stringList, struct, tags, statOperation } from '@platform/http';
+import { AnalyzeResult, Empty, id, mergeErrors, name, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation, stringList, struct, tags } from '@platform/http';
 import { AnalyzeQuerySchema, ConditionSchema, KeySchema, PageSchema, QUERY_LIMITS, QuerySchema, SortSchema, UnwindSchema } from '@platform/query';
 import type { CloudServiceExporter } from './export';
 import type { CloudServiceService } from './service';
+import { CloudServiceInfo, CloudServicesInfo, ExportInfo } from './responses';
 
 // upstream: writes need a workspace role (WORKSPACE_OWNER or WORKSPACE_MEMBER); reads also allow DOMAIN_ADMIN.
 const write = { permission: 'inventory:CloudService.write', roles: ['WORKSPACE_OWNER', 'WORKSPACE_MEMBER'] as RoleType[] };
@@ -61,18 +62,24 @@ export function cloudServiceOperations(service: CloudServiceService, exporter: C
       path: '/inventory/v1/cloud-service/create',
       access: write,
       schema: request({ cloud_service_type: name, provider: name, cloud_service_group: name, data: struct, ...attributes }),
+      response: CloudServiceInfo,
+      errors: NOT_FOUND,
       handler: (input, { auth }) => service.create(auth, input),
     }),
     operation({
       path: '/inventory/v1/cloud-service/update',
       access: write,
       schema: request({ cloud_service_id: id, data: struct.optional(), ...attributes }),
+      response: CloudServiceInfo,
+      errors: mergeErrors(NOT_FOUND, { 400: ['ERROR_RESOURCE_ALREADY_DELETED'] }),
       handler: (input, { auth }) => service.update(auth, input),
     }),
     operation({
       path: '/inventory/v1/cloud-service/delete',
       access: write,
       schema: request({ cloud_service_id: id }),
+      response: Empty,
+      errors: mergeErrors(NOT_FOUND, { 400: ['ERROR_RESOURCE_ALREADY_DELETED'] }),
       handler: async (input, { auth }) => {
         await service.delete(auth, input.cloud_service_id);
       },
@@ -81,6 +88,8 @@ export function cloudServiceOperations(service: CloudServiceService, exporter: C
       path: '/inventory/v1/cloud-service/get',
       access: read,
       schema: request({ cloud_service_id: id }),
+      response: CloudServiceInfo,
+      errors: NOT_FOUND,
       handler: (input, { auth }) => service.get(auth, input.cloud_service_id),
     }),
     operation({
@@ -102,6 +111,8 @@ export function cloudServiceOperations(service: CloudServiceService, exporter: C
         project_id: z.string().optional(),
         project_group_id: z.string().optional(),
       }),
+      response: CloudServicesInfo,
+      errors: QUERY_ERRORS,
       handler: (input, { auth }) => service.list(auth, input),
     }),
     operation({
@@ -113,12 +124,16 @@ export function cloudServiceOperations(service: CloudServiceService, exporter: C
         file_name: z.string().trim().min(1).max(200).optional(),
         timezone: z.string().max(64).optional(),
       }),
+      response: ExportInfo,
+      errors: mergeErrors(QUERY_ERRORS, { 400: ['ERROR_NO_DATA_TO_EXPORT'] }),
       handler: (input, { auth }) => exporter.request(auth, input),
     }),
     operation({
       path: '/inventory/v1/cloud-service/analyze',
       access: read,
       schema: request({ query: AnalyzeQuerySchema }),
+      response: AnalyzeResult,
+      errors: QUERY_ERRORS,
       handler: (input, { auth }) => service.analyze(auth, input.query),
     }),
     statOperation('/inventory/v1/cloud-service/stat', read, service),

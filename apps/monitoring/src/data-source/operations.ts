@@ -1,9 +1,12 @@
 import { z } from 'zod';
 import { WORKSPACE_ROLES, type RoleType } from '@platform/auth';
-import { id, name, operation, request, struct, tags, statOperation } from '@platform/http';
+import { Empty, id, mergeErrors, name, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation, struct, tags } from '@platform/http';
 import { QuerySchema } from '@platform/query';
 import { pluginInfoRequest, pluginVersion, upgradeMode } from '../plugin-schema';
 import type { DataSourceService } from './service';
+import { DataSourceInfo, DataSourcesInfo } from './responses';
+/** Codes of choosing and checking a plugin. */
+const PLUGIN_ERRORS = { 400: ['ERROR_INVALID_PLUGIN_VERSION', 'ERROR_PLUGIN_VERIFY_FAILED'] };
 
 // Upstream: DOMAIN_ADMIN writes; DOMAIN_ADMIN, WORKSPACE_OWNER and WORKSPACE_MEMBER read.
 const write = { permission: 'monitoring:DataSource.write', roles: ['DOMAIN_ADMIN'] as RoleType[] };
@@ -21,20 +24,40 @@ export function dataSourceOperations(service: DataSourceService) {
         plugin_info: z.strictObject({ ...pluginInfoRequest, secret_id: z.string().max(255).optional(), provider: z.string().max(255).optional() }),
         tags: tags.optional(),
       }),
+      response: DataSourceInfo,
+      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS),
       handler: (input, { auth }) => service.register(auth, input),
     }),
     operation({
       path: `${P}/update`,
       access: write,
       schema: request({ data_source_id: id, name: name.optional(), tags: tags.optional() }),
+      response: DataSourceInfo,
+      errors: NOT_FOUND,
       handler: (input, { auth }) => service.update(auth, input),
     }),
-    operation({ path: `${P}/enable`, access: write, schema: byId, handler: (input, { auth }) => service.setState(auth, input.data_source_id, 'ENABLED') }),
-    operation({ path: `${P}/disable`, access: write, schema: byId, handler: (input, { auth }) => service.setState(auth, input.data_source_id, 'DISABLED') }),
+    operation({
+      path: `${P}/enable`,
+      access: write,
+      schema: byId,
+      response: DataSourceInfo,
+      errors: NOT_FOUND,
+      handler: (input, { auth }) => service.setState(auth, input.data_source_id, 'ENABLED'),
+    }),
+    operation({
+      path: `${P}/disable`,
+      access: write,
+      schema: byId,
+      response: DataSourceInfo,
+      errors: NOT_FOUND,
+      handler: (input, { auth }) => service.setState(auth, input.data_source_id, 'DISABLED'),
+    }),
     operation({
       path: `${P}/deregister`,
       access: write,
       schema: byId,
+      response: Empty,
+      errors: NOT_FOUND,
       handler: async (input, { auth }) => {
         await service.deregister(auth, input.data_source_id);
       },
@@ -43,17 +66,28 @@ export function dataSourceOperations(service: DataSourceService) {
       path: `${P}/update-plugin`,
       access: write,
       schema: request({ data_source_id: id, version: pluginVersion.optional(), options: struct.optional(), upgrade_mode: upgradeMode.optional() }),
+      response: DataSourceInfo,
+      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS),
       handler: (input, { auth }) => service.updatePlugin(auth, input),
     }),
     operation({
       path: `${P}/verify-plugin`,
       access: write,
       schema: byId,
+      response: Empty,
+      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS),
       handler: async (input, { auth }) => {
         await service.verifyPlugin(auth, input.data_source_id);
       },
     }),
-    operation({ path: `${P}/get`, access: read, schema: byId, handler: (input, { auth }) => service.get(auth, input.data_source_id) }),
+    operation({
+      path: `${P}/get`,
+      access: read,
+      schema: byId,
+      response: DataSourceInfo,
+      errors: NOT_FOUND,
+      handler: (input, { auth }) => service.get(auth, input.data_source_id),
+    }),
     operation({
       path: `${P}/list`,
       access: read,
@@ -66,6 +100,8 @@ export function dataSourceOperations(service: DataSourceService) {
         monitoring_type: z.enum(['METRIC', 'LOG']).optional(),
         provider: z.string().optional(),
       }),
+      response: DataSourcesInfo,
+      errors: QUERY_ERRORS,
       handler: (input, { auth }) => service.list(auth, input),
     }),
     statOperation(`${P}/stat`, read, service),

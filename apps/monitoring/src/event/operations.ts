@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { WORKSPACE_ROLES } from '@platform/auth';
-import { id, operation, request, struct, statOperation } from '@platform/http';
+import { Empty, id, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation, struct } from '@platform/http';
 import { QuerySchema } from '@platform/query';
 import type { IngestService } from '../ingest/accept';
 import type { EventService } from './service';
+import { EventInfo, EventsInfo } from './responses';
 
 const read = { permission: 'monitoring:Event.read', roles: WORKSPACE_ROLES };
 const P = '/monitoring/v1/event';
@@ -16,12 +17,21 @@ export function eventOperations(service: EventService, ingest: IngestService) {
       path: `${P}/create`,
       access: 'public',
       schema: request({ webhook_id: id, access_key: z.string().min(1).max(255), data: struct }),
+      response: Empty,
+      errors: { 400: ['ERROR_WEBHOOK_STATE_DISABLED'], 403: ['ERROR_PERMISSION_DENIED'] },
       handler: async (input) => {
         const webhook = await ingest.authorize(input.webhook_id, input.access_key);
         await ingest.accept(webhook, input.data, JSON.stringify(input.data).length);
       },
     }),
-    operation({ path: `${P}/get`, access: read, schema: request({ event_id: id }), handler: (input, { auth }) => service.get(auth, input.event_id) }),
+    operation({
+      path: `${P}/get`,
+      access: read,
+      schema: request({ event_id: id }),
+      response: EventInfo,
+      errors: NOT_FOUND,
+      handler: (input, { auth }) => service.get(auth, input.event_id),
+    }),
     operation({
       path: `${P}/list`,
       access: read,
@@ -39,6 +49,8 @@ export function eventOperations(service: EventService, ingest: IngestService) {
         alert_id: filter,
         webhook_id: filter,
       }),
+      response: EventsInfo,
+      errors: QUERY_ERRORS,
       handler: (input, { auth }) => service.list(auth, input),
     }),
     statOperation(`${P}/stat`, read, service),

@@ -1,9 +1,12 @@
 import { z } from 'zod';
 import { WORKSPACE_ROLES, type RoleType } from '@platform/auth';
-import { id, name, operation, request, struct, tags, statOperation } from '@platform/http';
+import { Empty, id, mergeErrors, name, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation, struct, tags } from '@platform/http';
 import { QuerySchema } from '@platform/query';
 import { pluginInfoRequest, pluginVersion, upgradeMode } from '../plugin-schema';
 import type { WebhookService } from './service';
+import { WebhookInfo, WebhooksInfo } from './responses';
+/** Codes of choosing and checking a plugin. */
+const PLUGIN_ERRORS = { 400: ['ERROR_INVALID_PLUGIN_VERSION', 'ERROR_PLUGIN_VERIFY_FAILED'] };
 
 // Upstream: WORKSPACE_OWNER and WORKSPACE_MEMBER write; DOMAIN_ADMIN also reads.
 const write = { permission: 'monitoring:Webhook.write', roles: ['WORKSPACE_OWNER', 'WORKSPACE_MEMBER'] as RoleType[] };
@@ -17,39 +20,70 @@ export function webhookOperations(service: WebhookService) {
       path: `${P}/create`,
       access: write,
       schema: request({ name, plugin_info: z.strictObject(pluginInfoRequest), project_id: id, tags: tags.optional() }),
+      response: WebhookInfo,
+      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS),
       handler: (input, { auth }) => service.create(auth, input),
     }),
     operation({
       path: `${P}/update`,
       access: write,
       schema: request({ webhook_id: id, name: name.optional(), tags: tags.optional() }),
+      response: WebhookInfo,
+      errors: NOT_FOUND,
       handler: (input, { auth }) => service.update(auth, input),
     }),
     operation({
       path: `${P}/update-plugin`,
       access: write,
       schema: request({ webhook_id: id, version: pluginVersion.optional(), options: struct.optional(), upgrade_mode: upgradeMode.optional() }),
+      response: WebhookInfo,
+      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS),
       handler: (input, { auth }) => service.updatePlugin(auth, input),
     }),
     operation({
       path: `${P}/verify-plugin`,
       access: write,
       schema: byId,
+      response: Empty,
+      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS),
       handler: async (input, { auth }) => {
         await service.verifyPlugin(auth, input.webhook_id);
       },
     }),
-    operation({ path: `${P}/enable`, access: write, schema: byId, handler: (input, { auth }) => service.setState(auth, input.webhook_id, 'ENABLED') }),
-    operation({ path: `${P}/disable`, access: write, schema: byId, handler: (input, { auth }) => service.setState(auth, input.webhook_id, 'DISABLED') }),
+    operation({
+      path: `${P}/enable`,
+      access: write,
+      schema: byId,
+      response: WebhookInfo,
+      errors: NOT_FOUND,
+      handler: (input, { auth }) => service.setState(auth, input.webhook_id, 'ENABLED'),
+    }),
+    operation({
+      path: `${P}/disable`,
+      access: write,
+      schema: byId,
+      response: WebhookInfo,
+      errors: NOT_FOUND,
+      handler: (input, { auth }) => service.setState(auth, input.webhook_id, 'DISABLED'),
+    }),
     operation({
       path: `${P}/delete`,
       access: write,
       schema: byId,
+      response: Empty,
+      errors: NOT_FOUND,
       handler: async (input, { auth }) => {
         await service.delete(auth, input.webhook_id);
       },
     }),
-    operation({ path: `${P}/get`, access: read, schema: byId, handler: (input, { auth }) => service.get(auth, input.webhook_id) }),
+    operation({
+      path: `${P}/get`,
+      access: read,
+      schema: byId,
+      response: WebhookInfo,
+      errors: NOT_FOUND,
+      handler: (input, { auth }) => service.get(auth, input.webhook_id),
+    }),
     operation({
       path: `${P}/list`,
       access: read,
@@ -63,6 +97,8 @@ export function webhookOperations(service: WebhookService) {
         workspace_id: z.string().optional(),
         project_id: z.string().optional(),
       }),
+      response: WebhooksInfo,
+      errors: QUERY_ERRORS,
       handler: (input, { auth }) => service.list(auth, input),
     }),
     statOperation(`${P}/stat`, read, service),

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { WORKSPACE_ROLES } from '@platform/auth';
-import { operation, request, statOperation } from '@platform/http';
+import { operation, QUERY_ERRORS, request, statOperation } from '@platform/http';
 import { QuerySchema } from '@platform/query';
 import { EVENT_TYPES, type EventService } from './service';
+import { OpsflowEventsInfo } from './responses';
 
 // Events are task history in workspaces: DOMAIN_ADMIN reads the whole domain, WORKSPACE_OWNER and
 // WORKSPACE_MEMBER read their workspace. USER tokens (no workspace) are refused.
@@ -26,6 +27,8 @@ export function eventOperations(service: EventService) {
         workspace_id: z.string().optional(),
         project_id: z.string().optional(),
       }),
+      response: OpsflowEventsInfo,
+      errors: QUERY_ERRORS,
       handler: (input, { auth }) => service.list(auth, input),
     }),
     statOperation('/opsflow/v1/event/stat', read, service),

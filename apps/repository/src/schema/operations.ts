@@ -1,9 +1,14 @@
 import { z } from 'zod';
 import { ALL_ROLES, type RoleType } from '@platform/auth';
-import { explicitZero, id, name, operation, struct, tags, request, statOperation } from '@platform/http';
+import { Empty, explicitZero, id, mergeErrors, name, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation, struct, tags } from '@platform/http';
 import { QuerySchema, OnlySchema } from '@platform/query';
 import type { SchemaService } from './service';
 import { SYNC_MODES, syncOptionsSchema } from './source';
+import { SchemaInfo, SchemasInfo } from './responses';
+
+/** Codes of a schema's content and of syncing it from its remote. */
+const SCHEMA_ERRORS = { 400: ['ERROR_INVALID_SCHEMA'] };
+const SYNC_ERRORS = { 400: ['ERROR_INVALID_SCHEMA', 'ERROR_SYNC_MODE_NONE', 'ERROR_SCHEMA_SYNC_FAILED', 'ERROR_ADDRESS_NOT_ALLOWED'], 409: ['ERROR_SCHEMA_CHANGED_DURING_SYNC'] };
 
 /** The spec marks `domain_id` R on every request of this module (the token still decides the domain). */
 const domainRequest = <T extends z.ZodRawShape>(shape: T) => request(shape, { domainId: 'required' });
@@ -39,6 +44,8 @@ export function schemaOperations(service: SchemaService) {
         labels: labels.optional(),
         tags: tags.optional(),
       }),
+      response: SchemaInfo,
+      errors: mergeErrors(SCHEMA_ERRORS, { 409: ['ERROR_ALREADY_EXISTS'] }),
       handler: (input, { auth }) => service.create(auth, input),
     }),
     operation({
@@ -54,18 +61,24 @@ export function schemaOperations(service: SchemaService) {
         labels: labels.optional(),
         tags: tags.optional(),
       }),
+      response: SchemaInfo,
+      errors: mergeErrors(NOT_FOUND, SCHEMA_ERRORS),
       handler: (input, { auth }) => service.update(auth, input),
     }),
     operation({
       path: '/repository/v2/schema/sync',
       access: write,
       schema: schemaRequest,
+      response: SchemaInfo,
+      errors: mergeErrors(NOT_FOUND, SYNC_ERRORS),
       handler: (input, { auth }) => service.sync(auth, input.schema_id),
     }),
     operation({
       path: '/repository/v2/schema/delete',
       access: write,
       schema: schemaRequest,
+      response: Empty,
+      errors: NOT_FOUND,
       handler: async (input, { auth }) => {
         await service.delete(auth, input.schema_id);
       },
@@ -74,6 +87,8 @@ export function schemaOperations(service: SchemaService) {
       path: '/repository/v2/schema/get',
       access: read,
       schema: domainRequest({ schema_id: id, only: OnlySchema.optional() }),
+      response: SchemaInfo,
+      errors: NOT_FOUND,
       handler: (input, { auth }) => service.get(auth, input.schema_id, input.only),
     }),
     operation({
@@ -86,6 +101,8 @@ export function schemaOperations(service: SchemaService) {
         sync_mode: explicitSyncMode,
         remote_repository_name: z.string().optional(),
       }),
+      response: SchemasInfo,
+      errors: QUERY_ERRORS,
       handler: (input, { auth }) => service.list(auth, input),
     }),
     statOperation('/repository/v2/schema/stat', read, service, { domainId: 'required' }),

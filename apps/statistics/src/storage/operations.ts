@@ -1,8 +1,13 @@
 import { z } from 'zod';
 import type { RoleType } from '@platform/auth';
-import { id, name, operation, struct, tags, request, statOperation } from '@platform/http';
+import { Empty, id, mergeErrors, name, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation, struct, tags } from '@platform/http';
 import { QuerySchema, OnlySchema } from '@platform/query';
 import type { StorageService } from './service';
+import { StorageInfo, StoragesInfo } from './responses';
+
+/** Codes of choosing and checking a plugin. */
+const PLUGIN_ERRORS = mergeErrors(NOT_FOUND, { 400: ['ERROR_INVALID_PLUGIN_VERSION', 'ERROR_VERIFY_PLUGIN_FAILURE', 'ERROR_ADDRESS_NOT_ALLOWED'] });
+const IN_USE_ERRORS = mergeErrors(PLUGIN_ERRORS, { 400: ['ERROR_STORAGE_HAS_NO_PLUGIN', 'ERROR_STORAGE_STATE_DISABLED'] });
 
 /** The spec marks `domain_id` R on every request of this module (the token still decides the domain). */
 const domainRequest = <T extends z.ZodRawShape>(shape: T) => request(shape, { domainId: 'required' });
@@ -31,12 +36,16 @@ export function storageOperations(service: StorageService) {
       path: '/statistics/v1/storage/register',
       access: write,
       schema: domainRequest({ name, user_id: id, plugin_info: pluginRequest.optional(), tags: tags.optional() }),
+      response: StorageInfo,
+      errors: PLUGIN_ERRORS,
       handler: (input, { auth }) => service.register(auth, input),
     }),
     operation({
       path: '/statistics/v1/storage/update',
       access: write,
       schema: domainRequest({ storage_id: id, name: name.optional(), tags: tags.optional() }),
+      response: StorageInfo,
+      errors: NOT_FOUND,
       handler: (input, { auth }) => service.update(auth, input),
     }),
     operation({
@@ -48,12 +57,16 @@ export function storageOperations(service: StorageService) {
         options: struct.optional(),
         secret_data: struct.optional(),
       }),
+      response: StorageInfo,
+      errors: IN_USE_ERRORS,
       handler: (input, { auth }) => service.updatePlugin(auth, input),
     }),
     operation({
       path: '/statistics/v1/storage/verify-plugin',
       access: write,
       schema: storageRequest,
+      response: Empty,
+      errors: IN_USE_ERRORS,
       handler: async (input, { auth }) => {
         await service.verifyPlugin(auth, input.storage_id);
       },
@@ -62,18 +75,24 @@ export function storageOperations(service: StorageService) {
       path: '/statistics/v1/storage/enable',
       access: write,
       schema: storageRequest,
+      response: StorageInfo,
+      errors: NOT_FOUND,
       handler: (input, { auth }) => service.setState(auth, input.storage_id, 'ENABLED'),
     }),
     operation({
       path: '/statistics/v1/storage/disable',
       access: write,
       schema: storageRequest,
+      response: StorageInfo,
+      errors: NOT_FOUND,
       handler: (input, { auth }) => service.setState(auth, input.storage_id, 'DISABLED'),
     }),
     operation({
       path: '/statistics/v1/storage/deregister',
       access: write,
       schema: storageRequest,
+      response: Empty,
+      errors: NOT_FOUND,
       handler: async (input, { auth }) => {
         await service.deregister(auth, input.storage_id);
       },
@@ -82,6 +101,8 @@ export function storageOperations(service: StorageService) {
       path: '/statistics/v1/storage/get',
       access: read,
       schema: domainRequest({ storage_id: id, only: OnlySchema.optional() }),
+      response: StorageInfo,
+      errors: NOT_FOUND,
       handler: (input, { auth }) => service.get(auth, input.storage_id, input.only),
     }),
     operation({
@@ -94,6 +115,8 @@ export function storageOperations(service: StorageService) {
         state: z.enum(['ENABLED', 'DISABLED']).optional(),
         user_id: z.string().optional(),
       }),
+      response: StoragesInfo,
+      errors: QUERY_ERRORS,
       handler: (input, { auth }) => service.list(auth, input),
     }),
     statOperation('/statistics/v1/storage/stat', read, service, { domainId: 'required' }),

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { listOf, structOut, timestamp } from '@platform/http';
+
+const resource_group = z.enum(['DOMAIN', 'WORKSPACE']);
+
+/** The plugin a data source runs (secret data never answered; `secret_id` names where it is kept). */
+export const CostDataSourcePluginInfo = z
+  .strictObject({
+    plugin_id: z.string(),
+    version: z.string(),
+    options: structOut,
+    metadata: structOut,
+    secret_id: z.string(),
+    schema_id: z.string(),
+    upgrade_mode: z.enum(['AUTO', 'MANUAL', 'NONE']),
+  })
+  .meta({ id: 'DataSourcePluginInfo' });
+
+/** When the scheduler syncs a data source: `hours` (UTC), `hour` the first of them (null with none). */
+export const ScheduleInfo = z
+  .strictObject({ state: z.enum(['ENABLED', 'DISABLED']), hour: z.number().int().nullable(), hours: z.array(z.number().int()) })
+  .meta({ id: 'ScheduleInfo' });
+
+/** DataSourceInfo of cost analysis (upstream's), plus `next_sync_at` (null while none is due). */
+export const CostDataSourceInfo = z
+  .strictObject({
+    data_source_id: z.string(),
+    name: z.string(),
+    state: z.enum(['ENABLED', 'DISABLED']),
+    data_source_type: z.enum(['LOCAL', 'EXTERNAL']),
+    permissions: structOut,
+    provider: z.string(),
+    secret_type: z.enum(['MANUAL', 'USE_SERVICE_ACCOUNT_SECRET']),
+    secret_filter: structOut,
+    plugin_info: CostDataSourcePluginInfo,
+    template: structOut,
+    tags: structOut,
+    cost_tag_keys: z.array(z.string()),
+    cost_additional_info_keys: z.array(z.string()),
+    cost_data_keys: z.array(z.string()),
+    data_source_account_count: z.number().int(),
+    connected_workspace_count: z.number().int(),
+    resource_group,
+    domain_id: z.string(),
+    workspace_id: z.string(),
+    created_at: timestamp,
+    updated_at: timestamp,
+    last_synchronized_at: timestamp,
+    schedule: ScheduleInfo,
+    next_sync_at: z.string().nullable(),
+  })
+  .meta({ id: 'DataSourceInfo' });
+
+export const CostDataSourcesInfo = listOf(CostDataSourceInfo).meta({ id: 'DataSourcesInfo' });

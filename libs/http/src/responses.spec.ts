@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { buildOpenApi, undocumentedAnswers } from './openapi';
+import { operation } from './operation';
+import { AnalyzeResult, Empty, listOf, NOT_FOUND, answerProblem, operationErrors, StatResult, structOut } from './responses';
+import { request } from './schemas';
+
+const ThingInfo = z.strictObject({ thing_id: z.string(), tags: structOut, plugin: z.strictObject({ id: z.string(), version: z.string() }) }).meta({ id: 'ThingInfo' });
+const access = { permission: 'demo:Thing.read', roles: ['DOMAIN_ADMIN'] as const };
+const get = operation({ path: '/demo/v1/thing/get', access, schema: request({ thing_id: z.string() }), response: ThingInfo, errors: NOT_FOUND, handler: () => ({}) });
+const list = operation({
+  path: '/demo/v1/thing/list',
+  access,
+  schema: request({ query: z.strictObject({ only: z.array(z.string()).optional() }).optional() }),
+  response: listOf(ThingInfo).meta({ id: 'ThingsInfo' }),
+  handler: () => ({}),
+});
+const remove = operation({ path: '/demo/v1/thing/delete', access: 'public', schema: request({}), response: Empty, errors: { 409: ['ERROR_THING_BUSY'] }, handler: () => ({}) });
+const thing = { thing_id: 't-1', tags: { a: 1 }, plugin: { id: 'p', version: '1' } };
+
+describe('response schemas in the OpenAPI document', () => {
+  const doc = buildOpenApi('demo', [get, list, remove]) as any;
+
+  it('emits each answer with its Info types shared as components, by $ref', () => {
+    expect(doc.paths['/demo/v1/thing/get'].post.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ThingInfo' });
+    expect(doc.paths['/demo/v1/thing/list'].post.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ThingsInfo' });
+    expect(doc.components.schemas.ThingsInfo.properties.results.items).toEqual({ $ref: '#/components/schemas/ThingInfo' });
+    expect(doc.components.schemas.ThingInfo).toMatchObject({ type: 'object', additionalProperties: false, required: ['thing_id', 'tags', 'plugin'] });
+    expect(doc.components.schemas.Empty).toMatchObject({ type: 'object', additionalProperties: false });
+    expect(undocumentedAnswers(doc)).toEqual([]);
+  });
+
+  it('declares the error envelope per status with the codes the operation gives', () => {
+    const responses = doc.paths['/demo/v1/thing/get'].post.responses;
+    expect(Object.keys(responses).sort()).toEqual(['200', '400', '401', '403', '404', '413', '415', '503', 'default']);
+    const codes = (status: string, op = '/demo/v1/thing/get') => doc.paths[op].post.responses[status].content['application/json'].schema.allOf[1].properties.error.properties.code.enum;
+    expect(codes('404')).toEqual(['ERROR_NOT_FOUND']);
+    expect(codes('400')).toEqual(expect.arrayContaining(['ERROR_INVALID_PARAMETER', 'ERROR_REQUIRED_PARAMETER']));
+    expect(responses['404'].content['application/json'].schema.allOf[0]).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' });
+    // a public operation gives no 401/403 of a token; its own codes are there
+    expect(Object.keys(doc.paths['/demo/v1/thing/delete'].post.responses)).not.toContain('401');
+    expect(codes('409', '/demo/v1/thing/delete')).toEqual(['ERROR_THING_BUSY']);
+    expect(doc.components.schemas.ErrorEnvelope.properties.error.required).toEqual(['code', 'message', 'status']);
+  });
+
+  it('finds an operation whose answer is a bare object', () => {
+    const bare = operation({ path: '/demo/v1/thing/bare', access, schema: request({}), response: z.looseObject({}), handler: () => ({}) });
+    expect(undocumentedAnswers(buildOpenApi('demo', [get, bare]))).toEqual(['/demo/v1/thing/bare']);
+  });
+});
+
+describe('answerProblem', () => {
+  it('accepts an answer that matches, as the caller reads it (Dates as text)', () => {
+    expect(answerProblem(get, 200, thing)).toBeUndefined();
+    expect(answerProblem(list, 200, { results: [thing], total_count: 1 })).toBeUndefined();
+    expect(answerProblem(remove, 200, {})).toBeUndefined();
+    expect(answerProblem(get, 200, { ...thing, thing_id: new Date(0) })).toBeUndefined();
+  });
+
+  it('refuses a field the schema does not have, a missing field and a wrong type', () => {
+    expect(answerProblem(get, 200, { ...thing, secret: 'x' })).toMatch(/secret/);
+    expect(answerProblem(get, 200, { ...thing, plugin: { id: 'p' } })).toMatch(/plugin\.version/);
+    expect(answerProblem(list, 200, { results: [thing] })).toMatch(/total_count/);
+    expect(answerProblem(remove, 200, { deleted: true })).toMatch(/deleted/);
+  });
+
+  it('lets an answer cut by `only` leave fields out, never add one', () => {
+    const input = { query: { only: ['thing_id', 'plugin.id'] } };
+    expect(answerProblem(list, 200, { results: [{ thing_id: 't', plugin: { id: 'p' } }], total_count: 1 }, input)).toBeUndefined();
+    expect(answerProblem(list, 200, { results: [{ thing_id: 't' }], total_count: 1 })).toMatch(/tags/);
+    expect(answerProblem(list, 200, { results: [{ other: 1 }], total_count: 1 }, input)).toMatch(/other/);
+  });
+
+  it('checks an error answer: the envelope, a declared status, a declared code', () => {
+    const envelope = (status: number, code: string) => ({ error: { code, message: 'm', status } });
+    expect(answerProblem(get, 404, envelope(404, 'ERROR_NOT_FOUND'))).toBeUndefined();
+    expect(answerProblem(get, 401, envelope(401, 'ERROR_AUTHENTICATE_FAILURE'))).toBeUndefined();
+    expect(answerProblem(remove, 404, envelope(404, 'ERROR_NOT_FOUND'))).toMatch(/does not declare/);
+    expect(answerProblem(get, 400, envelope(400, 'ERROR_SOMETHING_NEW'))).toMatch(/ERROR_SOMETHING_NEW/);
+    expect(answerProblem(remove, 401, envelope(401, 'ERROR_AUTHENTICATE_FAILURE'))).toMatch(/401/);
+    expect(answerProblem(get, 404, { message: 'not found' })).toMatch(/not the error envelope/);
+  });
+
+  it('knows the shared codes and the stat / analyze answers', () => {
+    expect(operationErrors(get)[413]).toEqual(['ERROR_PAYLOAD_TOO_LARGE']);
+    expect(StatResult.safeParse({ results: [{ n: 1 }, 'distinct value'], more: false }).success).toBe(true);
+    expect(AnalyzeResult.safeParse({ results: [{ n: 1 }], more: true }).success).toBe(true);
+    expect(AnalyzeResult.safeParse({ results: [] }).success).toBe(false);
+  });
+});

@@ -1,0 +1,1 @@
+module.exports = require('./answers-global.cjs').teardown;
