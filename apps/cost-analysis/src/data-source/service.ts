@@ -1,18 +1,17 @@
 import type { AuthContext } from '@platform/auth';
 import { generateId } from '@platform/core';
-import { ApiError, errors } from '@platform/errors';
+import { errors } from '@platform/errors';
 import { isUniqueViolation, withTransaction } from '@platform/db';
 import { applyOnly, runList, runStat, type Query, type StatisticsQuery } from '@platform/query';
 import type { CostAnalysisDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
 import { toJobInfo } from '../job/repository';
-import { PluginError } from '../plugin/types';
 import { canSee, DOMAIN_WORKSPACE, eqFilters, visibility } from '../scope';
 import { lockDomainUnifiedCosts, rebuildUnifiedCosts } from '../unified-cost/builder';
 import { dataSourceResource, toDataSourceInfo, type DataSourceRow, type PluginInfo } from './repository';
 import { nextSyncAt, resolveSchedule, type Schedule, type ScheduleInput } from './schedule';
 import { openDataSourceSecret, sealDataSourceSecret } from './secret';
-import { CostJobs, type SyncInput } from './sync';
+import { asInvalid, CostJobs, type SyncInput } from './sync';
 
 type Json = Record<string, unknown>;
 
@@ -38,12 +37,6 @@ export interface ListInput {
   data_source_type?: string;
   provider?: string;
   workspace_id?: string;
-}
-
-/** A plugin's complaint about its options, as the 400 a caller can act on. */
-function asInvalid(e: unknown): never {
-  if (e instanceof PluginError) throw new ApiError(400, e.code, e.message);
-  throw e;
 }
 
 export class DataSourceService {

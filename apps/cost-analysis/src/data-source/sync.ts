@@ -27,7 +27,7 @@ export type SlotOutcome = { outcome: 'created'; job: JobRow } | { outcome: 'fail
 type Plan = { tasks: PluginTask[]; changed: ChangedInfo[] };
 
 /** A plugin's complaint about its options, as the 400 a caller can act on. */
-function asInvalid(e: unknown): never {
+export function asInvalid(e: unknown): never {
   if (e instanceof PluginError) throw new ApiError(400, e.code, e.message);
   throw e;
 }
