@@ -47,7 +47,9 @@ const token = await new SignJWT({
 
 const appPort = 18101;
 const rawPort = 18199;
-const app = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), path.join(root, 'dist/apps/identity/main.js')], {
+// BENCH_CPU_PROF=dir: both servers write a V8 CPU profile there (app-*.cpuprofile, raw-*.cpuprofile).
+const profile = (name) => (process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`, `--cpu-prof-name=${name}-${process.pid}.cpuprofile`] : []);
+const app = spawn(process.execPath, [...profile('app'), path.join(root, 'dist/apps/identity/main.js')], {
   env: {
     ...process.env, PORT: String(appPort), DATABASE_URL: dbUrl, BOOTSTRAP_DOMAIN_ID: 'd1', BOOTSTRAP_PASSWORD: 'bench-password',
     JWT_PRIVATE_KEY: privateKey.export({ type: 'pkcs8', format: 'pem' }), JWT_PUBLIC_KEY: publicKey.export({ type: 'spki', format: 'pem' }),
@@ -58,7 +60,7 @@ const app = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-pr
 
 // The raw server, in its own process as the app is (a server sharing the load generator's process
 // would skip the context switches the app pays).
-const raw = spawn(process.execPath, [path.join(root, 'tools/bench/lib/raw-project-group-server.mjs')], {
+const raw = spawn(process.execPath, [...profile('raw'), path.join(root, 'tools/bench/lib/raw-project-group-server.mjs')], {
   env: { ...process.env, PORT: String(rawPort), DATABASE_URL: dbUrl },
   stdio: ['ignore', 'ignore', 'inherit'],
 });
@@ -91,4 +93,5 @@ record({ measure: 'project-group/get p99 vs raw', ours: b.p99, baseline: a.p99, 
 app.kill('SIGTERM');
 await new Promise((r) => app.on('exit', r));
 raw.kill('SIGTERM');
+await new Promise((r) => raw.on('exit', r));
 process.exit(a.errors || b.errors ? 1 : 0);
