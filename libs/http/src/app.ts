@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import proxyaddr from 'proxy-addr';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { MODULES, repeatFilter, type Logger } from '@platform/core';
+import { MODULES, repeatFilter, requestLineLogger, type Logger } from '@platform/core';
 import { ApiError, errors, isApiError } from '@platform/errors';
 import { bearerToken, isAllowed, type TokenVerifier } from '@platform/auth';
 import type { Operation, RequestContext } from './operation';
@@ -45,6 +47,55 @@ declare module 'express-serve-static-core' {
   interface Request {
     requestId: string;
     log: Logger;
+  }
+}
+
+/** What the platform knows of one request while it runs: its id, operation, caller and validated input. */
+class Exchange {
+  operation: string | undefined = undefined;
+  caller: { domain_id: string; user_id: string } | undefined = undefined;
+  input: unknown = undefined;
+  private child: Logger | undefined = undefined;
+  constructor(
+    readonly requestId: string,
+    private readonly root: Logger,
+    readonly start: number,
+  ) {}
+
+  /** The request's logger, made on first use: most requests log only their one line at the end. */
+  get log(): Logger {
+    return (this.child ??= this.root.child(this.caller ? { req_id: this.requestId, ...this.caller } : { req_id: this.requestId }));
+  }
+  set log(v: Logger) {
+    this.child = v;
+  }
+}
+
+const EXCHANGE = Symbol('platform.exchange');
+type WithExchange = { [EXCHANGE]?: Exchange };
+const exchangeOf = (res: ServerResponse): Exchange | undefined => (res as WithExchange)[EXCHANGE];
+
+function requestIdOf(req: IncomingMessage): string {
+  const incoming = req.headers['x-request-id'];
+  return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+}
+
+/** A handler's view of its request (RequestContext); the client address is worked out only if asked for. */
+class OperationContext implements RequestContext {
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly exchange: Exchange,
+    private readonly trust: TrustFn,
+    readonly auth: RequestContext['auth'],
+  ) {}
+  get requestId() {
+    return this.exchange.requestId;
+  }
+  get clientIp() {
+    return clientIpOf(this.req, this.trust);
+  }
+  get logger() {
+    return this.exchange.log;
   }
 }
 
@@ -147,7 +198,37 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
     return child;
   };
 
-  const sendError = (req: Request, res: Response, err: unknown) => {
+  const trust = app.get('trust proxy fn') as TrustFn;
+  // The one line per request: its fields are ours (ids, method, the redacted path, status, duration),
+  // never a caller's value, so it is written without the redaction pass every other line pays.
+  const requestLine = requestLineLogger(logger);
+  const logRequest = requestLine.isLevelEnabled('info');
+
+  /** Metrics and the request's log line, once its answer is written. */
+  const finish = (ex: Exchange, method: string | undefined, rawPath: string, statusCode: number) => {
+    // Runs outside the request's try/catch: a throw here would be an uncaught exception.
+    try {
+      const ms = performance.now() - ex.start;
+      metricsFor(ex.operation ?? 'other', statusCode).observe(ms / 1000);
+      if (logRequest) {
+        requestLine.info(
+          ex.caller
+            ? { req_id: ex.requestId, domain_id: ex.caller.domain_id, user_id: ex.caller.user_id, method, path: redactPath(rawPath), status: statusCode, duration_ms: Math.round(ms * 100) / 100 }
+            : { req_id: ex.requestId, method, path: redactPath(rawPath), status: statusCode, duration_ms: Math.round(ms * 100) / 100 },
+          'request',
+        );
+      }
+    } catch (e) {
+      try {
+        logger.error({ err: (e as Error)?.message, req_id: ex.requestId }, 'request hook failed');
+      } catch {
+        // nothing left to report with
+      }
+    }
+  };
+
+  /** Every failure's answer: its envelope, logged when it is the platform's fault. */
+  const sendError = (req: IncomingMessage, res: ServerResponse, ex: Exchange, err: unknown) => {
     let apiError = toApiError(err);
     // A body not read (refused before it was: no token, too large, another media type) is not parsed:
     // the connection closes after the answer, once what is still coming was dropped (bounded).
@@ -155,54 +236,36 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
     const retryAfter = apiError?.details?.retryAfterSeconds;
     if (typeof retryAfter === 'number' && !res.headersSent) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retryAfter))));
     if (!apiError) {
-      req.log.error({ err, req_id: req.requestId }, 'unexpected error');
+      ex.log.error({ err, req_id: ex.requestId }, 'unexpected error');
       apiError = errors.unknown();
     } else if (apiError.code === 'ERROR_SERVICE_UNAVAILABLE') {
       // One line per distinct failure every 30 s (an outage fails every request), its first line only
       // (Prisma's messages go on with source excerpts).
       const message = String((err as Error)?.message ?? err).split('\n')[0].slice(0, 300);
       const repeats = unavailableLog(message);
-      if (repeats >= 0) logger.warn({ err: message, req_id: req.requestId, ...(repeats && { repeats }) }, 'dependency unavailable');
+      if (repeats >= 0) logger.warn({ err: message, req_id: ex.requestId, ...(repeats && { repeats }) }, 'dependency unavailable');
     } else if (apiError.status >= 500) {
-      req.log.error({ err, req_id: req.requestId }, 'server error');
+      ex.log.error({ err, req_id: ex.requestId }, 'server error');
     }
     if (apiError.status === 405) res.setHeader('Allow', 'POST');
-    const op = byPath.get(res.locals.operation as string);
-    if (op && !res.headersSent) answerObserver()?.answer(op, apiError.status, apiError.toEnvelope(), res.locals.input);
-    if (!res.headersSent) sendJson(res, apiError.status, apiError.toEnvelope());
+    const op = ex.operation === undefined ? undefined : byPath.get(ex.operation);
+    if (op && !res.headersSent) answerObserver()?.answer(op, apiError.status, apiError.toEnvelope(), ex.input);
+    if (!res.headersSent) sendJson(res, apiError.status, apiError.toEnvelope(), ex.requestId);
   };
 
-  // Request id and one log line per request.
+  // Every request that Express routes (all but the operations, see the dispatch below): its exchange,
+  // request id and one log line.
   app.use((req, res, next) => {
-    const incoming = req.headers['x-request-id'];
-    req.requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    // The request's logger is made on first use: most requests log only their one line at the end.
-    let log: Logger | undefined;
+    const ex = new Exchange(requestIdOf(req), logger, performance.now());
+    (res as WithExchange)[EXCHANGE] = ex;
+    req.requestId = ex.requestId;
     Object.defineProperty(req, 'log', {
       configurable: true,
-      get: () => (log ??= logger.child({ req_id: req.requestId, ...res.locals.caller })),
-      set: (v: Logger) => (log = v),
+      get: () => ex.log,
+      set: (v: Logger) => (ex.log = v),
     });
-    res.setHeader('x-request-id', req.requestId);
-    const start = process.hrtime.bigint();
-    res.on('finish', () => {
-      // A hook runs outside the request's try/catch: a throw here would be an uncaught exception.
-      try {
-        const ms = Number(process.hrtime.bigint() - start) / 1e6;
-        const label = (res.locals.operation as string | undefined) ?? 'other';
-        metricsFor(label, res.statusCode).observe(ms / 1000);
-        logger.info(
-          { req_id: req.requestId, ...res.locals.caller, method: req.method, path: redactPath(req.path), status: res.statusCode, duration_ms: Math.round(ms * 100) / 100 },
-          'request',
-        );
-      } catch (e) {
-        try {
-          logger.error({ err: (e as Error)?.message, req_id: req.requestId }, 'request hook failed');
-        } catch {
-          // nothing left to report with
-        }
-      }
-    });
+    res.setHeader('x-request-id', ex.requestId);
+    res.on('finish', () => finish(ex, req.method, req.path, res.statusCode));
     next();
   });
 
@@ -271,13 +334,14 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
   };
 
   const wrap: RouteHelpers['wrap'] = (label, fn) => async (req, res, next) => {
-    res.locals.operation = label;
+    const ex = exchangeOf(res)!;
+    ex.operation = label;
     try {
       await fn(req, res, {
-        requestId: req.requestId,
-        clientIp: clientIpOf(req),
+        requestId: ex.requestId,
+        clientIp: clientIpOf(req, trust),
         get logger() {
-          return req.log;
+          return ex.log;
         },
       });
     } catch (e) {
@@ -285,57 +349,69 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
     }
   };
 
-  // Operations are all POST on exact paths: one lookup in a map dispatches them, ahead of the router.
-  const runners = new Map<string, express.RequestHandler>();
-  app.use((req, res, next) => {
-    const run = req.method === 'POST' ? runners.get(req.path) : undefined;
-    if (!run) return next();
-    run(req, res, next);
-  });
+  /**
+   * One operation's request, from its headers to its answer and log line: the token and permission
+   * (before a byte of the body is read), the body, validation, the domain check, the handler.
+   */
+  const runOperation = async (op: Operation, req: IncomingMessage, res: ServerResponse) => {
+    const ex = new Exchange(requestIdOf(req), logger, performance.now());
+    (res as WithExchange)[EXCHANGE] = ex;
+    ex.operation = op.path;
+    try {
+      let auth = undefined as unknown as RequestContext['auth'];
+      if (op.access !== 'public') {
+        auth = await options.verifier!.authenticate(bearerToken(req.headers.authorization));
+        if (!isAllowed(auth, op.access)) throw errors.permissionDenied(`Permission denied. (${op.access.permission})`);
+        ex.caller = { domain_id: auth.domainId, user_id: auth.userId };
+      }
+      const body = await readJsonBody(req, limit, limitText);
+      const input = parseRequest(op.schema, body);
+      ex.input = input;
+      const bodyDomain = (input as { domain_id?: unknown } | undefined)?.domain_id;
+      if (auth && bodyDomain !== undefined && bodyDomain !== auth.domainId) {
+        throw errors.permissionDenied(`Permission denied. (key = domain_id, reason = ${String(bodyDomain)} is not the domain of the access token)`);
+      }
+      const answer = (await op.handler(input, new OperationContext(req, ex, trust, auth))) ?? {};
+      answerObserver()?.answer(op, 200, answer, input);
+      sendJson(res, 200, answer, ex.requestId);
+    } catch (e) {
+      try {
+        sendError(req, res, ex, e);
+      } catch {
+        // the answer could not be written (the socket is gone): nothing to tell anyone
+        if (!res.headersSent) res.destroy();
+      }
+    }
+    finish(ex, req.method, op.path, res.statusCode);
+  };
+
+  // Operations are all POST on exact paths: one lookup in a map dispatches them ahead of Express, which
+  // keeps the rest (health, metrics, documents, webhooks, 404 and 405): an operation pays for no router,
+  // no prototype swap of its request and answer, and no middleware it does not use.
+  const runners = new Map<string, Operation>();
   for (const op of options.operations) {
     if (runners.has(op.path)) throw new Error(`operation path declared twice: ${op.path}`);
     if (op.access !== 'public' && !options.verifier) throw new Error(`${op.path} needs a token verifier`);
-    runners.set(op.path, async (req, res, next) => {
-      res.locals.operation = op.path;
-      try {
-        // The token and the permission come from the headers, before a byte of the body is read.
-        let auth = undefined as unknown as RequestContext['auth'];
-        if (op.access !== 'public') {
-          auth = await options.verifier!.authenticate(bearerToken(req.headers.authorization));
-          if (!isAllowed(auth, op.access)) throw errors.permissionDenied(`Permission denied. (${op.access.permission})`);
-          res.locals.caller = { domain_id: auth.domainId, user_id: auth.userId };
-        }
-        req.body = await readJsonBody(req, limit, limitText);
-        const input = parseRequest(op.schema, req.body);
-        res.locals.input = input;
-        const bodyDomain = (input as { domain_id?: unknown } | undefined)?.domain_id;
-        if (auth && bodyDomain !== undefined && bodyDomain !== auth.domainId) {
-          throw errors.permissionDenied(`Permission denied. (key = domain_id, reason = ${String(bodyDomain)} is not the domain of the access token)`);
-        }
-        const result = await op.handler(input, {
-          requestId: req.requestId,
-          clientIp: clientIpOf(req),
-          auth,
-          get logger() {
-            return req.log; // made only if the handler logs
-          },
-        });
-        const body = result ?? {};
-        answerObserver()?.answer(op, 200, body, input);
-        sendJson(res, 200, body);
-      } catch (e) {
-        next(e);
-      }
-    });
+    runners.set(op.path, op);
     app.all(op.path, (_req, _res, next) => next(errors.methodNotAllowed(_req.method)));
   }
+  const expressHandle = (app as unknown as { handle: ExpressHandle }).handle.bind(app);
+  (app as unknown as { handle: ExpressHandle }).handle = (req, res, callback) => {
+    if (req.method === 'POST') {
+      const url = req.url ?? '';
+      const q = url.indexOf('?');
+      const op = runners.get(q < 0 ? url : url.slice(0, q));
+      if (op) return void runOperation(op, req, res);
+    }
+    return expressHandle(req, res, callback);
+  };
 
   options.routes?.(app, { wrap, jsonBody });
 
   app.use((req, _res, next) => next(errors.pathNotFound(req.path)));
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     try {
-      sendError(req, res, err);
+      sendError(req, res, exchangeOf(res)!, err);
     } catch {
       // the answer could not be written (the socket is gone): nothing to tell anyone
       if (!res.headersSent) res.destroy();
@@ -353,6 +429,10 @@ export function trustProxySetting(raw: string | undefined): boolean | number | s
   return v;
 }
 
-function clientIpOf(req: Request): string {
-  return req.ip ?? req.socket.remoteAddress ?? '';
+type TrustFn = (address: string, hop: number) => boolean;
+type ExpressHandle = (req: IncomingMessage, res: ServerResponse, callback?: (err?: unknown) => void) => void;
+
+/** The caller's address as Express's `req.ip` works it out: the socket's peer, or the client a trusted proxy names. */
+function clientIpOf(req: IncomingMessage, trust: TrustFn): string {
+  return proxyaddr(req, trust) ?? req.socket.remoteAddress ?? '';
 }

@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { inspectJson, type JsonLimits } from '@platform/core';
 import { ApiError, errors } from '@platform/errors';
 
@@ -32,7 +32,7 @@ export function parseBytes(text: string): number {
 const JSON_TYPE = /^application\/(?:[a-z0-9.+-]*\+)?json$/;
 
 /** The raw bytes of a request body, at most `limit` (413 past it, read no further). */
-export async function readBody(req: Request, limit: number, limitText: string): Promise<Buffer> {
+export async function readBody(req: IncomingMessage, limit: number, limitText: string): Promise<Buffer> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) throw errors.payloadTooLarge(limitText);
   const chunks: Buffer[] = [];
@@ -58,7 +58,7 @@ export async function readBody(req: Request, limit: number, limitText: string): 
  * BODY_LIMITS. Every failure is its envelope: 415 for another media type or charset, 413 when too
  * large, 400 for malformed JSON, a body that is not an object, or one past a limit (naming the key).
  */
-export async function readJsonBody(req: Request, limit: number, limitText: string): Promise<unknown> {
+export async function readJsonBody(req: IncomingMessage, limit: number, limitText: string): Promise<unknown> {
   const declared = req.headers['content-length'];
   if ((declared === undefined || declared === '0') && req.headers['transfer-encoding'] === undefined) return {};
   const [mediaType, ...params] = String(req.headers['content-type'] ?? '').split(';');
@@ -72,12 +72,16 @@ export async function readJsonBody(req: Request, limit: number, limitText: strin
   return body;
 }
 
-/** A JSON answer, written in one go (what express's res.json does, minus its content negotiation). */
-export function sendJson(res: Response, status: number, body: unknown) {
+/**
+ * A JSON answer, its headers and body written in one go (what express's res.json does, minus its content
+ * negotiation). The headers go to writeHead as one list: Node validates and stores them once, rather
+ * than header by header (headers set before, such as Retry-After, are kept).
+ */
+export function sendJson(res: ServerResponse, status: number, body: unknown, requestId?: string) {
   const text = JSON.stringify(body);
-  res.statusCode = status;
-  res.setHeader('content-type', 'application/json; charset=utf-8');
-  res.setHeader('content-length', Buffer.byteLength(text));
+  const headers = ['content-type', 'application/json; charset=utf-8', 'content-length', String(Buffer.byteLength(text))];
+  if (requestId !== undefined) headers.push('x-request-id', requestId);
+  res.writeHead(status, headers);
   res.end(text);
 }
 
@@ -91,7 +95,7 @@ export const LINGER = { ms: 2_000, bytes: 8 * 1024 * 1024 };
  * the client's next write fail (EPIPE / ECONNRESET) before it reads the answer, so a caller would see a
  * broken connection instead of the 401, 413 or 415 (nginx's lingering close, bounded the same way).
  */
-export function lingerAfterAnswer(req: Request, res: Response) {
+export function lingerAfterAnswer(req: IncomingMessage, res: ServerResponse) {
   res.setHeader('Connection', 'close');
   const socket = req.socket;
   const start = socket.bytesRead;

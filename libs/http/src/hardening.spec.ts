@@ -177,12 +177,22 @@ describe('lingering close', () => {
 
 describe('response hooks', () => {
   it('a throw inside the request log or metrics hook never becomes an uncaught exception', async () => {
-    const logger = createLogger('hard', 'silent');
-    const info = logger.info.bind(logger);
-    logger.info = ((...args: unknown[]) => {
-      if (args[1] === 'request') throw new Error('hook exploded');
-      return (info as (...a: unknown[]) => void)(...args);
-    }) as typeof logger.info;
+    // The request line is written by a child of the app's logger (requestLineLogger): make its `request` lines throw.
+    const { logger } = capture();
+    const child = logger.child.bind(logger);
+    let thrown = 0;
+    logger.child = ((...args: Parameters<typeof logger.child>) => {
+      const c = child(...args);
+      const info = c.info.bind(c);
+      c.info = ((...a: unknown[]) => {
+        if (a[1] === 'request') {
+          thrown++;
+          throw new Error('hook exploded');
+        }
+        return (info as (...x: unknown[]) => void)(...a);
+      }) as typeof c.info;
+      return c;
+    }) as typeof logger.child;
     const uncaught: unknown[] = [];
     const onUncaught = (e: unknown) => uncaught.push(e);
     process.on('uncaughtException', onUncaught);
@@ -192,11 +202,35 @@ describe('response hooks', () => {
       expect(res.status).toBe(200);
       const again = await request(app).post('/hard/v1/thing/create').set('Authorization', await bearer()).send({});
       expect(again.status).toBe(200);
+      const other = await request(app).get('/hard/v1/nothing');
+      expect(other.status).toBe(404);
       await new Promise((r) => setTimeout(r, 20));
+      expect(thrown).toBe(3);
       expect(uncaught).toEqual([]);
     } finally {
       process.off('uncaughtException', onUncaught);
     }
+  });
+});
+
+describe('the request line', () => {
+  it('is one line per request, operation or not, with its id, caller, method, path, status and duration', async () => {
+    const { logger, text } = capture();
+    const { app } = makeApp(logger);
+    await request(app).post('/hard/v1/thing/create?x=1').set('Authorization', await bearer()).set('x-request-id', 'rid-op').send({ tags: { password: 'hunter2' } });
+    await request(app).post('/hard/v1/thing/create').set('x-request-id', 'rid-401').send({});
+    await request(app).get('/hard/v1/thing/create').set('x-request-id', 'rid-405');
+    await new Promise((r) => setTimeout(r, 20));
+    const lines = text().split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((l) => l.msg === 'request');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toEqual({
+      level: 'info', time: expect.any(String), service: 'hard', name: 'hard', msg: 'request',
+      req_id: 'rid-op', domain_id: 'domain-test', user_id: expect.any(String), method: 'POST', path: '/hard/v1/thing/create', status: 200, duration_ms: expect.any(Number),
+    });
+    expect(lines[1]).toMatchObject({ req_id: 'rid-401', method: 'POST', path: '/hard/v1/thing/create', status: 401 });
+    expect(lines[1]).not.toHaveProperty('user_id');
+    expect(lines[2]).toMatchObject({ req_id: 'rid-405', method: 'GET', path: '/hard/v1/thing/create', status: 405 });
+    expect(text()).not.toContain('hunter2');
   });
 });
 

@@ -1,0 +1,165 @@
+#!/usr/bin/env node
+// identity's request path against the floor: project-group/get and project-group/list (a page of 20
+// out of BENCH_GROUPS, one filter) through the identity app (token, body, zod, proto3 defaults,
+// logging, metrics, the query compiler) against a minimal node:http + pg server running the same SQL
+// (lib/raw-project-group-server.mjs), at the same concurrency, side by side in one run. Reports
+// throughput, p50/p99 and each server's CPU time per request (from /proc: robust to a busy machine).
+//   npm run build && node tools/bench/identity-project-group.mjs
+//   BENCH_SECONDS (10), BENCH_CONCURRENCY (32), BENCH_GROUPS (10000), BENCH_OPS (get,list)
+//   BENCH_CPU_PROF=dir   V8 CPU profiles of both servers
+//   BENCH_STRACE=1       system calls per request of both servers (strace -c; throughput meaningless then)
+import { spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { SignJWT } from 'jose';
+import { migrateApp } from '../prisma/migrate.mjs';
+import { bundle } from '../build/bundle.mjs';
+import { load } from './lib/load.mjs';
+import { record } from './lib/report.mjs';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+const seconds = Number(process.env.BENCH_SECONDS || 10);
+const concurrency = Number(process.env.BENCH_CONCURRENCY || 32);
+const groups = Number(process.env.BENCH_GROUPS || 10_000);
+const dbName = 'bench_identity';
+const adminUrl = 'postgresql://postgres@127.0.0.1:5432/postgres';
+const dbUrl = `postgresql://postgres@127.0.0.1:5432/${dbName}`;
+
+const admin = new pg.Client({ connectionString: adminUrl });
+await admin.connect();
+await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+await admin.end();
+await migrateApp('identity', dbUrl);
+const seed = new pg.Client({ connectionString: dbUrl });
+await seed.connect();
+await seed.query(`INSERT INTO domain (domain_id, name) VALUES ('d1', 'd1')`);
+await seed.query(
+  `INSERT INTO project_group (domain_id, project_group_id, workspace_id, name, tags, users)
+   SELECT 'd1', 'pg-' || lpad(i::text, 12, '0'), 'ws-1', 'group ' || i, jsonb_build_object('n', i), ARRAY['owner']
+   FROM generate_series(1, $1) i`,
+  [groups],
+);
+await seed.query('ANALYZE');
+await seed.end();
+
+const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+const token = await new SignJWT({
+  token_type: 'ACCESS_TOKEN', user_id: 'owner', domain_id: 'd1', workspace_id: 'ws-1', role_type: 'WORKSPACE_OWNER',
+  role_id: 'managed-workspace-owner', scope: 'WORKSPACE', permissions: ['*'], user_type: 'USER',
+})
+  .setProtectedHeader({ alg: 'EdDSA' }).setIssuer('platform.identity').setAudience('platform').setSubject('owner')
+  .setIssuedAt().setExpirationTime('1h').sign(privateKey);
+
+const appPort = 18101;
+const rawPort = 18199;
+// BENCH_CPU_PROF=dir: both servers write a V8 CPU profile there (app-*.cpuprofile, raw-*.cpuprofile).
+const profile = (name) => (process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`, `--cpu-prof-name=${name}-${process.pid}.cpuprofile`] : []);
+const app = spawn(process.execPath, [...profile('app'), path.join(root, 'dist/apps/identity/main.js')], {
+  env: {
+    ...process.env, PORT: String(appPort), DATABASE_URL: dbUrl, BOOTSTRAP_DOMAIN_ID: 'd1', BOOTSTRAP_PASSWORD: 'bench-password',
+    JWT_PRIVATE_KEY: privateKey.export({ type: 'pkcs8', format: 'pem' }), JWT_PUBLIC_KEY: publicKey.export({ type: 'spki', format: 'pem' }),
+    LOG_LEVEL: process.env.LOG_LEVEL || 'info',
+  },
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+
+// The raw server, in its own process as the app is (a server sharing the load generator's process
+// would skip the context switches the app pays).
+const listSql = path.join(root, 'dist/bench/project-group-list-sql.cjs');
+await bundle({ entryPoints: [path.join(root, 'tools/bench/lib/project-group-list-sql.ts')], outfile: listSql });
+const raw = spawn(process.execPath, [...profile('raw'), path.join(root, 'tools/bench/lib/raw-project-group-server.mjs')], {
+  env: { ...process.env, PORT: String(rawPort), DATABASE_URL: dbUrl, RAW_LIST_SQL: listSql },
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+
+async function waitReady(port) {
+  for (let i = 0; i < 100; i++) {
+    const ok = await new Promise((resolve) => http.get(`http://127.0.0.1:${port}/readyz`, (r) => (r.resume(), resolve(r.statusCode === 200))).on('error', () => resolve(false)));
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('app did not become ready');
+}
+await waitReady(appPort);
+await new Promise((r) => setTimeout(r, 500)); // the raw server has no /readyz: give it a moment
+
+// CPU time (user + system) a process has used, in ms, from /proc: per request, it says what each server
+// spends whatever else the machine runs (throughput alone moves with the load of a shared machine).
+const cpuMs = (pid) => {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+};
+// Context switches of a process's threads (voluntary: it waited; involuntary: it was preempted).
+const contextSwitches = (pid) => {
+  let n = 0;
+  for (const t of readdirSync(`/proc/${pid}/task`)) {
+    const status = readFileSync(`/proc/${pid}/task/${t}/status`, 'utf8');
+    for (const m of status.matchAll(/^(?:non)?voluntary_ctxt_switches:\s+(\d+)$/gm)) n += Number(m[1]);
+  }
+  return n;
+};
+// BENCH_STRACE=1: counts each server's system calls during its measured run (strace -c; it slows the
+// server down many times over, so its throughput figures mean nothing then) and prints them per request.
+const straceOf = (pid) => {
+  if (process.env.BENCH_STRACE !== '1') return undefined;
+  const out = path.join(os.tmpdir(), `bench-strace-${pid}.txt`);
+  const child = spawn('strace', ['-c', '-f', '-o', out, '-p', String(pid)], { stdio: 'ignore' });
+  return { child, out };
+};
+const syscallsPerRequest = async (trace, requests) => {
+  trace.child.kill('SIGINT');
+  await new Promise((r) => trace.child.on('exit', r));
+  const rows = readFileSync(trace.out, 'utf8').split('\n').map((l) => l.trim().split(/\s+/)).filter((f) => f.length >= 5 && /^\d/.test(f[3]) && f.at(-1) !== 'total');
+  return rows.map((f) => ({ call: f.at(-1), perRequest: Number(f[3]) / requests })).filter((x) => x.perRequest >= 0.01).sort((x, y) => y.perRequest - x.perRequest);
+};
+const ops = {
+  get: {
+    body: (i) => ({ project_group_id: `pg-${String(((i * 7919) % groups) + 1).padStart(12, '0')}` }),
+    goal: 'project-group/get',
+  },
+  list: {
+    // names are "group <n>": "group 3" is in about a ninth of them; a page of 20, the count of all
+    body: (i) => ({ query: { filter: [{ k: 'name', v: `group ${(i % 9) + 1}`, o: 'contain' }], page: { start: 1, limit: 20 } } }),
+    goal: 'project-group/list (20 of a filtered count)',
+  },
+};
+const run = async (label, op, port, headers, pid) => {
+  const url = `http://127.0.0.1:${port}/identity/v2/project-group/${op}`;
+  const { body } = ops[op];
+  await load({ url, body, headers, concurrency, durationMs: 2000 }); // warm-up
+  const trace = straceOf(pid);
+  if (trace) await new Promise((r) => setTimeout(r, 500)); // strace attached
+  const cpu0 = cpuMs(pid);
+  const switches0 = contextSwitches(pid);
+  const r = await load({ url, body, headers, concurrency, durationMs: seconds * 1000 });
+  r.cpuUs = ((cpuMs(pid) - cpu0) * 1000) / r.requests;
+  r.switches = (contextSwitches(pid) - switches0) / r.requests;
+  if (trace) {
+    const calls = await syscallsPerRequest(trace, r.requests);
+    console.log(`${label}: system calls per request: ${calls.map((c) => `${c.call} ${c.perRequest.toFixed(2)}`).join(', ')}`);
+  }
+  console.log(`${label.padEnd(10)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  CPU ${r.cpuUs.toFixed(0)} µs/request, ${r.switches.toFixed(2)} context switches/request  (${r.requests} requests, ${r.errors} errors)`);
+  return r;
+};
+let errors = 0;
+for (const op of (process.env.BENCH_OPS || 'get,list').split(',')) {
+  console.log(`\nproject-group/${op}, ${groups} groups, concurrency ${concurrency}, ${seconds} s each`);
+  const a = await run('raw', op, rawPort, {}, raw.pid);
+  const b = await run('identity', op, appPort, { authorization: `Bearer ${token}` }, app.pid);
+  errors += a.errors + b.errors;
+  console.log(`ratio identity/raw: throughput ${(b.rps / a.rps).toFixed(2)} (goal >= 0.7), p99 ${(b.p99 / a.p99).toFixed(2)} (goal <= 2), CPU per request ${(b.cpuUs / a.cpuUs).toFixed(2)}`);
+  const what = ops[op].goal;
+  record({ measure: `${what}: throughput vs raw node:http + pg`, ours: b.rps, baseline: a.rps, unit: 'req/s', goal: '≥ 0.7×', met: b.rps / a.rps >= 0.7 });
+  record({ measure: `${what}: p99 vs raw`, ours: b.p99, baseline: a.p99, unit: 'ms', goal: '≤ 2×', met: b.p99 <= 2 * a.p99 });
+  record({ measure: `${what}: server CPU per request vs raw`, ours: b.cpuUs, baseline: a.cpuUs, unit: 'µs' });
+}
+
+app.kill('SIGTERM');
+await new Promise((r) => app.on('exit', r));
+raw.kill('SIGTERM');
+await new Promise((r) => raw.on('exit', r));
+process.exit(errors ? 1 : 0);
