@@ -6,6 +6,7 @@
 // throughput, p50/p99 and each server's CPU time per request (from /proc: robust to a busy machine).
 //   npm run build && node tools/bench/identity-project-group.mjs
 //   BENCH_SECONDS (10), BENCH_CONCURRENCY (32), BENCH_GROUPS (10000), BENCH_OPS (get,list)
+//   BENCH_APP=file       another build of identity's main.js (another checkout's dist), to compare two commits
 //   BENCH_CPU_PROF=dir   V8 CPU profiles of both servers
 //   BENCH_STRACE=1       system calls per request of both servers (strace -c; throughput meaningless then)
 import { spawn } from 'node:child_process';
@@ -58,7 +59,7 @@ const appPort = 18101;
 const rawPort = 18199;
 // BENCH_CPU_PROF=dir: both servers write a V8 CPU profile there (app-*.cpuprofile, raw-*.cpuprofile).
 const profile = (name) => (process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`, `--cpu-prof-name=${name}-${process.pid}.cpuprofile`] : []);
-const app = spawn(process.execPath, [...profile('app'), path.join(root, 'dist/apps/identity/main.js')], {
+const app = spawn(process.execPath, [...profile('app'), process.env.BENCH_APP || path.join(root, 'dist/apps/identity/main.js')], {
   env: {
     ...process.env, PORT: String(appPort), DATABASE_URL: dbUrl, BOOTSTRAP_DOMAIN_ID: 'd1', BOOTSTRAP_PASSWORD: 'bench-password',
     JWT_PRIVATE_KEY: privateKey.export({ type: 'pkcs8', format: 'pem' }), JWT_PUBLIC_KEY: publicKey.export({ type: 'spki', format: 'pem' }),

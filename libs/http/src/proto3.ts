@@ -44,8 +44,19 @@ export function explicitZero<S extends AnySchema>(schema: S): S {
 /** Upstream's enum zero values: `NONE`, `<PREFIX>_NONE` (SCOPE_NONE, GRANULARITY_NONE), `NONE_<SUFFIX>` (NONE_FILE_FORMAT). */
 export const ZERO_ENUM = /^(?:[A-Z][A-Z0-9]*_)*NONE(?:_[A-Z][A-Z0-9]*)*$/;
 
-/** The schema under wrappers (optional, nullable, default, preprocess, transform, lazy, ...). */
-function base(schema: AnySchema, depth = 0): AnySchema {
+const BASES = new WeakMap<AnySchema, AnySchema>();
+
+/**
+ * The schema under wrappers (optional, nullable, default, preprocess, transform, lazy, ...), worked out
+ * once per schema: every request walks the same operation schemas.
+ */
+function base(schema: AnySchema): AnySchema {
+  let b = BASES.get(schema);
+  if (b === undefined) BASES.set(schema, (b = unwrap(schema)));
+  return b;
+}
+
+function unwrap(schema: AnySchema, depth = 0): AnySchema {
   let s = schema;
   for (let i = 0; i < 32; i++) {
     const d = defOf(s);
