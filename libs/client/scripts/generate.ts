@@ -23,7 +23,7 @@ async function loadDocs(): Promise<Record<string, { paths?: Record<string, unkno
   const endpoint = flag('--endpoint');
   if (endpoint) return fetchOpenApiDocs(PLATFORM_APPS, () => endpoint.replace(/\/+$/, ''));
   const platform = await startPlatform({
-    portOffset: Number(process.env.CLIENT_GEN_PORT_OFFSET || 28_100),
+    portOffset: Number(process.env.CLIENT_GEN_PORT_OFFSET || 14_100),
     redisUrl: process.env.CLIENT_GEN_REDIS_URL || 'redis://127.0.0.1:6379/6',
     label: 'client-gen',
   });

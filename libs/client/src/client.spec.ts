@@ -28,7 +28,7 @@ describe('@platform/client against the apps', () => {
 
   beforeAll(async () => {
     p = await startPlatform({
-      portOffset: Number(process.env.CLIENT_TEST_PORT_OFFSET || 28_100),
+      portOffset: Number(process.env.CLIENT_TEST_PORT_OFFSET || 14_000),
       redisUrl: process.env.CLIENT_TEST_REDIS_URL || 'redis://127.0.0.1:6379/6',
       label: 'client',
     });

@@ -50,8 +50,8 @@ describe('platformctl against the platform', () => {
 
   beforeAll(async () => {
     p = await startPlatform({
-      portOffset: Number(process.env.CTL_TEST_PORT_OFFSET || 28_000),
-      gatewayPort: Number(process.env.CTL_TEST_GATEWAY_PORT || 36_080),
+      portOffset: Number(process.env.CTL_TEST_PORT_OFFSET || 13_000),
+      gatewayPort: Number(process.env.CTL_TEST_GATEWAY_PORT || 21_080),
       redisUrl: process.env.CTL_TEST_REDIS_URL || 'redis://127.0.0.1:6379/7',
       label: 'ctl',
     });
