@@ -93,7 +93,7 @@ export const ConditionSchema = z.preprocess(
     }),
     operator: z.string().min(1).max(64),
   }),
-);
+).meta({ id: 'Condition' });
 export type Condition = { key: string; value: unknown; operator: string };
 
 const SortItemSchema = z.preprocess(
@@ -123,7 +123,7 @@ export type SortItem = { key: string; desc?: boolean | null };
 export const PageSchema = z.strictObject({
   start: z.number().int().nullish(),
   limit: z.number().int().nullish(),
-});
+}).meta({ id: 'Page' });
 export type Page = z.infer<typeof PageSchema>;
 
 const filterList = z.array(ConditionSchema).max(QUERY_LIMITS.conditions).nullish();
@@ -143,7 +143,7 @@ export const QuerySchema = z.strictObject({
   keyword: z.string().max(QUERY_LIMITS.keyword).nullish(),
   unwind: UnwindSchema.nullish(),
   ...UNSUPPORTED,
-});
+}).meta({ id: 'Query' });
 export type Query = z.infer<typeof QuerySchema>;
 
 // ---------------------------------------------------------------- StatisticsQuery
@@ -242,7 +242,7 @@ export const StatisticsQuerySchema = z.strictObject({
   aggregate: z.array(StageSchema).max(QUERY_LIMITS.stages).nullish(),
   distinct: KeySchema.nullish(),
   page: PageSchema.nullish(),
-});
+}).meta({ id: 'StatisticsQuery' });
 export type StatisticsQuery = z.infer<typeof StatisticsQuerySchema>;
 
 // ---------------------------------------------------------------- AnalyzeQuery
@@ -286,7 +286,7 @@ export const AnalyzeQuerySchema = z.strictObject({
   /** Since upstream 2.0.199: each element of an array field becomes a row before grouping. */
   unwind: UnwindSchema.nullish(),
   ...UNSUPPORTED,
-});
+}).meta({ id: 'AnalyzeQuery' });
 export type AnalyzeQuery = z.infer<typeof AnalyzeQuerySchema>;
 
 export const GranularitySchema = z.enum(['DAILY', 'MONTHLY', 'YEARLY']);
@@ -297,7 +297,7 @@ export const TimeSeriesAnalyzeQuerySchema = AnalyzeQuerySchema.extend({
   start: z.string().min(1).max(64).nullish(),
   end: z.string().min(1).max(64).nullish(),
   date_field: KeySchema.nullish(),
-});
+}).meta({ id: 'TimeSeriesAnalyzeQuery' });
 export type TimeSeriesAnalyzeQuery = z.infer<typeof TimeSeriesAnalyzeQuerySchema>;
 
 // ---------------------------------------------------------------- parsing helpers

@@ -477,6 +477,11 @@ export interface components {
             };
             start: string;
         };
+        Condition: {
+            key: string;
+            operator: string;
+            value: unknown;
+        };
         DataSourceInfo: {
             connected_workspace_count: number;
             cost_additional_info_keys: string[];
@@ -605,15 +610,93 @@ export interface components {
             results: components["schemas"]["JobTaskInfo"][];
             total_count: number;
         };
+        Page: {
+            limit?: number | null;
+            start?: number | null;
+        };
         ProjectOperand: string | number | {
             fields: components["schemas"]["ProjectOperand"][];
             operator: string;
+        };
+        Query: {
+            add_fields?: {
+                [key: string]: unknown;
+            } | null;
+            count_only?: boolean | null;
+            filter?: components["schemas"]["Condition"][] | null;
+            filter_or?: components["schemas"]["Condition"][] | null;
+            keyword?: string | null;
+            lookup?: unknown[] | null;
+            minimal?: boolean | null;
+            only?: string[] | null;
+            page?: components["schemas"]["Page"] | null;
+            sort?: {
+                desc?: boolean | null;
+                key: string;
+            }[] | null;
+            unwind?: {
+                filter?: components["schemas"]["Condition"][] | null;
+                path: string;
+            } | null;
         };
         ScheduleInfo: {
             hour: number | null;
             hours: number[];
             /** @enum {string} */
             state: "ENABLED" | "DISABLED";
+        };
+        StatisticsQuery: {
+            aggregate?: {
+                count?: {
+                    name: string;
+                };
+                group?: {
+                    fields?: {
+                        conditions?: components["schemas"]["Condition"][] | null;
+                        fields?: {
+                            key: string;
+                            name: string;
+                        }[] | null;
+                        key?: string | null;
+                        name: string;
+                        operator: string;
+                    }[] | null;
+                    keys?: {
+                        date_format?: string | null;
+                        key: string;
+                        name: string;
+                    }[] | null;
+                };
+                limit?: number;
+                match?: {
+                    filter?: components["schemas"]["Condition"][] | null;
+                    filter_or?: components["schemas"]["Condition"][] | null;
+                };
+                project?: {
+                    exclude_keys?: boolean | null;
+                    fields: {
+                        fields?: components["schemas"]["ProjectOperand"][] | null;
+                        key?: string | null;
+                        name: string;
+                        operator?: string | null;
+                    }[];
+                    only_keys?: boolean | null;
+                };
+                skip?: number;
+                sort?: {
+                    desc?: boolean | null;
+                    key: string;
+                }[];
+                unwind?: {
+                    filter?: components["schemas"]["Condition"][] | null;
+                    path: string;
+                };
+            }[] | null;
+            distinct?: string | null;
+            filter?: components["schemas"]["Condition"][] | null;
+            filter_or?: components["schemas"]["Condition"][] | null;
+            keyword?: string | null;
+            page?: components["schemas"]["Page"] | null;
         };
         /** @description Rows keyed by the query's group-by keys and fields (a distinct query's rows are its values) */
         StatResult: {
@@ -622,6 +705,49 @@ export interface components {
                 [key: string]: unknown;
             } | string | number | boolean | null)[];
             total_count?: number;
+        };
+        TimeSeriesAnalyzeQuery: {
+            add_fields?: {
+                [key: string]: unknown;
+            } | null;
+            date_field?: string | null;
+            end?: string | null;
+            field_group?: string[] | null;
+            fields: {
+                [key: string]: {
+                    fields?: {
+                        [key: string]: string;
+                    } | null;
+                    key?: string | null;
+                    operator: string;
+                };
+            };
+            filter?: components["schemas"]["Condition"][] | null;
+            filter_or?: components["schemas"]["Condition"][] | null;
+            granularity?: ("DAILY" | "MONTHLY" | "YEARLY") | null;
+            group_by?: (string | {
+                key: string;
+                name: string;
+            })[] | null;
+            keyword?: string | null;
+            lookup?: unknown[] | null;
+            page?: components["schemas"]["Page"] | null;
+            select?: {
+                [key: string]: string | {
+                    fields?: components["schemas"]["ProjectOperand"][] | null;
+                    key?: string | null;
+                    operator: string;
+                };
+            } | null;
+            sort?: {
+                desc?: boolean | null;
+                key: string;
+            }[] | null;
+            start?: string | null;
+            unwind?: {
+                filter?: components["schemas"]["Condition"][] | null;
+                path: string;
+            } | null;
         };
         UnifiedCostInfo: {
             aggregation_date: string;
@@ -1276,42 +1402,7 @@ export interface operations {
                     domain_id?: string;
                     name?: string;
                     provider?: string;
-                    query?: {
-                        add_fields?: {
-                            [key: string]: unknown;
-                        } | null;
-                        count_only?: boolean | null;
-                        filter?: {
-                            key: string;
-                            operator: string;
-                            value: unknown;
-                        }[] | null;
-                        filter_or?: {
-                            key: string;
-                            operator: string;
-                            value: unknown;
-                        }[] | null;
-                        keyword?: string | null;
-                        lookup?: unknown[] | null;
-                        minimal?: boolean | null;
-                        only?: string[] | null;
-                        page?: {
-                            limit?: number | null;
-                            start?: number | null;
-                        } | null;
-                        sort?: {
-                            desc?: boolean | null;
-                            key: string;
-                        }[] | null;
-                        unwind?: {
-                            filter?: {
-                                key: string;
-                                operator: string;
-                                value: unknown;
-                            }[] | null;
-                            path: string;
-                        } | null;
-                    };
+                    query?: components["schemas"]["Query"];
                     /** @enum {string} */
                     state?: "ENABLED" | "DISABLED";
                     workspace_id?: string;
@@ -1650,86 +1741,7 @@ export interface operations {
             content: {
                 "application/json": {
                     domain_id?: string;
-                    query: {
-                        aggregate?: {
-                            count?: {
-                                name: string;
-                            };
-                            group?: {
-                                fields?: {
-                                    conditions?: {
-                                        key: string;
-                                        operator: string;
-                                        value: unknown;
-                                    }[] | null;
-                                    fields?: {
-                                        key: string;
-                                        name: string;
-                                    }[] | null;
-                                    key?: string | null;
-                                    name: string;
-                                    operator: string;
-                                }[] | null;
-                                keys?: {
-                                    date_format?: string | null;
-                                    key: string;
-                                    name: string;
-                                }[] | null;
-                            };
-                            limit?: number;
-                            match?: {
-                                filter?: {
-                                    key: string;
-                                    operator: string;
-                                    value: unknown;
-                                }[] | null;
-                                filter_or?: {
-                                    key: string;
-                                    operator: string;
-                                    value: unknown;
-                                }[] | null;
-                            };
-                            project?: {
-                                exclude_keys?: boolean | null;
-                                fields: {
-                                    fields?: components["schemas"]["ProjectOperand"][] | null;
-                                    key?: string | null;
-                                    name: string;
-                                    operator?: string | null;
-                                }[];
-                                only_keys?: boolean | null;
-                            };
-                            skip?: number;
-                            sort?: {
-                                desc?: boolean | null;
-                                key: string;
-                            }[];
-                            unwind?: {
-                                filter?: {
-                                    key: string;
-                                    operator: string;
-                                    value: unknown;
-                                }[] | null;
-                                path: string;
-                            };
-                        }[] | null;
-                        distinct?: string | null;
-                        filter?: {
-                            key: string;
-                            operator: string;
-                            value: unknown;
-                        }[] | null;
-                        filter_or?: {
-                            key: string;
-                            operator: string;
-                            value: unknown;
-                        }[] | null;
-                        keyword?: string | null;
-                        page?: {
-                            limit?: number | null;
-                            start?: number | null;
-                        } | null;
-                    };
+                    query: components["schemas"]["StatisticsQuery"];
                 };
             };
         };
@@ -3304,42 +3316,7 @@ export interface operations {
                     domain_id?: string;
                     job_id?: string;
                     job_task_id?: string;
-                    query?: {
-                        add_fields?: {
-                            [key: string]: unknown;
-                        } | null;
-                        count_only?: boolean | null;
-                        filter?: {
-                            key: string;
-                            operator: string;
-                            value: unknown;
-                        }[] | null;
-                        filter_or?: {
-                            key: string;
-                            operator: string;
-                            value: unknown;
-                        }[] | null;
-                        keyword?: string | null;
-                        lookup?: unknown[] | null;
-                        minimal?: boolean | null;
-                        only?: string[] | null;
-                        page?: {
-                            limit?: number | null;
-                            start?: number | null;
-                        } | null;
-                        sort?: {
-                            desc?: boolean | null;
-                            key: string;
-                        }[] | null;
-                        unwind?: {
-                            filter?: {
-                                key: string;
-                                operator: string;
-                                value: unknown;
-                            }[] | null;
-                            path: string;
-                        } | null;
-                    };
+                    query?: components["schemas"]["Query"];
                     /** @enum {string} */
                     status?: "PENDING" | "IN_PROGRESS" | "SUCCESS" | "FAILURE" | "TIMEOUT" | "CANCELED";
                     workspace_id?: string;
@@ -3474,86 +3451,7 @@ export interface operations {
             content: {
                 "application/json": {
                     domain_id?: string;
-                    query: {
-                        aggregate?: {
-                            count?: {
-                                name: string;
-                            };
-                            group?: {
-                                fields?: {
-                                    conditions?: {
-                                        key: string;
-                                        operator: string;
-                                        value: unknown;
-                                    }[] | null;
-                                    fields?: {
-                                        key: string;
-                                        name: string;
-                                    }[] | null;
-                                    key?: string | null;
-                                    name: string;
-                                    operator: string;
-                                }[] | null;
-                                keys?: {
-                                    date_format?: string | null;
-                                    key: string;
-                                    name: string;
-                                }[] | null;
-                            };
-                            limit?: number;
-                            match?: {
-                                filter?: {
-                                    key: string;
-                                    operator: string;
-                                    value: unknown;
-                                }[] | null;
-                                filter_or?: {
-                                    key: string;
-                                    operator: string;
-                                    value: unknown;
-                                }[] | null;
-                            };
-                            project?: {
-                                exclude_keys?: boolean | null;
-                                fields: {
-                                    fields?: components["schemas"]["ProjectOperand"][] | null;
-                                    key?: string | null;
-                                    name: string;
-                                    operator?: string | null;
-                                }[];
-                                only_keys?: boolean | null;
-                            };
-                            skip?: number;
-                            sort?: {
-                                desc?: boolean | null;
-                                key: string;
-                            }[];
-                            unwind?: {
-                                filter?: {
-                                    key: string;
-                                    operator: string;
-                                    value: unknown;
-                                }[] | null;
-                                path: string;
-                            };
-                        }[] | null;
-                        distinct?: string | null;
-                        filter?: {
-                            key: string;
-                            operator: string;
-                            value: unknown;
-                        }[] | null;
-                        filter_or?: {
-                            key: string;
-                            operator: string;
-                            value: unknown;
-                        }[] | null;
-                        keyword?: string | null;
-                        page?: {
-                            limit?: number | null;
-                            start?: number | null;
-                        } | null;
-                    };
+                    query: components["schemas"]["StatisticsQuery"];
                 };
             };
         };
@@ -3984,42 +3882,7 @@ export interface operations {
                     data_source_id?: string;
                     domain_id?: string;
                     job_id?: string;
-                    query?: {
-                        add_fields?: {
-                            [key: string]: unknown;
-                        } | null;
-                        count_only?: boolean | null;
-                        filter?: {
-                            key: string;
-                            operator: string;
-                            value: unknown;
-                        }[] | null;
-                        filter_or?: {
-                            key: string;
-                            operator: string;
-                            value: unknown;
-                        }[] | null;
-                        keyword?: string | null;
-                        lookup?: unknown[] | null;
-                        minimal?: boolean | null;
-                        only?: string[] | null;
-                        page?: {
-                            limit?: number | null;
-                            start?: number | null;
-                        } | null;
-                        sort?: {
-                            desc?: boolean | null;
-                            key: string;
-                        }[] | null;
-                        unwind?: {
-                            filter?: {
-                                key: string;
-                                operator: string;
-                                value: unknown;
-                            }[] | null;
-                            path: string;
-                        } | null;
-                    };
+                    query?: components["schemas"]["Query"];
                     /** @enum {string} */
                     status?: "IN_PROGRESS" | "SUCCESS" | "FAILURE" | "TIMEOUT" | "CANCELED";
                     workspace_id?: string;
@@ -4154,86 +4017,7 @@ export interface operations {
             content: {
                 "application/json": {
                     domain_id?: string;
-                    query: {
-                        aggregate?: {
-                            count?: {
-                                name: string;
-                            };
-                            group?: {
-                                fields?: {
-                                    conditions?: {
-                                        key: string;
-                                        operator: string;
-                                        value: unknown;
-                                    }[] | null;
-                                    fields?: {
-                                        key: string;
-                                        name: string;
-                                    }[] | null;
-                                    key?: string | null;
-                                    name: string;
-                                    operator: string;
-                                }[] | null;
-                                keys?: {
-                                    date_format?: string | null;
-                                    key: string;
-                                    name: string;
-                                }[] | null;
-                            };
-                            limit?: number;
-                            match?: {
-                                filter?: {
-                                    key: string;
-                                    operator: string;
-                                    value: unknown;
-                                }[] | null;
-                                filter_or?: {
-                                    key: string;
-                                    operator: string;
-                                    value: unknown;
-                                }[] | null;
-                            };
-                            project?: {
-                                exclude_keys?: boolean | null;
-                                fields: {
-                                    fields?: components["schemas"]["ProjectOperand"][] | null;
-                                    key?: string | null;
-                                    name: string;
-                                    operator?: string | null;
-                                }[];
-                                only_keys?: boolean | null;
-                            };
-                            skip?: number;
-                            sort?: {
-                                desc?: boolean | null;
-                                key: string;
-                            }[];
-                            unwind?: {
-                                filter?: {
-                                    key: string;
-                                    operator: string;
-                                    value: unknown;
-                                }[] | null;
-                                path: string;
-                            };
-                        }[] | null;
-                        distinct?: string | null;
-                        filter?: {
-                            key: string;
-                            operator: string;
-                            value: unknown;
-                        }[] | null;
-                        filter_or?: {
-                            key: string;
-                            operator: string;
-                            value: unknown;
-                        }[] | null;
-                        keyword?: string | null;
-                        page?: {
-                            limit?: number | null;
-                            start?: number | null;
-                        } | null;
-                    };
+                    query: components["schemas"]["StatisticsQuery"];
                 };
             };
         };
@@ -4366,64 +4150,7 @@ export interface operations {
                 "application/json": {
                     domain_id?: string;
                     is_confirmed?: boolean;
-                    query: {
-                        add_fields?: {
-                            [key: string]: unknown;
-                        } | null;
-                        date_field?: string | null;
-                        end?: string | null;
-                        field_group?: string[] | null;
-                        fields: {
-                            [key: string]: {
-                                fields?: {
-                                    [key: string]: string;
-                                } | null;
-                                key?: string | null;
-                                operator: string;
-                            };
-                        };
-                        filter?: {
-                            key: string;
-                            operator: string;
-                            value: unknown;
-                        }[] | null;
-                        filter_or?: {
-                            key: string;
-                            operator: string;
-                            value: unknown;
-                        }[] | null;
-                        granularity?: ("DAILY" | "MONTHLY" | "YEARLY") | null;
-                        group_by?: (string | {
-                            key: string;
-                            name: string;
-                        })[] | null;
-                        keyword?: string | null;
-                        lookup?: unknown[] | null;
-                        page?: {
-                            limit?: number | null;
-                            start?: number | null;
-                        } | null;
-                        select?: {
-                            [key: string]: string | {
-                                fields?: components["schemas"]["ProjectOperand"][] | null;
-                                key?: string | null;
-                                operator: string;
-                            };
-                        } | null;
-                        sort?: {
-                            desc?: boolean | null;
-                            key: string;
-                        }[] | null;
-                        start?: string | null;
-                        unwind?: {
-                            filter?: {
-                                key: string;
-                                operator: string;
-                                value: unknown;
-                            }[] | null;
-                            path: string;
-                        } | null;
-                    };
+                    query: components["schemas"]["TimeSeriesAnalyzeQuery"];
                 };
             };
         };
@@ -4703,42 +4430,7 @@ export interface operations {
             content: {
                 "application/json": {
                     domain_id?: string;
-                    query?: {
-                        add_fields?: {
-                            [key: string]: unknown;
-                        } | null;
-                        count_only?: boolean | null;
-                        filter?: {
-                            key: string;
-                            operator: string;
-                            value: unknown;
-                        }[] | null;
-                        filter_or?: {
-                            key: string;
-                            operator: string;
-                            value: unknown;
-                        }[] | null;
-                        keyword?: string | null;
-                        lookup?: unknown[] | null;
-                        minimal?: boolean | null;
-                        only?: string[] | null;
-                        page?: {
-                            limit?: number | null;
-                            start?: number | null;
-                        } | null;
-                        sort?: {
-                            desc?: boolean | null;
-                            key: string;
-                        }[] | null;
-                        unwind?: {
-                            filter?: {
-                                key: string;
-                                operator: string;
-                                value: unknown;
-                            }[] | null;
-                            path: string;
-                        } | null;
-                    };
+                    query?: components["schemas"]["Query"];
                     unified_cost_id?: string;
                 };
             };
@@ -4871,86 +4563,7 @@ export interface operations {
             content: {
                 "application/json": {
                     domain_id?: string;
-                    query: {
-                        aggregate?: {
-                            count?: {
-                                name: string;
-                            };
-                            group?: {
-                                fields?: {
-                                    conditions?: {
-                                        key: string;
-                                        operator: string;
-                                        value: unknown;
-                                    }[] | null;
-                                    fields?: {
-                                        key: string;
-                                        name: string;
-                                    }[] | null;
-                                    key?: string | null;
-                                    name: string;
-                                    operator: string;
-                                }[] | null;
-                                keys?: {
-                                    date_format?: string | null;
-                                    key: string;
-                                    name: string;
-                                }[] | null;
-                            };
-                            limit?: number;
-                            match?: {
-                                filter?: {
-                                    key: string;
-                                    operator: string;
-                                    value: unknown;
-                                }[] | null;
-                                filter_or?: {
-                                    key: string;
-                                    operator: string;
-                                    value: unknown;
-                                }[] | null;
-                            };
-                            project?: {
-                                exclude_keys?: boolean | null;
-                                fields: {
-                                    fields?: components["schemas"]["ProjectOperand"][] | null;
-                                    key?: string | null;
-                                    name: string;
-                                    operator?: string | null;
-                                }[];
-                                only_keys?: boolean | null;
-                            };
-                            skip?: number;
-                            sort?: {
-                                desc?: boolean | null;
-                                key: string;
-                            }[];
-                            unwind?: {
-                                filter?: {
-                                    key: string;
-                                    operator: string;
-                                    value: unknown;
-                                }[] | null;
-                                path: string;
-                            };
-                        }[] | null;
-                        distinct?: string | null;
-                        filter?: {
-                            key: string;
-                            operator: string;
-                            value: unknown;
-                        }[] | null;
-                        filter_or?: {
-                            key: string;
-                            operator: string;
-                            value: unknown;
-                        }[] | null;
-                        keyword?: string | null;
-                        page?: {
-                            limit?: number | null;
-                            start?: number | null;
-                        } | null;
-                    };
+                    query: components["schemas"]["StatisticsQuery"];
                 };
             };
         };

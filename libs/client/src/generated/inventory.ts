@@ -140,6 +140,45 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AnalyzeQuery: {
+            add_fields?: {
+                [key: string]: unknown;
+            } | null;
+            field_group?: string[] | null;
+            fields: {
+                [key: string]: {
+                    fields?: {
+                        [key: string]: string;
+                    } | null;
+                    key?: string | null;
+                    operator: string;
+                };
+            };
+            filter?: components["schemas"]["Condition"][] | null;
+            filter_or?: components["schemas"]["Condition"][] | null;
+            group_by?: (string | {
+                key: string;
+                name: string;
+            })[] | null;
+            keyword?: string | null;
+            lookup?: unknown[] | null;
+            page?: components["schemas"]["Page"] | null;
+            select?: {
+                [key: string]: string | {
+                    fields?: components["schemas"]["ProjectOperand"][] | null;
+                    key?: string | null;
+                    operator: string;
+                };
+            } | null;
+            sort?: {
+                desc?: boolean | null;
+                key: string;
+            }[] | null;
+            unwind?: {
+                filter?: components["schemas"]["Condition"][] | null;
+                path: string;
+            } | null;
+        };
         /** @description Rows keyed by the query's group-by keys and fields; `more` when rows remain past the page */
         AnalyzeResult: {
             more: boolean;
@@ -196,6 +235,11 @@ export interface components {
             secret_id: string;
             service_account_id: string;
         };
+        Condition: {
+            key: string;
+            operator: string;
+            value: unknown;
+        };
         /** @description Empty: the operation answers 200 with {} */
         Empty: Record<string, unknown>;
         ErrorEnvelope: {
@@ -208,9 +252,87 @@ export interface components {
         ExportInfo: {
             download_url: string;
         };
+        Page: {
+            limit?: number | null;
+            start?: number | null;
+        };
         ProjectOperand: string | number | {
             fields: components["schemas"]["ProjectOperand"][];
             operator: string;
+        };
+        Query: {
+            add_fields?: {
+                [key: string]: unknown;
+            } | null;
+            count_only?: boolean | null;
+            filter?: components["schemas"]["Condition"][] | null;
+            filter_or?: components["schemas"]["Condition"][] | null;
+            keyword?: string | null;
+            lookup?: unknown[] | null;
+            minimal?: boolean | null;
+            only?: string[] | null;
+            page?: components["schemas"]["Page"] | null;
+            sort?: {
+                desc?: boolean | null;
+                key: string;
+            }[] | null;
+            unwind?: {
+                filter?: components["schemas"]["Condition"][] | null;
+                path: string;
+            } | null;
+        };
+        StatisticsQuery: {
+            aggregate?: {
+                count?: {
+                    name: string;
+                };
+                group?: {
+                    fields?: {
+                        conditions?: components["schemas"]["Condition"][] | null;
+                        fields?: {
+                            key: string;
+                            name: string;
+                        }[] | null;
+                        key?: string | null;
+                        name: string;
+                        operator: string;
+                    }[] | null;
+                    keys?: {
+                        date_format?: string | null;
+                        key: string;
+                        name: string;
+                    }[] | null;
+                };
+                limit?: number;
+                match?: {
+                    filter?: components["schemas"]["Condition"][] | null;
+                    filter_or?: components["schemas"]["Condition"][] | null;
+                };
+                project?: {
+                    exclude_keys?: boolean | null;
+                    fields: {
+                        fields?: components["schemas"]["ProjectOperand"][] | null;
+                        key?: string | null;
+                        name: string;
+                        operator?: string | null;
+                    }[];
+                    only_keys?: boolean | null;
+                };
+                skip?: number;
+                sort?: {
+                    desc?: boolean | null;
+                    key: string;
+                }[];
+                unwind?: {
+                    filter?: components["schemas"]["Condition"][] | null;
+                    path: string;
+                };
+            }[] | null;
+            distinct?: string | null;
+            filter?: components["schemas"]["Condition"][] | null;
+            filter_or?: components["schemas"]["Condition"][] | null;
+            keyword?: string | null;
+            page?: components["schemas"]["Page"] | null;
         };
         /** @description Rows keyed by the query's group-by keys and fields (a distinct query's rows are its values) */
         StatResult: {
@@ -240,60 +362,7 @@ export interface operations {
             content: {
                 "application/json": {
                     domain_id?: string;
-                    query: {
-                        add_fields?: {
-                            [key: string]: unknown;
-                        } | null;
-                        field_group?: string[] | null;
-                        fields: {
-                            [key: string]: {
-                                fields?: {
-                                    [key: string]: string;
-                                } | null;
-                                key?: string | null;
-                                operator: string;
-                            };
-                        };
-                        filter?: {
-                            key: string;
-                            operator: string;
-                            value: unknown;
-                        }[] | null;
-                        filter_or?: {
-                            key: string;
-                            operator: string;
-                            value: unknown;
-                        }[] | null;
-                        group_by?: (string | {
-                            key: string;
-                            name: string;
-                        })[] | null;
-                        keyword?: string | null;
-                        lookup?: unknown[] | null;
-                        page?: {
-                            limit?: number | null;
-                            start?: number | null;
-                        } | null;
-                        select?: {
-                            [key: string]: string | {
-                                fields?: components["schemas"]["ProjectOperand"][] | null;
-                                key?: string | null;
-                                operator: string;
-                            };
-                        } | null;
-                        sort?: {
-                            desc?: boolean | null;
-                            key: string;
-                        }[] | null;
-                        unwind?: {
-                            filter?: {
-                                key: string;
-                                operator: string;
-                                value: unknown;
-                            }[] | null;
-                            path: string;
-                        } | null;
-                    };
+                    query: components["schemas"]["AnalyzeQuery"];
                 };
             };
         };
@@ -757,25 +826,14 @@ export interface operations {
                                     operator: string;
                                 };
                             };
-                            filter?: {
-                                key: string;
-                                operator: string;
-                                value: unknown;
-                            }[] | null;
-                            filter_or?: {
-                                key: string;
-                                operator: string;
-                                value: unknown;
-                            }[] | null;
+                            filter?: components["schemas"]["Condition"][] | null;
+                            filter_or?: components["schemas"]["Condition"][] | null;
                             group_by?: (string | {
                                 key: string;
                                 name: string;
                             })[] | null;
                             keyword?: string | null;
-                            page?: {
-                                limit?: number | null;
-                                start?: number | null;
-                            } | null;
+                            page?: components["schemas"]["Page"] | null;
                             select?: {
                                 [key: string]: string | {
                                     fields?: components["schemas"]["ProjectOperand"][] | null;
@@ -807,31 +865,16 @@ export interface operations {
                                 };
                                 type?: string;
                             })[];
-                            filter?: {
-                                key: string;
-                                operator: string;
-                                value: unknown;
-                            }[] | null;
-                            filter_or?: {
-                                key: string;
-                                operator: string;
-                                value: unknown;
-                            }[] | null;
+                            filter?: components["schemas"]["Condition"][] | null;
+                            filter_or?: components["schemas"]["Condition"][] | null;
                             keyword?: string | null;
-                            page?: {
-                                limit?: number | null;
-                                start?: number | null;
-                            } | null;
+                            page?: components["schemas"]["Page"] | null;
                             sort?: {
                                 desc?: boolean | null;
                                 key: string;
                             }[] | null;
                             unwind?: {
-                                filter?: {
-                                    key: string;
-                                    operator: string;
-                                    value: unknown;
-                                }[] | null;
+                                filter?: components["schemas"]["Condition"][] | null;
                                 path: string;
                             } | null;
                         };
@@ -1127,42 +1170,7 @@ export interface operations {
                     project_group_id?: string;
                     project_id?: string;
                     provider?: string;
-                    query?: {
-                        add_fields?: {
-                            [key: string]: unknown;
-                        } | null;
-                        count_only?: boolean | null;
-                        filter?: {
-                            key: string;
-                            operator: string;
-                            value: unknown;
-                        }[] | null;
-                        filter_or?: {
-                            key: string;
-                            operator: string;
-                            value: unknown;
-                        }[] | null;
-                        keyword?: string | null;
-                        lookup?: unknown[] | null;
-                        minimal?: boolean | null;
-                        only?: string[] | null;
-                        page?: {
-                            limit?: number | null;
-                            start?: number | null;
-                        } | null;
-                        sort?: {
-                            desc?: boolean | null;
-                            key: string;
-                        }[] | null;
-                        unwind?: {
-                            filter?: {
-                                key: string;
-                                operator: string;
-                                value: unknown;
-                            }[] | null;
-                            path: string;
-                        } | null;
-                    };
+                    query?: components["schemas"]["Query"];
                     region_code?: string;
                     state?: string;
                     workspace_id?: string;
@@ -1297,86 +1305,7 @@ export interface operations {
             content: {
                 "application/json": {
                     domain_id?: string;
-                    query: {
-                        aggregate?: {
-                            count?: {
-                                name: string;
-                            };
-                            group?: {
-                                fields?: {
-                                    conditions?: {
-                                        key: string;
-                                        operator: string;
-                                        value: unknown;
-                                    }[] | null;
-                                    fields?: {
-                                        key: string;
-                                        name: string;
-                                    }[] | null;
-                                    key?: string | null;
-                                    name: string;
-                                    operator: string;
-                                }[] | null;
-                                keys?: {
-                                    date_format?: string | null;
-                                    key: string;
-                                    name: string;
-                                }[] | null;
-                            };
-                            limit?: number;
-                            match?: {
-                                filter?: {
-                                    key: string;
-                                    operator: string;
-                                    value: unknown;
-                                }[] | null;
-                                filter_or?: {
-                                    key: string;
-                                    operator: string;
-                                    value: unknown;
-                                }[] | null;
-                            };
-                            project?: {
-                                exclude_keys?: boolean | null;
-                                fields: {
-                                    fields?: components["schemas"]["ProjectOperand"][] | null;
-                                    key?: string | null;
-                                    name: string;
-                                    operator?: string | null;
-                                }[];
-                                only_keys?: boolean | null;
-                            };
-                            skip?: number;
-                            sort?: {
-                                desc?: boolean | null;
-                                key: string;
-                            }[];
-                            unwind?: {
-                                filter?: {
-                                    key: string;
-                                    operator: string;
-                                    value: unknown;
-                                }[] | null;
-                                path: string;
-                            };
-                        }[] | null;
-                        distinct?: string | null;
-                        filter?: {
-                            key: string;
-                            operator: string;
-                            value: unknown;
-                        }[] | null;
-                        filter_or?: {
-                            key: string;
-                            operator: string;
-                            value: unknown;
-                        }[] | null;
-                        keyword?: string | null;
-                        page?: {
-                            limit?: number | null;
-                            start?: number | null;
-                        } | null;
-                    };
+                    query: components["schemas"]["StatisticsQuery"];
                 };
             };
         };

@@ -174,6 +174,11 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Condition: {
+            key: string;
+            operator: string;
+            value: unknown;
+        };
         /** @description Empty: the operation answers 200 with {} */
         Empty: Record<string, unknown>;
         ErrorEnvelope: {
@@ -183,9 +188,87 @@ export interface components {
                 status: number;
             };
         };
+        Page: {
+            limit?: number | null;
+            start?: number | null;
+        };
         ProjectOperand: string | number | {
             fields: components["schemas"]["ProjectOperand"][];
             operator: string;
+        };
+        Query: {
+            add_fields?: {
+                [key: string]: unknown;
+            } | null;
+            count_only?: boolean | null;
+            filter?: components["schemas"]["Condition"][] | null;
+            filter_or?: components["schemas"]["Condition"][] | null;
+            keyword?: string | null;
+            lookup?: unknown[] | null;
+            minimal?: boolean | null;
+            only?: string[] | null;
+            page?: components["schemas"]["Page"] | null;
+            sort?: {
+                desc?: boolean | null;
+                key: string;
+            }[] | null;
+            unwind?: {
+                filter?: components["schemas"]["Condition"][] | null;
+                path: string;
+            } | null;
+        };
+        StatisticsQuery: {
+            aggregate?: {
+                count?: {
+                    name: string;
+                };
+                group?: {
+                    fields?: {
+                        conditions?: components["schemas"]["Condition"][] | null;
+                        fields?: {
+                            key: string;
+                            name: string;
+                        }[] | null;
+                        key?: string | null;
+                        name: string;
+                        operator: string;
+                    }[] | null;
+                    keys?: {
+                        date_format?: string | null;
+                        key: string;
+                        name: string;
+                    }[] | null;
+                };
+                limit?: number;
+                match?: {
+                    filter?: components["schemas"]["Condition"][] | null;
+                    filter_or?: components["schemas"]["Condition"][] | null;
+                };
+                project?: {
+                    exclude_keys?: boolean | null;
+                    fields: {
+                        fields?: components["schemas"]["ProjectOperand"][] | null;
+                        key?: string | null;
+                        name: string;
+                        operator?: string | null;
+                    }[];
+                    only_keys?: boolean | null;
+                };
+                skip?: number;
+                sort?: {
+                    desc?: boolean | null;
+                    key: string;
+                }[];
+                unwind?: {
+                    filter?: components["schemas"]["Condition"][] | null;
+                    path: string;
+                };
+            }[] | null;
+            distinct?: string | null;
+            filter?: components["schemas"]["Condition"][] | null;
+            filter_or?: components["schemas"]["Condition"][] | null;
+            keyword?: string | null;
+            page?: components["schemas"]["Page"] | null;
         };
         /** @description Rows keyed by the query's group-by keys and fields (a distinct query's rows are its values) */
         StatResult: {
@@ -843,42 +926,7 @@ export interface operations {
                 "application/json": {
                     domain_id: string;
                     name?: string;
-                    query?: {
-                        add_fields?: {
-                            [key: string]: unknown;
-                        } | null;
-                        count_only?: boolean | null;
-                        filter?: {
-                            key: string;
-                            operator: string;
-                            value: unknown;
-                        }[] | null;
-                        filter_or?: {
-                            key: string;
-                            operator: string;
-                            value: unknown;
-                        }[] | null;
-                        keyword?: string | null;
-                        lookup?: unknown[] | null;
-                        minimal?: boolean | null;
-                        only?: string[] | null;
-                        page?: {
-                            limit?: number | null;
-                            start?: number | null;
-                        } | null;
-                        sort?: {
-                            desc?: boolean | null;
-                            key: string;
-                        }[] | null;
-                        unwind?: {
-                            filter?: {
-                                key: string;
-                                operator: string;
-                                value: unknown;
-                            }[] | null;
-                            path: string;
-                        } | null;
-                    };
+                    query?: components["schemas"]["Query"];
                     /** @enum {string} */
                     state?: "ENABLED" | "DISABLED";
                     storage_id?: string;
@@ -1177,86 +1225,7 @@ export interface operations {
             content: {
                 "application/json": {
                     domain_id: string;
-                    query: {
-                        aggregate?: {
-                            count?: {
-                                name: string;
-                            };
-                            group?: {
-                                fields?: {
-                                    conditions?: {
-                                        key: string;
-                                        operator: string;
-                                        value: unknown;
-                                    }[] | null;
-                                    fields?: {
-                                        key: string;
-                                        name: string;
-                                    }[] | null;
-                                    key?: string | null;
-                                    name: string;
-                                    operator: string;
-                                }[] | null;
-                                keys?: {
-                                    date_format?: string | null;
-                                    key: string;
-                                    name: string;
-                                }[] | null;
-                            };
-                            limit?: number;
-                            match?: {
-                                filter?: {
-                                    key: string;
-                                    operator: string;
-                                    value: unknown;
-                                }[] | null;
-                                filter_or?: {
-                                    key: string;
-                                    operator: string;
-                                    value: unknown;
-                                }[] | null;
-                            };
-                            project?: {
-                                exclude_keys?: boolean | null;
-                                fields: {
-                                    fields?: components["schemas"]["ProjectOperand"][] | null;
-                                    key?: string | null;
-                                    name: string;
-                                    operator?: string | null;
-                                }[];
-                                only_keys?: boolean | null;
-                            };
-                            skip?: number;
-                            sort?: {
-                                desc?: boolean | null;
-                                key: string;
-                            }[];
-                            unwind?: {
-                                filter?: {
-                                    key: string;
-                                    operator: string;
-                                    value: unknown;
-                                }[] | null;
-                                path: string;
-                            };
-                        }[] | null;
-                        distinct?: string | null;
-                        filter?: {
-                            key: string;
-                            operator: string;
-                            value: unknown;
-                        }[] | null;
-                        filter_or?: {
-                            key: string;
-                            operator: string;
-                            value: unknown;
-                        }[] | null;
-                        keyword?: string | null;
-                        page?: {
-                            limit?: number | null;
-                            start?: number | null;
-                        } | null;
-                    };
+                    query: components["schemas"]["StatisticsQuery"];
                 };
             };
         };
