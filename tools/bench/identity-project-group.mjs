@@ -10,31 +10,20 @@
 //   BENCH_CPU_PROF=dir   V8 CPU profiles of both servers
 //   BENCH_STRACE=1       system calls per request of both servers (strace -c; throughput meaningless then)
 import { spawn } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { SignJWT } from 'jose';
-import { migrateApp } from '../prisma/migrate.mjs';
 import { bundle } from '../build/bundle.mjs';
 import { load } from './lib/load.mjs';
 import { record } from './lib/report.mjs';
+import { cpuSeconds, freshDatabase, root, signingKeys, waitReady } from './lib/setup.mjs';
 
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const seconds = Number(process.env.BENCH_SECONDS || 10);
 const concurrency = Number(process.env.BENCH_CONCURRENCY || 32);
 const groups = Number(process.env.BENCH_GROUPS || 10_000);
-const dbName = 'bench_identity';
-const adminUrl = 'postgresql://postgres@127.0.0.1:5432/postgres';
-const dbUrl = `postgresql://postgres@127.0.0.1:5432/${dbName}`;
 
-const admin = new pg.Client({ connectionString: adminUrl });
-await admin.connect();
-await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-await admin.end();
-await migrateApp('identity', dbUrl);
+const dbUrl = await freshDatabase('identity', 'bench_identity');
 const seed = new pg.Client({ connectionString: dbUrl });
 await seed.connect();
 await seed.query(`INSERT INTO domain (domain_id, name) VALUES ('d1', 'd1')`);
@@ -47,23 +36,17 @@ await seed.query(
 await seed.query('ANALYZE');
 await seed.end();
 
-const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-const token = await new SignJWT({
-  token_type: 'ACCESS_TOKEN', user_id: 'owner', domain_id: 'd1', workspace_id: 'ws-1', role_type: 'WORKSPACE_OWNER',
-  role_id: 'managed-workspace-owner', scope: 'WORKSPACE', permissions: ['*'], user_type: 'USER',
-})
-  .setProtectedHeader({ alg: 'EdDSA' }).setIssuer('platform.identity').setAudience('platform').setSubject('owner')
-  .setIssuedAt().setExpirationTime('1h').sign(privateKey);
+const keys = signingKeys();
+const token = await keys.token();
 
 const appPort = 18101;
-const rawPort = 18199;
+const rawPort = 18198;
 // BENCH_CPU_PROF=dir: both servers write a V8 CPU profile there (app-*.cpuprofile, raw-*.cpuprofile).
 const profile = (name) => (process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`, `--cpu-prof-name=${name}-${process.pid}.cpuprofile`] : []);
 const app = spawn(process.execPath, [...profile('app'), process.env.BENCH_APP || path.join(root, 'dist/apps/identity/main.js')], {
   env: {
     ...process.env, PORT: String(appPort), DATABASE_URL: dbUrl, BOOTSTRAP_DOMAIN_ID: 'd1', BOOTSTRAP_PASSWORD: 'bench-password',
-    JWT_PRIVATE_KEY: privateKey.export({ type: 'pkcs8', format: 'pem' }), JWT_PUBLIC_KEY: publicKey.export({ type: 'spki', format: 'pem' }),
-    LOG_LEVEL: process.env.LOG_LEVEL || 'info',
+    JWT_PRIVATE_KEY: keys.privatePem, JWT_PUBLIC_KEY: keys.publicPem, LOG_LEVEL: process.env.LOG_LEVEL || 'info',
   },
   stdio: ['ignore', 'ignore', 'inherit'],
 });
@@ -76,24 +59,11 @@ const raw = spawn(process.execPath, [...profile('raw'), path.join(root, 'tools/b
   env: { ...process.env, PORT: String(rawPort), DATABASE_URL: dbUrl, RAW_LIST_SQL: listSql },
   stdio: ['ignore', 'ignore', 'inherit'],
 });
+// A benchmark that fails (it throws) must not leave its servers running.
+process.on('exit', () => (app.kill('SIGTERM'), raw.kill('SIGTERM')));
+await waitReady(appPort, 'identity');
+await waitReady(rawPort, 'the raw server');
 
-async function waitReady(port) {
-  for (let i = 0; i < 100; i++) {
-    const ok = await new Promise((resolve) => http.get(`http://127.0.0.1:${port}/readyz`, (r) => (r.resume(), resolve(r.statusCode === 200))).on('error', () => resolve(false)));
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('app did not become ready');
-}
-await waitReady(appPort);
-await new Promise((r) => setTimeout(r, 500)); // the raw server has no /readyz: give it a moment
-
-// CPU time (user + system) a process has used, in ms, from /proc: per request, it says what each server
-// spends whatever else the machine runs (throughput alone moves with the load of a shared machine).
-const cpuMs = (pid) => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ = 100)
-};
 // Context switches of a process's threads (voluntary: it waited; involuntary: it was preempted).
 const contextSwitches = (pid) => {
   let n = 0;
@@ -134,10 +104,10 @@ const run = async (label, op, port, headers, pid) => {
   await load({ url, body, headers, concurrency, durationMs: 2000 }); // warm-up
   const trace = straceOf(pid);
   if (trace) await new Promise((r) => setTimeout(r, 500)); // strace attached
-  const cpu0 = cpuMs(pid);
+  const cpu0 = cpuSeconds(pid);
   const switches0 = contextSwitches(pid);
   const r = await load({ url, body, headers, concurrency, durationMs: seconds * 1000 });
-  r.cpuUs = ((cpuMs(pid) - cpu0) * 1000) / r.requests;
+  r.cpuUs = ((cpuSeconds(pid) - cpu0) * 1e6) / r.requests;
   r.switches = (contextSwitches(pid) - switches0) / r.requests;
   if (trace) {
     const calls = await syscallsPerRequest(trace, r.requests);

@@ -10,25 +10,20 @@
 //   sizes: COST_BENCH_ROWS (default 200000; the issue's figure is 10000000), COST_BENCH_UNIFIED_ROWS
 //   (default 200000), BENCH_REPEAT (default 7). Loopback only; every phase is bounded by a timeout.
 import { spawn, spawnSync } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
 import { createReadStream, createWriteStream, existsSync, mkdirSync, statSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { once } from 'node:events';
 import pg from 'pg';
 import Redis from 'ioredis';
-import { SignJWT } from 'jose';
-import { migrateApp } from '../../prisma/migrate.mjs';
 import { record } from '../lib/report.mjs';
+import { freshDatabase, root, signingKeys, waitReady } from '../lib/setup.mjs';
 
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
 const ROWS = Number(process.env.COST_BENCH_ROWS || 200_000);
 const UNIFIED_ROWS = Number(process.env.COST_BENCH_UNIFIED_ROWS || 200_000);
 const REPEAT = Number(process.env.BENCH_REPEAT || 7);
 const COLLECT_TIMEOUT_MS = Number(process.env.COST_BENCH_TIMEOUT_MS || 30 * 60_000);
 const dbName = 'bench_cost_analysis';
-const adminUrl = 'postgresql://postgres@127.0.0.1:5432/postgres';
-const dbUrl = `postgresql://postgres@127.0.0.1:5432/${dbName}`;
 const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 const prefix = `bench:cost:${process.pid}:`;
 const appPort = 18102;
@@ -66,23 +61,17 @@ if (!existsSync(file)) {
 console.log(`CSV: ${fmt(ROWS)} rows, ${(statSync(file).size / 1e6).toFixed(1)} MB (${path.relative(root, file)})`);
 
 // ---------------------------------------------------------------- database, app, worker
-const admin = new pg.Client({ connectionString: adminUrl });
-await admin.connect();
-await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-await admin.end();
-await migrateApp('cost-analysis', dbUrl);
+const dbUrl = await freshDatabase('cost-analysis', dbName);
 const pool = new pg.Pool({ connectionString: dbUrl, max: 2 });
 
-const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+const keys = signingKeys();
 const token = (domain, role, ws) =>
-  new SignJWT({ token_type: 'ACCESS_TOKEN', user_id: 'bench', domain_id: domain, workspace_id: ws ?? '', role_type: role, role_id: 'managed', scope: ws ? 'WORKSPACE' : 'DOMAIN', permissions: ['*'], user_type: 'USER' })
-    .setProtectedHeader({ alg: 'EdDSA' }).setIssuer('platform.identity').setAudience('platform').setSubject('bench')
-    .setIssuedAt().setExpirationTime('2h').sign(privateKey);
+  keys.token({ user_id: 'bench', domain_id: domain, workspace_id: ws ?? '', role_type: role, role_id: 'managed', scope: ws ? 'WORKSPACE' : 'DOMAIN' });
 const owner = await token('d1', 'WORKSPACE_OWNER', 'ws-1');
 const env = {
   ...process.env, DATABASE_URL: dbUrl, REDIS_URL: redisUrl, QUEUE_PREFIX: `${prefix}bull`, DIRECTORY_PREFIX: prefix,
   ALLOW_PRIVATE_URLS: 'true', JOB_TIMEOUT_SECONDS: '86400', LOG_LEVEL: process.env.LOG_LEVEL || 'warn', PORT: String(appPort),
-  JWT_PUBLIC_KEY: publicKey.export({ type: 'spki', format: 'pem' }),
+  JWT_PUBLIC_KEY: keys.publicPem,
 };
 for (const entry of ['main.js', 'worker.js']) {
   children.push(spawn(process.execPath, [path.join(root, 'dist/apps/cost-analysis', entry)], { env, stdio: ['ignore', process.env.BENCH_LOGS ? 'inherit' : 'ignore', 'inherit'] }));
@@ -93,15 +82,7 @@ const api = async (p, body, auth = owner) => {
   if (res.status !== 200) throw new Error(`${p}: ${res.status} ${JSON.stringify(json)}`);
   return json;
 };
-for (let i = 0; ; i++) {
-  try {
-    if ((await fetch(`http://127.0.0.1:${appPort}/readyz`)).ok) break;
-  } catch {
-    /* not up yet */
-  }
-  if (i > 100) throw new Error('cost-analysis app did not start');
-  await new Promise((r) => setTimeout(r, 200));
-}
+await waitReady(appPort, 'cost-analysis');
 
 // The file server: streams the CSV from disk.
 const files = http.createServer((req, res) => {

@@ -35,6 +35,7 @@ const routes = {
   },
 };
 const server = http.createServer((req, res) => {
+  if (req.url === '/readyz') return answer(res, { status: 'ok' });
   let body = '';
   req.on('data', (c) => (body += c));
   req.on('end', async () => answer(res, await routes[req.url](JSON.parse(body))));

@@ -7,31 +7,23 @@
 //   (BENCH_SECONDS=20, BENCH_CONCURRENCY=32, BENCH_KEYS=1000 distinct alerts, LOG_LEVEL=info,
 //    BENCH_DIST=<another build dir>, BENCH_NODE_ARGS=<node flags for the app and the worker>)
 import { spawn } from 'node:child_process';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import http from 'node:http';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import pg from 'pg';
 import Redis from 'ioredis';
-import { migrateApp } from '../../prisma/migrate.mjs';
 import { load } from '../lib/load.mjs';
+import { record } from '../lib/report.mjs';
+import { cpuSeconds, freshDatabase, root, signingKeys, waitReady } from '../lib/setup.mjs';
 
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
 const seconds = Number(process.env.BENCH_SECONDS || 20);
 const concurrency = Number(process.env.BENCH_CONCURRENCY || 32);
 const keys = Number(process.env.BENCH_KEYS || 1000);
 const dbName = 'bench_monitoring';
-const adminUrl = 'postgresql://postgres@127.0.0.1:5432/postgres';
-const dbUrl = `postgresql://postgres@127.0.0.1:5432/${dbName}`;
 const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 const queuePrefix = `bench-monitoring-${randomBytes(4).toString('hex')}`;
 const port = 18105;
 
-const admin = new pg.Client({ connectionString: adminUrl });
-await admin.connect();
-await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-await admin.end();
-await migrateApp('monitoring', dbUrl);
-
+const dbUrl = await freshDatabase('monitoring', dbName);
 const db = new pg.Pool({ connectionString: dbUrl, max: 2 });
 const accessKey = randomBytes(24).toString('base64url');
 const webhookId = 'webhook-bench00000001';
@@ -41,14 +33,13 @@ await db.query(
   [webhookId, accessKey, JSON.stringify({ plugin_id: 'plugin-prometheus-mon-webhook', version: '1.1.0', options: {}, metadata: {}, upgrade_mode: 'AUTO' })],
 );
 
-const { publicKey } = generateKeyPairSync('ed25519');
 const env = {
   ...process.env,
   PORT: String(port),
   DATABASE_URL: dbUrl,
   REDIS_URL: redisUrl,
   QUEUE_PREFIX: queuePrefix,
-  JWT_PUBLIC_KEY: publicKey.export({ type: 'spki', format: 'pem' }),
+  JWT_PUBLIC_KEY: signingKeys().publicPem,
   LOG_LEVEL: process.env.LOG_LEVEL || 'info',
 };
 // BENCH_DIST: another build of the app to run (to compare two builds, run them alternately).
@@ -72,15 +63,8 @@ const stop = async () => {
   await db.end();
 };
 
-async function waitReady() {
-  for (let i = 0; i < 100; i++) {
-    const ok = await new Promise((resolve) => http.get(`http://127.0.0.1:${port}/readyz`, (r) => (r.resume(), resolve(r.statusCode === 200))).on('error', () => resolve(false)));
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('monitoring did not become ready');
-}
-await waitReady();
+process.on('exit', () => children.forEach((c) => c.kill('SIGTERM'))); // also when the benchmark fails
+await waitReady(port, 'monitoring');
 
 const stored = async () => Number((await db.query('SELECT count(*) FROM webhook_delivery')).rows[0].count);
 const alert = (i) => ({
@@ -107,13 +91,7 @@ const alert = (i) => ({
 const url = `http://127.0.0.1:${port}/monitoring/v1/webhook/${webhookId}/${accessKey}/events`;
 
 // CPU seconds used so far: each child from /proc, Redis from INFO (the machine is shared: CPU per event is the stable figure).
-import { readFileSync } from 'node:fs';
-import { record } from '../lib/report.mjs';
-const tick = 100; // USER_HZ
-const procCpu = (pid) => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(f[11]) + Number(f[12])) / tick;
-};
+const procCpu = cpuSeconds;
 const redisInfo = new Redis(redisUrl);
 const redisCpu = async () => {
   const info = await redisInfo.info('cpu');

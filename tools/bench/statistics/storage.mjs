@@ -3,27 +3,17 @@
 // 10,000 storages of one domain and 10,000 of another. Bounded in time; loopback only.
 //   npm run build && node tools/bench/statistics/storage.mjs   (BENCH_SECONDS, BENCH_CONCURRENCY, BENCH_STORAGES)
 import { spawn } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
-import http from 'node:http';
 import path from 'node:path';
 import pg from 'pg';
-import { SignJWT } from 'jose';
-import { migrateApp } from '../../prisma/migrate.mjs';
 import { load } from '../lib/load.mjs';
 import { record } from '../lib/report.mjs';
+import { freshDatabase, root, signingKeys, waitReady } from '../lib/setup.mjs';
 
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
 const seconds = Number(process.env.BENCH_SECONDS || 5);
 const concurrency = Number(process.env.BENCH_CONCURRENCY || 32);
 const storages = Number(process.env.BENCH_STORAGES || 10_000);
-const dbName = 'bench_statistics';
-const dbUrl = `postgresql://postgres@127.0.0.1:5432/${dbName}`;
 
-const admin = new pg.Client({ connectionString: 'postgresql://postgres@127.0.0.1:5432/postgres' });
-await admin.connect();
-await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-await admin.end();
-await migrateApp('statistics', dbUrl);
+const dbUrl = await freshDatabase('statistics', 'bench_statistics');
 const seed = new pg.Client({ connectionString: dbUrl });
 await seed.connect();
 await seed.query(
@@ -38,25 +28,16 @@ await seed.query(
 await seed.query('ANALYZE');
 await seed.end();
 
-const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-const token = await new SignJWT({
-  token_type: 'ACCESS_TOKEN', user_id: 'admin', domain_id: 'd1', workspace_id: '', role_type: 'DOMAIN_ADMIN',
-  role_id: 'managed-domain-admin', scope: 'DOMAIN', permissions: ['*'], user_type: 'USER',
-})
-  .setProtectedHeader({ alg: 'EdDSA' }).setIssuer('platform.identity').setAudience('platform').setSubject('admin')
-  .setIssuedAt().setExpirationTime('1h').sign(privateKey);
+const keys = signingKeys();
+const token = await keys.token({ user_id: 'admin', workspace_id: '', role_type: 'DOMAIN_ADMIN', role_id: 'managed-domain-admin', scope: 'DOMAIN' });
 
 const port = 18113;
 const app = spawn(process.execPath, [path.join(root, 'dist/apps/statistics/main.js')], {
-  env: { ...process.env, PORT: String(port), DATABASE_URL: dbUrl, JWT_PUBLIC_KEY: publicKey.export({ type: 'spki', format: 'pem' }), LOG_LEVEL: process.env.LOG_LEVEL || 'info' },
+  env: { ...process.env, PORT: String(port), DATABASE_URL: dbUrl, JWT_PUBLIC_KEY: keys.publicPem, LOG_LEVEL: process.env.LOG_LEVEL || 'info' },
   stdio: ['ignore', 'ignore', 'inherit'],
 });
-for (let i = 0; ; i++) {
-  const ok = await new Promise((resolve) => http.get(`http://127.0.0.1:${port}/readyz`, (r) => (r.resume(), resolve(r.statusCode === 200))).on('error', () => resolve(false)));
-  if (ok) break;
-  if (i > 100) throw new Error('statistics did not become ready');
-  await new Promise((r) => setTimeout(r, 200));
-}
+process.on('exit', () => app.kill('SIGTERM')); // also when the benchmark fails
+await waitReady(port, 'statistics');
 
 const headers = { authorization: `Bearer ${token}` };
 const cases = [

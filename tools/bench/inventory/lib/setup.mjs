@@ -1,18 +1,14 @@
 // Shared by the inventory benchmarks: a bench database with BENCH_ROWS cloud services, a token, and
 // the built inventory app (dist/apps/inventory/main.js) started as a child process. Loopback only.
 import { spawn } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
-import http from 'node:http';
 import path from 'node:path';
 import pg from 'pg';
-import { SignJWT } from 'jose';
-import { migrateApp } from '../../../prisma/migrate.mjs';
+import { adminQuery, databaseUrl, freshDatabase, root, signingKeys, waitReady } from '../../lib/setup.mjs';
 
-export const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../../..');
+export { root };
 export const rows = Number(process.env.BENCH_ROWS || 1_000_000);
 const dbName = `bench_inventory_${rows}`;
-export const dbUrl = `postgresql://postgres@127.0.0.1:5432/${dbName}`;
-const adminUrl = 'postgresql://postgres@127.0.0.1:5432/postgres';
+export const dbUrl = databaseUrl(dbName);
 
 /**
  * The bench database, made once per row count and kept (seeding a million rows takes a while):
@@ -20,22 +16,15 @@ const adminUrl = 'postgresql://postgres@127.0.0.1:5432/postgres';
  * of eight keys, three tags and two IP addresses per record.
  */
 export async function ensureData() {
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  const exists = (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [dbName])).rowCount > 0;
-  await admin.end();
+  const exists = (await adminQuery('SELECT 1 FROM pg_database WHERE datname = $1', [dbName])).rowCount > 0;
   if (exists) {
     const c = new pg.Client({ connectionString: dbUrl });
     await c.connect();
     const n = await c.query(`SELECT count(*)::int AS n FROM cloud_service`).catch(() => ({ rows: [{ n: -1 }] }));
     await c.end();
     if (n.rows[0].n === rows) return;
-    const a = new pg.Client({ connectionString: adminUrl });
-    await a.connect();
-    await a.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await a.end();
   }
-  await migrateApp('inventory', dbUrl);
+  await freshDatabase('inventory', dbName);
   const c = new pg.Client({ connectionString: dbUrl });
   await c.connect();
   const chunk = 100_000;
@@ -67,13 +56,8 @@ export async function ensureData() {
   await c.end();
 }
 
-const keys = generateKeyPairSync('ed25519');
-export const token = await new SignJWT({
-  token_type: 'ACCESS_TOKEN', user_id: 'owner', domain_id: 'd1', workspace_id: 'ws-1', role_type: 'WORKSPACE_OWNER',
-  role_id: 'managed-workspace-owner', scope: 'WORKSPACE', permissions: ['*'], user_type: 'USER',
-})
-  .setProtectedHeader({ alg: 'EdDSA' }).setIssuer('platform.identity').setAudience('platform').setSubject('owner')
-  .setIssuedAt().setExpirationTime('2h').sign(keys.privateKey);
+const keys = signingKeys();
+export const token = await keys.token();
 
 /**
  * Node flags of the app: the deployment setting recommended for inventory (a bounded old generation,
@@ -86,20 +70,18 @@ export async function startApp(port) {
   const proc = spawn(process.execPath, [...nodeArgs, path.join(root, 'dist/apps/inventory/main.js')], {
     env: {
       ...process.env, PORT: String(port), DATABASE_URL: dbUrl, PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      JWT_PUBLIC_KEY: keys.publicKey.export({ type: 'spki', format: 'pem' }), LOG_LEVEL: process.env.LOG_LEVEL || 'warn',
+      JWT_PUBLIC_KEY: keys.publicPem, LOG_LEVEL: process.env.LOG_LEVEL || 'warn',
     },
     stdio: ['ignore', process.env.BENCH_APP_STDOUT ? 'inherit' : 'ignore', 'inherit'],
   });
-  for (let i = 0; i < 100; i++) {
-    const ok = await new Promise((resolve) => http.get(`http://127.0.0.1:${port}/readyz`, (r) => (r.resume(), resolve(r.statusCode === 200))).on('error', () => resolve(false)));
-    if (ok) break;
-    if (i === 99) throw new Error('inventory did not become ready');
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  // A benchmark that fails (it throws) must not leave its app running.
+  const orphan = () => proc.kill('SIGTERM');
+  process.on('exit', orphan);
+  await waitReady(port, 'inventory');
   return {
     proc,
     url: `http://127.0.0.1:${port}`,
-    stop: () => new Promise((r) => (proc.once('exit', r), proc.kill('SIGTERM'))),
+    stop: () => new Promise((r) => (process.off('exit', orphan), proc.once('exit', r), proc.kill('SIGTERM'))),
   };
 }
 
