@@ -15,10 +15,13 @@ const requireFromRoot = createRequire(path.join(root, 'package.json'));
 /**
  * Packages whose import has no effect a bundle relies on: an import of one whose names the bundle does
  * not use is left out (esbuild keeps an external `require` otherwise, in case it has side effects).
- * bullmq: libs/queue imports it beside ioredis, and identity, inventory and opsflow only use the
- * latter; bullmq and what it loads cost them ~140 ms of start and ~6 MB (issue #14).
+ * A lib imports them for some of its exports, and a bundle that uses none of those (tree-shaken) does
+ * not load them at start (issue #14): bullmq beside ioredis in libs/queue (identity, inventory and
+ * opsflow use only the latter: ~140 ms of start, ~6 MB); express, jose, prom-client, re2js and zod in
+ * libs/http, libs/auth and libs/query, which the workers import for runMain and onShutdownSignal only.
+ * Never list a package imported for its side effects (`import 'x'`: it would be dropped).
  */
-const SIDE_EFFECT_FREE = ['bullmq'];
+const SIDE_EFFECT_FREE = ['bullmq', 'express', 'jose', 'prom-client', 're2js', 'zod', 'ajv', 'ajv-formats', 'ioredis', 'pino', 'pg', '@prisma/adapter-pg', 'rate-limiter-flexible'];
 
 /**
  * Prisma's query compiler comes as a module exporting the WebAssembly as a 4.6 MB base64 string, which
@@ -74,7 +77,7 @@ export function bundle(o) {
             if (!existsSync(file)) return { errors: [{ text: `no lib for ${args.path} (${file})` }] };
             return { path: file };
           });
-          b.onResolve({ filter: new RegExp(`^(${SIDE_EFFECT_FREE.join('|')})$`) }, (args) => ({ path: args.path, external: true, sideEffects: false }));
+          b.onResolve({ filter: new RegExp(`^(${SIDE_EFFECT_FREE.map((p) => p.replace(/[/.]/g, '\\$&')).join('|')})$`) }, (args) => ({ path: args.path, external: true, sideEffects: false }));
         },
       },
       prismaWasmFile(outDir),
