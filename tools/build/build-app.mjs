@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Builds an app to dist/apps/<app>/: main.js, plus worker.js and admin.js where the app has them.
+// Builds an app to dist/apps/<app>/: main.js, plus worker.js and admin.js where the app has them, and
+// Prisma's query compiler (query_compiler_*.wasm) that they read (see bundle.mjs). The folder runs as a whole.
 // esbuild bundles the app and the libs (resolving the @platform/* paths of tsconfig.base.json) and
 // leaves node_modules as runtime dependencies, so the output runs with plain `node`.
 import { bundle } from './bundle.mjs';

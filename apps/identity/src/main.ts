@@ -6,7 +6,7 @@ import { createRedis } from '@platform/queue';
 import { TokenSigner, TokenVerifier, privateKeyFromEnv, publicKeyFromEnv } from '@platform/auth';
 import { PrismaClient } from './generated/prisma/client';
 import { createApp } from './app';
-import { bootstrap } from './bootstrap/bootstrap';
+import { bootstrap, bootstrapNeeded } from './bootstrap/bootstrap';
 import { loadConfig } from './config';
 import { DirectorySync } from './directory/sync';
 import type { IdentityDeps } from './deps';
@@ -33,7 +33,7 @@ async function main() {
     verifier: new TokenVerifier(publicKeyFromEnv()),
   };
 
-  await bootstrap(prisma, config.bootstrap, logger);
+  if (await bootstrapNeeded(pool, config.bootstrap)) await bootstrap(prisma, config.bootstrap, logger);
   const directory = new DirectorySync(deps);
   // The directory lives in Redis: publish everything at start and again whenever Redis comes back. A
   // publish that fails (Postgres down as well) is tried again, 1 s doubling to 30 s, until one succeeds.

@@ -3,3 +3,4 @@ export * from './logger';
 export * from './ids';
 export * from './time';
 export * from './safe-json';
+export * from './idle-gc';

@@ -18,6 +18,17 @@ describe('db', () => {
     await pool.end();
   });
 
+  it("loads pg's Node sockets without touching fetch's Response, and leaves Response as it was", async () => {
+    const { Socket } = await import('node:net');
+    const { createRequire } = await import('node:module');
+    const { getStream } = createRequire(__filename)('pg/lib/stream.js') as { getStream: (ssl: boolean) => InstanceType<typeof Socket> };
+    const socket = getStream(false);
+    expect(socket).toBeInstanceOf(Socket);
+    socket.destroy();
+    expect(typeof Response).toBe('function');
+    expect(await new Response('ok').text()).toBe('ok');
+  });
+
   it('readiness fails when Postgres is unreachable', async () => {
     const pool = createPool('postgresql://postgres@127.0.0.1:1/nowhere', { connectionTimeoutMillis: 500 });
     await expect(postgresCheck(pool)()).rejects.toBeDefined();

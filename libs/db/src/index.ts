@@ -1,3 +1,5 @@
+// First: loads pg's runtime probe without loading undici (see pg-stream.ts).
+import './pg-stream';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { setFlagsFromString } from 'node:v8';

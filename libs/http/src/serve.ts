@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type express from 'express';
-import { envInt, type Logger } from '@platform/core';
+import { collectGarbageWhenIdle, envInt, type Logger } from '@platform/core';
 
 /**
  * The HTTP server's time limits, set on purpose rather than left at Node's defaults (milliseconds):
@@ -71,15 +71,20 @@ export function onShutdownSignal(logger: Logger, fn: () => Promise<unknown>) {
  * nobody listening (a background refresh, a timer's callback) is written to stderr and the process
  * carries on, rather than Node's default of exiting: one failed background task must not take every
  * request down with it. An uncaught exception still exits (the state is unknown); the supervisor
- * (`npm start`, Kubernetes) restarts the process.
+ * (`npm start`, Kubernetes) restarts the process. Once `main` has resolved, `collectGarbageWhenIdle`
+ * runs for the life of the process.
  */
 export function runMain(service: string, main: () => Promise<unknown>) {
   process.on('unhandledRejection', (reason) => {
     const text = reason instanceof Error ? (reason.stack ?? reason.message) : String(reason);
     process.stderr.write(`${JSON.stringify({ level: 'error', service, msg: 'unhandled rejection', err: text.slice(0, 2000) })}\n`);
   });
-  main().catch((err) => {
-    process.stderr.write(`${service} failed to start: ${err?.stack ?? err}\n`);
-    process.exit(1);
-  });
+  main().then(
+    // Started: from now on the process gives back its start's garbage (and a load's) once it is quiet.
+    () => collectGarbageWhenIdle(),
+    (err) => {
+      process.stderr.write(`${service} failed to start: ${err?.stack ?? err}\n`);
+      process.exit(1);
+    },
+  );
 }

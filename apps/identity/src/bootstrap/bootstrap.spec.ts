@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { createLogger } from '@platform/core';
 import { createTestIdentity } from '../test-support';
-import { bootstrap } from './bootstrap';
+import { bootstrap, bootstrapNeeded } from './bootstrap';
 
 describe('identity bootstrap and admin records', () => {
   let t: Awaited<ReturnType<typeof createTestIdentity>>;
@@ -14,7 +14,9 @@ describe('identity bootstrap and admin records', () => {
 
   it('creates the domain, workspace and admin once, printing a generated password once', async () => {
     const printed: string[] = [];
+    expect(await bootstrapNeeded(t.deps.pool, config)).toBe(true);
     await bootstrap(t.prisma, config, logger, (s) => printed.push(s));
+    expect(await bootstrapNeeded(t.deps.pool, config)).toBe(false);
     expect(printed).toHaveLength(1);
     const password = /password=(\S+)/.exec(printed[0])![1];
     const bindings = await t.prisma.roleBinding.findMany({ where: { domain_id: 'domain-local', user_id: 'admin' } });
@@ -30,6 +32,9 @@ describe('identity bootstrap and admin records', () => {
 
   it('uses BOOTSTRAP_PASSWORD when given, and prints nothing', async () => {
     const printed: string[] = [];
+    // Any one record missing is something to create.
+    expect(await bootstrapNeeded(t.deps.pool, { domainId: 'domain-local', workspaceId: 'workspace-local', userId: 'root' })).toBe(true);
+    expect(await bootstrapNeeded(t.deps.pool, { domainId: 'domain-local', workspaceId: 'w', userId: 'admin' })).toBe(true);
     await bootstrap(t.prisma, { domainId: 'd-boot', workspaceId: 'w', userId: 'root', password: 'chosen-password' }, logger, (s) => printed.push(s));
     expect(printed).toEqual([]);
     const res = await request(t.app).post('/identity/v2/token/issue').send({ credentials: { user_id: 'root', password: 'chosen-password' }, domain_id: 'd-boot' });

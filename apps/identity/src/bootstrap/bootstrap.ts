@@ -1,4 +1,5 @@
 import { generateSecret, type Logger } from '@platform/core';
+import type { Pool } from '@platform/db';
 import type { PrismaClient } from '../generated/prisma/client';
 import { AdminService } from '../admin/service';
 import type { IdentityConfig } from '../config';
@@ -27,4 +28,19 @@ export async function bootstrap(prisma: PrismaClient, config: IdentityConfig['bo
       print(`\n  Bootstrap admin created: domain_id=${domainId} user_id=${userId} password=${password}\n  (printed once; set BOOTSTRAP_PASSWORD to choose it)\n\n`);
     }
   }
+}
+
+/**
+ * Whether `bootstrap` has anything to create: one SQL statement on the pool, so that a restart (the
+ * records exist) does not wait for Prisma's first query, which compiles its query compiler (~150 ms),
+ * before listening (issue #14). When it answers true, `bootstrap` does the work through Prisma.
+ */
+export async function bootstrapNeeded(pool: Pool, config: IdentityConfig['bootstrap']): Promise<boolean> {
+  const { rows } = await pool.query<{ ready: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM domain WHERE domain_id = $1)
+        AND EXISTS (SELECT 1 FROM workspace WHERE domain_id = $1 AND workspace_id = $2)
+        AND EXISTS (SELECT 1 FROM "user" WHERE domain_id = $1 AND user_id = $3) AS ready`,
+    [config.domainId, config.workspaceId, config.userId],
+  );
+  return !rows[0].ready;
 }
