@@ -17,7 +17,7 @@ import pg from 'pg';
 import { bundle } from '../build/bundle.mjs';
 import { load } from './lib/load.mjs';
 import { record } from './lib/report.mjs';
-import { cpuSeconds, freshDatabase, root, signingKeys, waitReady } from './lib/setup.mjs';
+import { cpuSplit, freshDatabase, root, signingKeys, waitReady } from './lib/setup.mjs';
 
 const seconds = Number(process.env.BENCH_SECONDS || 10);
 const concurrency = Number(process.env.BENCH_CONCURRENCY || 32);
@@ -104,16 +104,19 @@ const run = async (label, op, port, headers, pid) => {
   await load({ url, body, headers, concurrency, durationMs: 2000 }); // warm-up
   const trace = straceOf(pid);
   if (trace) await new Promise((r) => setTimeout(r, 500)); // strace attached
-  const cpu0 = cpuSeconds(pid);
+  const cpu0 = cpuSplit(pid);
   const switches0 = contextSwitches(pid);
   const r = await load({ url, body, headers, concurrency, durationMs: seconds * 1000 });
-  r.cpuUs = ((cpuSeconds(pid) - cpu0) * 1e6) / r.requests;
+  const cpu1 = cpuSplit(pid);
+  r.userUs = ((cpu1.user - cpu0.user) * 1e6) / r.requests;
+  r.systemUs = ((cpu1.system - cpu0.system) * 1e6) / r.requests;
+  r.cpuUs = r.userUs + r.systemUs;
   r.switches = (contextSwitches(pid) - switches0) / r.requests;
   if (trace) {
     const calls = await syscallsPerRequest(trace, r.requests);
     console.log(`${label}: system calls per request: ${calls.map((c) => `${c.call} ${c.perRequest.toFixed(2)}`).join(', ')}`);
   }
-  console.log(`${label.padEnd(10)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  CPU ${r.cpuUs.toFixed(0)} µs/request, ${r.switches.toFixed(2)} context switches/request  (${r.requests} requests, ${r.errors} errors)`);
+  console.log(`${label.padEnd(10)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  CPU ${r.cpuUs.toFixed(0)} µs/request (user ${r.userUs.toFixed(0)}, system ${r.systemUs.toFixed(0)}), ${r.switches.toFixed(2)} context switches/request  (${r.requests} requests, ${r.errors} errors)`);
   return r;
 };
 let errors = 0;

@@ -71,6 +71,12 @@ export async function waitReady(port, what = `the app on port ${port}`) {
  * load of a shared machine).
  */
 export function cpuSeconds(pid) {
+  const { user, system } = cpuSplit(pid);
+  return user + system;
+}
+
+/** cpuSeconds in its two parts: in the process's own code (`user`) and in the kernel on its behalf (`system`). */
+export function cpuSplit(pid) {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  return { user: Number(f[11]) / 100, system: Number(f[12]) / 100 }; // utime, stime in clock ticks (USER_HZ = 100)
 }
