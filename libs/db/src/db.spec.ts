@@ -47,6 +47,26 @@ describe('db', () => {
     await Promise.all([api.end(), worker.end(), slow.end()]);
   });
 
+  it('runs API connections without parallel workers (DATABASE_API_PARALLEL_WORKERS), worker connections with the server\'s setting', async () => {
+    const api = createPool(db.url, { max: 1 });
+    const worker = createPool(db.url, { max: 1, role: 'worker' });
+    const server = (await worker.query('SELECT boot_val FROM pg_settings WHERE name = $1', ['max_parallel_workers_per_gather'])).rows[0].boot_val;
+    expect((await api.query('SHOW max_parallel_workers_per_gather')).rows[0].max_parallel_workers_per_gather).toBe('0');
+    expect((await worker.query('SHOW max_parallel_workers_per_gather')).rows[0].max_parallel_workers_per_gather).toBe(server);
+    expect(server).not.toBe('0');
+    await Promise.all([api.end(), worker.end()]);
+    process.env.DATABASE_API_PARALLEL_WORKERS = '3';
+    try {
+      const three = createPool(db.url, { max: 1 });
+      expect((await three.query('SHOW max_parallel_workers_per_gather')).rows[0].max_parallel_workers_per_gather).toBe('3');
+      await three.end();
+      process.env.DATABASE_API_PARALLEL_WORKERS = 'many';
+      expect(() => createPool(db.url, { max: 1 })).toThrow(/DATABASE_API_PARALLEL_WORKERS/);
+    } finally {
+      delete process.env.DATABASE_API_PARALLEL_WORKERS;
+    }
+  });
+
   it('survives a checked-out connection being killed: the error is reported, not thrown at the process', async () => {
     const seen: Error[] = [];
     const pool = createPool(db.url, { max: 2, onError: (e) => seen.push(e) });

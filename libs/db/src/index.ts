@@ -36,6 +36,21 @@ export function dbTimeouts() {
   };
 }
 
+/**
+ * `DATABASE_API_PARALLEL_WORKERS` (0): PostgreSQL's `max_parallel_workers_per_gather` for API
+ * connections. A request's statement shares the database's cores with every other request, so parallel
+ * workers buy one request's latency with everyone's throughput; on the 2-core machine the planner's
+ * parallel plan for a unified-cost analyze over 100k rows took 184 ms against 51 ms without (issue #14,
+ * docs/decisions/platform.md "The request path"). Worker connections keep PostgreSQL's setting.
+ */
+export function apiParallelWorkers(): number {
+  const raw = process.env.DATABASE_API_PARALLEL_WORKERS;
+  if (raw === undefined || raw === '') return 0;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 64) throw new Error(`DATABASE_API_PARALLEL_WORKERS must be an integer from 0 to 64, got ${raw}`);
+  return n;
+}
+
 export interface CreatePoolOptions extends PoolConfig {
   /** Sets the statement timeout (default `api`). */
   role?: PoolRole;
@@ -70,6 +85,7 @@ export function createPool(connectionString: string, config: CreatePoolOptions =
     connectionTimeoutMillis: 5_000,
     statement_timeout: role === 'worker' ? t.worker : t.api,
     idle_in_transaction_session_timeout: t.idleInTransaction,
+    ...(role === 'api' && { options: `-c max_parallel_workers_per_gather=${apiParallelWorkers()}` }),
     ...poolConfig,
   });
   const report = (err: Error) => {

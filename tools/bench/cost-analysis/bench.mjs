@@ -6,7 +6,7 @@
 //  2. analyze: unified-cost/analyze, 12 months MONTHLY, group_by provider + product, sum cost.USD,
 //     through HTTP, vs the same query hand-written in SQL on the same table. Target: <= 1.3x.
 //  3. the same analyze over COST_BENCH_UNIFIED_ROWS synthetic unified cost rows (the rollup itself at scale).
-//   npm run build && node tools/bench/cost-analysis/bench.mjs
+//   npm run build && node tools/bench/cost-analysis/bench.mjs   (BENCH_DIST=<another build dir> to compare two builds)
 //   sizes: COST_BENCH_ROWS (default 200000; the issue's figure is 10000000), COST_BENCH_UNIFIED_ROWS
 //   (default 200000), BENCH_REPEAT (default 7). Loopback only; every phase is bounded by a timeout.
 import { spawn, spawnSync } from 'node:child_process';
@@ -74,7 +74,7 @@ const env = {
   JWT_PUBLIC_KEY: keys.publicPem,
 };
 for (const entry of ['main.js', 'worker.js']) {
-  children.push(spawn(process.execPath, [path.join(root, 'dist/apps/cost-analysis', entry)], { env, stdio: ['ignore', process.env.BENCH_LOGS ? 'inherit' : 'ignore', 'inherit'] }));
+  children.push(spawn(process.execPath, [path.join(path.resolve(root, process.env.BENCH_DIST || 'dist/apps/cost-analysis'), entry)], { env, stdio: ['ignore', process.env.BENCH_LOGS ? 'inherit' : 'ignore', 'inherit'] }));
 }
 const api = async (p, body, auth = owner) => {
   const res = await fetch(`http://127.0.0.1:${appPort}/cost-analysis/v1/${p}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${auth}` }, body: JSON.stringify(body) });

@@ -7,11 +7,11 @@
 // Env: BENCH_PG_ADMIN_URL (default postgresql://postgres@127.0.0.1:5432/postgres), LIST_ROWS, ANALYZE_ROWS,
 // RUNS (timed runs per query, median reported), BENCH_KEEP=1 keeps the database.
 // The library is bundled from libs/query/src with esbuild (node_modules/.bin/esbuild) into tmp/.
-import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { bundle as bundleTs } from '../../build/bundle.mjs';
 import { record } from '../lib/report.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -20,16 +20,11 @@ const LIST_ROWS = Number(process.env.LIST_ROWS || 1_000_000);
 const ANALYZE_ROWS = Number(process.env.ANALYZE_ROWS || 10_000_000);
 const RUNS = Number(process.env.RUNS || 5);
 
-function bundle() {
-  const out = path.join(ROOT, 'tmp/bench-query/query.mjs');
-  mkdirSync(path.dirname(out), { recursive: true });
-  execFileSync(
-    path.join(ROOT, 'node_modules/.bin/esbuild'),
-    [path.join(ROOT, 'libs/query/src/index.ts'), '--bundle', '--platform=node', '--format=esm', '--target=node20',
-      `--tsconfig=${path.join(ROOT, 'tsconfig.json')}`, '--external:pg', '--external:zod', `--outfile=${out}`, '--log-level=warning'],
-    { stdio: 'inherit', cwd: ROOT },
-  );
-  return import(pathToFileURL(out).href);
+// The library as the apps get it: tools/build/bundle.mjs (CommonJS, the libs bundled, packages external).
+async function bundle() {
+  const out = path.join(ROOT, 'tmp/bench-query/query.cjs');
+  await bundleTs({ entryPoints: [path.join(ROOT, 'libs/query/src/index.ts')], outfile: out });
+  return createRequire(import.meta.url)(out);
 }
 
 const dbUrl = (name) => {
