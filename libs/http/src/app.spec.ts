@@ -237,3 +237,51 @@ describe('openapi', () => {
     expect(platform.text).toContain('/demo/docs/assets/swagger-ui-bundle.js');
   });
 });
+
+describe('post routes (RouteHelpers.post)', () => {
+  const seen: { params: Record<string, string>; body: string; via: string }[] = [];
+  const hooks = createServiceApp({
+    service: 'hooks',
+    logger: createLogger('hooks', 'silent'),
+    operations: [],
+    routes: (a, { post }) => {
+      post('/hooks/v1/hook/:id/:key/events', 'hook', async (req, params) => {
+        const chunks: Buffer[] = [];
+        for await (const c of req) chunks.push(c as Buffer);
+        if (params.key !== 'good key' && params.key !== 'k1') throw errors.permissionDenied('bad key');
+        seen.push({ params, body: Buffer.concat(chunks).toString(), via: 'requestId' in req ? 'express' : 'ahead of express' });
+        return { id: params.id };
+      });
+      a.all('/hooks/v1/hook/:id/:key/events', (req, _res, next) => next(errors.methodNotAllowed(req.method)));
+    },
+  });
+
+  beforeEach(() => (seen.length = 0));
+
+  it('answers an exact match ahead of Express, with the path parameters, the handler\'s answer and a request id', async () => {
+    const res = await request(hooks).post('/hooks/v1/hook/w1/k1/events?x=1').set('x-request-id', 'rid-1').send({ a: 1 });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ id: 'w1' });
+    expect(res.headers['x-request-id']).toBe('rid-1');
+    expect(seen).toEqual([{ params: { id: 'w1', key: 'k1' }, body: '{"a":1}', via: 'ahead of express' }]);
+  });
+
+  it('leaves to Express what only its matching takes: an escaped segment (decoded) and another letter case', async () => {
+    const escaped = await request(hooks).post('/hooks/v1/hook/w1/good%20key/events').send({});
+    expect(escaped.status).toBe(200);
+    const upper = await request(hooks).post('/HOOKS/v1/hook/w2/k1/events').send({});
+    expect(upper.status).toBe(200);
+    expect(seen.map((s) => [s.params.key, s.via])).toEqual([['good key', 'express'], ['k1', 'express']]);
+    const malformed = await request(hooks).post('/hooks/v1/hook/w1/%E0%A4%A/events').send({});
+    expect(malformed.status).toBe(400);
+  });
+
+  it('answers a throw with its envelope, another method with 405, and another path with 404', async () => {
+    const denied = await request(hooks).post('/hooks/v1/hook/w1/wrong/events').send({});
+    expect(denied.status).toBe(403);
+    expect(denied.body.error.code).toBe('ERROR_PERMISSION_DENIED');
+    expect((await request(hooks).put('/hooks/v1/hook/w1/k1/events').send({})).status).toBe(405);
+    expect((await request(hooks).post('/hooks/v1/hook/w1/k1/other').send({})).status).toBe(404);
+    expect((await request(hooks).post('/hooks/v1/hook/w1//events').send({})).status).toBe(404);
+  });
+});

@@ -38,6 +38,36 @@ export interface RouteHelpers {
   /** Runs a handler with the same error envelope, logging and metrics as operations. */
   wrap: (label: string, fn: (req: Request, res: Response, ctx: Omit<RequestContext, 'auth'>) => Promise<void>) => express.RequestHandler;
   jsonBody: express.RequestHandler;
+  /**
+   * A POST route with path parameters (`/monitoring/v1/webhook/:webhook_id/:access_key/events`),
+   * dispatched ahead of Express as the operations are: `fn` gets the request, the path's parameters and
+   * the context, and answers the JSON body of a 200 (a throw is its envelope). The same handler is also
+   * mounted on Express, which takes what the exact match leaves (another letter case, a `%`-escape in a
+   * segment), so the route answers exactly as an Express route would.
+   */
+  post: (pattern: string, label: string, fn: RouteHandler) => void;
+}
+
+export type RouteHandler = (req: IncomingMessage, params: Record<string, string>, ctx: Omit<RequestContext, 'auth'>) => Promise<unknown>;
+
+/** A `post` route's pattern as literal segments and `:name` parameters; `match` answers the parameters of an exact match. */
+function compileRoute(pattern: string) {
+  const segments = pattern.split('/');
+  return (path: string): Record<string, string> | undefined => {
+    const parts = path.split('/');
+    if (parts.length !== segments.length) return undefined;
+    const params: Record<string, string> = {};
+    for (let i = 0; i < segments.length; i++) {
+      const seg = segments[i];
+      const part = parts[i];
+      if (seg.startsWith(':')) {
+        // An escaped or empty segment is left to Express (it decodes, and refuses a malformed escape).
+        if (!part || part.includes('%')) return undefined;
+        params[seg.slice(1)] = part;
+      } else if (seg !== part) return undefined;
+    }
+    return params;
+  };
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -395,18 +425,52 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
     runners.set(op.path, op);
     app.all(op.path, (_req, _res, next) => next(errors.methodNotAllowed(_req.method)));
   }
+  /** A `post` route's request: its exchange, the handler, the answer or the envelope, the request line. */
+  const runRoute = async (label: string, fn: RouteHandler, params: Record<string, string>, path: string, req: IncomingMessage, res: ServerResponse) => {
+    const ex = new Exchange(requestIdOf(req), logger, performance.now());
+    (res as WithExchange)[EXCHANGE] = ex;
+    ex.operation = label;
+    try {
+      const answer = (await fn(req, params, new OperationContext(req, ex, trust, undefined as unknown as RequestContext['auth']))) ?? {};
+      sendJson(res, 200, answer, ex.requestId);
+    } catch (e) {
+      try {
+        sendError(req, res, ex, e);
+      } catch {
+        if (!res.headersSent) res.destroy();
+      }
+    }
+    finish(ex, req.method, path, res.statusCode);
+  };
+  const fastRoutes: { match: (path: string) => Record<string, string> | undefined; label: string; fn: RouteHandler }[] = [];
+  const post: RouteHelpers['post'] = (pattern, label, fn) => {
+    fastRoutes.push({ match: compileRoute(pattern), label, fn });
+    app.post(
+      pattern,
+      wrap(label, async (req, res) => {
+        const answer = (await fn(req, { ...req.params } as Record<string, string>, new OperationContext(req, exchangeOf(res)!, trust, undefined as unknown as RequestContext['auth']))) ?? {};
+        sendJson(res, 200, answer, exchangeOf(res)!.requestId);
+      }),
+    );
+  };
+
   const expressHandle = (app as unknown as { handle: ExpressHandle }).handle.bind(app);
   (app as unknown as { handle: ExpressHandle }).handle = (req, res, callback) => {
     if (req.method === 'POST') {
       const url = req.url ?? '';
       const q = url.indexOf('?');
-      const op = runners.get(q < 0 ? url : url.slice(0, q));
+      const path = q < 0 ? url : url.slice(0, q);
+      const op = runners.get(path);
       if (op) return void runOperation(op, req, res);
+      for (const r of fastRoutes) {
+        const params = r.match(path);
+        if (params) return void runRoute(r.label, r.fn, params, path, req, res);
+      }
     }
     return expressHandle(req, res, callback);
   };
 
-  options.routes?.(app, { wrap, jsonBody });
+  options.routes?.(app, { wrap, jsonBody, post });
 
   app.use((req, _res, next) => next(errors.pathNotFound(req.path)));
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
