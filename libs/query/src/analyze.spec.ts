@@ -199,3 +199,20 @@ describe('unknown and unsupported keys inside a query', () => {
     expect(parseAnalyzeQuery({ fields, lookup: null, add_fields: null })).toMatchObject({ fields });
   });
 });
+
+describe('time buckets of a text date field', () => {
+  const months = defineResource({
+    table: 'costs',
+    idKey: 'id',
+    dateKey: 'billed_month',
+    fields: { id: { column: 'id', type: 'string' }, billed_month: { column: 'billed_month', type: 'string', dateFormat: 'YYYY-MM' }, n: { column: 'n', type: 'number' } },
+  });
+  const compile = (granularity: string) =>
+    compileAnalyze(months, parseTimeSeriesAnalyzeQuery({ granularity, start: '2024-01', end: '2024-12', fields: { n: { key: 'n', operator: 'sum' } } }), []).text;
+
+  it('groups on the column itself when it is stored in the bucket\'s format, and on its prefix for a coarser bucket', () => {
+    expect(compile('MONTHLY')).not.toContain('left(');
+    expect(compile('MONTHLY')).toMatch(/"billed_month" AS __qg/);
+    expect(compile('YEARLY')).toContain('left(s0."billed_month", 4)');
+  });
+});

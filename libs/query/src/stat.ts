@@ -152,6 +152,9 @@ function groupKeyExpr(k: GroupKeyIR, scope: Scope, ctx: Ctx): { sql: string; kin
       if (have.length < prec.length) {
         throw errors.invalidParameter(k.errKey.replace(/\.date$/, '.granularity'), `${k.bucket} is not supported by the date field`);
       }
+      // A column declared in the bucket's own format (billed_month, YYYY-MM, by month) is its own key:
+      // grouping on the column as it is lets PostgreSQL use its index order and statistics.
+      if (have === prec) return { sql: ref.sql, kind: 'string' };
       return { sql: `left(${ref.sql}, ${prec.length})`, kind: 'string' };
     }
     throw errors.invalidParameter(k.errKey, 'the date field must hold dates');
