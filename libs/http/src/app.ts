@@ -380,14 +380,32 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
   };
 
   /**
-   * One operation's request, from its headers to its answer and log line: the token and permission
-   * (before a byte of the body is read), the body, validation, the domain check, the handler.
+   * A request answered ahead of Express (an operation, a `post` route): its exchange, `work`'s answer
+   * as a 200 (`{}` for none) or its throw as the envelope, then the request line and metrics.
    */
-  const runOperation = async (op: Operation, req: IncomingMessage, res: ServerResponse) => {
+  const answerAhead = async (label: string, path: string, req: IncomingMessage, res: ServerResponse, work: (ex: Exchange) => Promise<unknown>) => {
     const ex = new Exchange(requestIdOf(req), logger, performance.now());
     (res as WithExchange)[EXCHANGE] = ex;
-    ex.operation = op.path;
+    ex.operation = label;
     try {
+      sendJson(res, 200, await work(ex), ex.requestId);
+    } catch (e) {
+      try {
+        sendError(req, res, ex, e);
+      } catch {
+        // the answer could not be written (the socket is gone): nothing to tell anyone
+        if (!res.headersSent) res.destroy();
+      }
+    }
+    finish(ex, req.method, path, res.statusCode);
+  };
+
+  /**
+   * One operation's request: the token and permission (before a byte of the body is read), the body,
+   * validation, the domain check, the handler.
+   */
+  const runOperation = (op: Operation, req: IncomingMessage, res: ServerResponse) =>
+    answerAhead(op.path, op.path, req, res, async (ex) => {
       let auth = undefined as unknown as RequestContext['auth'];
       if (op.access !== 'public') {
         auth = await options.verifier!.authenticate(bearerToken(req.headers.authorization));
@@ -403,17 +421,8 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
       }
       const answer = (await op.handler(input, new OperationContext(req, ex, trust, auth))) ?? {};
       answerObserver()?.answer(op, 200, answer, input);
-      sendJson(res, 200, answer, ex.requestId);
-    } catch (e) {
-      try {
-        sendError(req, res, ex, e);
-      } catch {
-        // the answer could not be written (the socket is gone): nothing to tell anyone
-        if (!res.headersSent) res.destroy();
-      }
-    }
-    finish(ex, req.method, op.path, res.statusCode);
-  };
+      return answer;
+    });
 
   // Operations are all POST on exact paths: one lookup in a map dispatches them ahead of Express, which
   // keeps the rest (health, metrics, documents, webhooks, 404 and 405): an operation pays for no router,
@@ -425,30 +434,17 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
     runners.set(op.path, op);
     app.all(op.path, (_req, _res, next) => next(errors.methodNotAllowed(_req.method)));
   }
-  /** A `post` route's request: its exchange, the handler, the answer or the envelope, the request line. */
-  const runRoute = async (label: string, fn: RouteHandler, params: Record<string, string>, path: string, req: IncomingMessage, res: ServerResponse) => {
-    const ex = new Exchange(requestIdOf(req), logger, performance.now());
-    (res as WithExchange)[EXCHANGE] = ex;
-    ex.operation = label;
-    try {
-      const answer = (await fn(req, params, new OperationContext(req, ex, trust, undefined as unknown as RequestContext['auth']))) ?? {};
-      sendJson(res, 200, answer, ex.requestId);
-    } catch (e) {
-      try {
-        sendError(req, res, ex, e);
-      } catch {
-        if (!res.headersSent) res.destroy();
-      }
-    }
-    finish(ex, req.method, path, res.statusCode);
-  };
+  const noAuth = undefined as unknown as RequestContext['auth'];
+  /** A `post` route's request: the handler's answer, through answerAhead. */
+  const runRoute = (label: string, fn: RouteHandler, params: Record<string, string>, path: string, req: IncomingMessage, res: ServerResponse) =>
+    answerAhead(label, path, req, res, async (ex) => (await fn(req, params, new OperationContext(req, ex, trust, noAuth))) ?? {});
   const fastRoutes: { match: (path: string) => Record<string, string> | undefined; label: string; fn: RouteHandler }[] = [];
   const post: RouteHelpers['post'] = (pattern, label, fn) => {
     fastRoutes.push({ match: compileRoute(pattern), label, fn });
     app.post(
       pattern,
       wrap(label, async (req, res) => {
-        const answer = (await fn(req, { ...req.params } as Record<string, string>, new OperationContext(req, exchangeOf(res)!, trust, undefined as unknown as RequestContext['auth']))) ?? {};
+        const answer = (await fn(req, { ...req.params } as Record<string, string>, new OperationContext(req, exchangeOf(res)!, trust, noAuth))) ?? {};
         sendJson(res, 200, answer, exchangeOf(res)!.requestId);
       }),
     );

@@ -204,6 +204,7 @@ describe('time buckets of a text date field', () => {
   const months = defineResource({
     table: 'costs',
     idKey: 'id',
+    keywordKeys: [],
     dateKey: 'billed_month',
     fields: { id: { column: 'id', type: 'string' }, billed_month: { column: 'billed_month', type: 'string', dateFormat: 'YYYY-MM' }, n: { column: 'n', type: 'number' } },
   });
