@@ -12,13 +12,16 @@ export type { PoolClient };
 /** What a pool serves: API requests get a short statement timeout, workers (and exports) a long one. */
 export type PoolRole = 'api' | 'worker';
 
-function envMs(name: string, fallback: number): number {
+/** A whole number from 0 to `max` in environment variable `name` (`fallback` when unset or empty). */
+function envWhole(name: string, fallback: number, unit: string, max = Number.MAX_SAFE_INTEGER): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`environment variable ${name} must be a non-negative integer (milliseconds), got ${raw}`);
+  if (!Number.isInteger(n) || n < 0 || n > max) throw new Error(`environment variable ${name} must be a whole number of ${unit} from 0 to ${max}, got ${raw}`);
   return n;
 }
+
+const envMs = (name: string, fallback: number) => envWhole(name, fallback, 'milliseconds');
 
 /**
  * The time limits every connection runs under (milliseconds; 0 turns one off):
@@ -44,11 +47,7 @@ export function dbTimeouts() {
  * docs/decisions/platform.md "The request path"). Worker connections keep PostgreSQL's setting.
  */
 export function apiParallelWorkers(): number {
-  const raw = process.env.DATABASE_API_PARALLEL_WORKERS;
-  if (raw === undefined || raw === '') return 0;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 64) throw new Error(`DATABASE_API_PARALLEL_WORKERS must be an integer from 0 to 64, got ${raw}`);
-  return n;
+  return envWhole('DATABASE_API_PARALLEL_WORKERS', 0, 'workers', 64);
 }
 
 export interface CreatePoolOptions extends PoolConfig {

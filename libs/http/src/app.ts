@@ -363,17 +363,12 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
     }, next);
   };
 
+  const noAuth = undefined as unknown as RequestContext['auth'];
   const wrap: RouteHelpers['wrap'] = (label, fn) => async (req, res, next) => {
     const ex = exchangeOf(res)!;
     ex.operation = label;
     try {
-      await fn(req, res, {
-        requestId: ex.requestId,
-        clientIp: clientIpOf(req, trust),
-        get logger() {
-          return ex.log;
-        },
-      });
+      await fn(req, res, new OperationContext(req, ex, trust, noAuth));
     } catch (e) {
       next(e);
     }
@@ -434,7 +429,6 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
     runners.set(op.path, op);
     app.all(op.path, (_req, _res, next) => next(errors.methodNotAllowed(_req.method)));
   }
-  const noAuth = undefined as unknown as RequestContext['auth'];
   /** A `post` route's request: the handler's answer, through answerAhead. */
   const runRoute = (label: string, fn: RouteHandler, params: Record<string, string>, path: string, req: IncomingMessage, res: ServerResponse) =>
     answerAhead(label, path, req, res, async (ex) => (await fn(req, params, new OperationContext(req, ex, trust, noAuth))) ?? {});
@@ -443,10 +437,7 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
     fastRoutes.push({ match: compileRoute(pattern), label, fn });
     app.post(
       pattern,
-      wrap(label, async (req, res) => {
-        const answer = (await fn(req, { ...req.params } as Record<string, string>, new OperationContext(req, exchangeOf(res)!, trust, noAuth))) ?? {};
-        sendJson(res, 200, answer, exchangeOf(res)!.requestId);
-      }),
+      wrap(label, async (req, res, ctx) => sendJson(res, 200, (await fn(req, { ...req.params } as Record<string, string>, ctx)) ?? {}, ctx.requestId)),
     );
   };
 
