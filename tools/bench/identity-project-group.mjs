@@ -5,7 +5,7 @@
 // (lib/raw-project-group-server.mjs), at the same concurrency, side by side in one run. Reports
 // throughput, p50/p99 and each server's CPU time per request (from /proc: robust to a busy machine).
 //   npm run build && node tools/bench/identity-project-group.mjs
-//   BENCH_SECONDS (10), BENCH_CONCURRENCY (32), BENCH_GROUPS (10000), BENCH_OPS (get,list)
+//   BENCH_SECONDS (10), BENCH_CONCURRENCY (32), BENCH_GROUPS (10000), BENCH_OPS (get,list), BENCH_SLICES (5)
 //   BENCH_APP=file       another build of identity's main.js (another checkout's dist), to compare two commits
 //   BENCH_CPU_PROF=dir   V8 CPU profiles of both servers
 //   BENCH_STRACE=1       system calls per request of both servers (strace -c; throughput meaningless then)
@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { bundle } from '../build/bundle.mjs';
-import { load } from './lib/load.mjs';
+import { load, summarize } from './lib/load.mjs';
 import { record } from './lib/report.mjs';
 import { cpuSplit, freshDatabase, root, signingKeys, waitReady } from './lib/setup.mjs';
 
@@ -98,32 +98,50 @@ const ops = {
     goal: 'project-group/list (20 of a filtered count)',
   },
 };
-const run = async (label, op, port, headers, pid) => {
-  const url = `http://127.0.0.1:${port}/identity/v2/project-group/${op}`;
+// The two servers are measured in alternating slices (BENCH_SLICES, raw then app, then app then raw,
+// ...), so a neighbour that loads the shared machine for a while slows both alike rather than
+// whichever ran then; each server's figures are summed over its slices.
+const slices = Math.max(1, Number(process.env.BENCH_SLICES || 5));
+const compare = async (op) => {
   const { body } = ops[op];
-  await load({ url, body, headers, concurrency, durationMs: 2000 }); // warm-up
-  const trace = straceOf(pid);
-  if (trace) await new Promise((r) => setTimeout(r, 500)); // strace attached
-  const cpu0 = cpuSplit(pid);
-  const switches0 = contextSwitches(pid);
-  const r = await load({ url, body, headers, concurrency, durationMs: seconds * 1000 });
-  const cpu1 = cpuSplit(pid);
-  r.userUs = ((cpu1.user - cpu0.user) * 1e6) / r.requests;
-  r.systemUs = ((cpu1.system - cpu0.system) * 1e6) / r.requests;
-  r.cpuUs = r.userUs + r.systemUs;
-  r.switches = (contextSwitches(pid) - switches0) / r.requests;
-  if (trace) {
-    const calls = await syscallsPerRequest(trace, r.requests);
-    console.log(`${label}: system calls per request: ${calls.map((c) => `${c.call} ${c.perRequest.toFixed(2)}`).join(', ')}`);
+  const servers = [
+    { label: 'raw', port: rawPort, headers: {}, pid: raw.pid },
+    { label: 'identity', port: appPort, headers: { authorization: `Bearer ${token}` }, pid: app.pid },
+  ].map((x) => ({ ...x, url: `http://127.0.0.1:${x.port}/identity/v2/project-group/${op}`, runs: [], user: 0, system: 0, switches: 0 }));
+  for (const x of servers) await load({ url: x.url, body, headers: x.headers, concurrency, durationMs: 2000 }); // warm-up
+  const traces = servers.map((x) => straceOf(x.pid));
+  if (traces[0]) await new Promise((r) => setTimeout(r, 500)); // strace attached
+  for (let i = 0; i < slices; i++) {
+    for (const x of i % 2 ? [...servers].reverse() : servers) {
+      const cpu0 = cpuSplit(x.pid);
+      const switches0 = contextSwitches(x.pid);
+      x.runs.push(await load({ url: x.url, body, headers: x.headers, concurrency, durationMs: (seconds * 1000) / slices }));
+      const cpu1 = cpuSplit(x.pid);
+      x.user += cpu1.user - cpu0.user;
+      x.system += cpu1.system - cpu0.system;
+      x.switches += contextSwitches(x.pid) - switches0;
+    }
   }
-  console.log(`${label.padEnd(10)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  CPU ${r.cpuUs.toFixed(0)} µs/request (user ${r.userUs.toFixed(0)}, system ${r.systemUs.toFixed(0)}), ${r.switches.toFixed(2)} context switches/request  (${r.requests} requests, ${r.errors} errors)`);
-  return r;
+  const results = [];
+  for (const [k, x] of servers.entries()) {
+    const r = summarize(x.runs);
+    r.userUs = (x.user * 1e6) / r.requests;
+    r.systemUs = (x.system * 1e6) / r.requests;
+    r.cpuUs = r.userUs + r.systemUs;
+    r.switches = x.switches / r.requests;
+    if (traces[k]) {
+      const calls = await syscallsPerRequest(traces[k], r.requests);
+      console.log(`${x.label}: system calls per request: ${calls.map((c) => `${c.call} ${c.perRequest.toFixed(2)}`).join(', ')}`);
+    }
+    console.log(`${x.label.padEnd(10)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  CPU ${r.cpuUs.toFixed(0)} µs/request (user ${r.userUs.toFixed(0)}, system ${r.systemUs.toFixed(0)}), ${r.switches.toFixed(2)} context switches/request  (${r.requests} requests, ${r.errors} errors)`);
+    results.push(r);
+  }
+  return results;
 };
 let errors = 0;
 for (const op of (process.env.BENCH_OPS || 'get,list').split(',')) {
-  console.log(`\nproject-group/${op}, ${groups} groups, concurrency ${concurrency}, ${seconds} s each`);
-  const a = await run('raw', op, rawPort, {}, raw.pid);
-  const b = await run('identity', op, appPort, { authorization: `Bearer ${token}` }, app.pid);
+  console.log(`\nproject-group/${op}, ${groups} groups, concurrency ${concurrency}, ${seconds} s each in ${slices} alternating slices`);
+  const [a, b] = await compare(op);
   errors += a.errors + b.errors;
   console.log(`ratio identity/raw: throughput ${(b.rps / a.rps).toFixed(2)} (goal >= 0.7), p99 ${(b.p99 / a.p99).toFixed(2)} (goal <= 2), CPU per request ${(b.cpuUs / a.cpuUs).toFixed(2)}`);
   const what = ops[op].goal;

@@ -29,6 +29,8 @@ export interface MonitoringConfig {
   worker: {
     concurrency: number;
     batchSize: number;
+    /** Store transactions a worker runs at once (each up to batchSize deliveries). */
+    storeTransactions: number;
     lockDurationMs: number;
     stalledIntervalMs: number;
   };
@@ -58,6 +60,7 @@ export function loadConfig(): MonitoringConfig {
     worker: {
       concurrency: envInt('WORKER_CONCURRENCY', 32),
       batchSize: envInt('WORKER_BATCH_SIZE', 200),
+      storeTransactions: envInt('WORKER_STORE_TRANSACTIONS', 2),
       lockDurationMs: envInt('WORKER_LOCK_DURATION_MS', 30_000),
       stalledIntervalMs: envInt('WORKER_STALLED_INTERVAL_MS', 15_000),
     },

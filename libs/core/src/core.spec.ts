@@ -16,6 +16,10 @@ describe('core', () => {
   it('makes prefixed ids and secrets', () => {
     expect(generateId('pg')).toMatch(/^pg-[0-9a-f]{12}$/);
     expect(generateId('pg')).not.toBe(generateId('pg'));
+    // drawn from a pooled buffer: across many refills, every id is new and every length is kept
+    const ids = Array.from({ length: 5000 }, (_, i) => generateId('x', 6 + (i % 70)));
+    expect(new Set(ids).size).toBe(ids.length);
+    ids.forEach((id, i) => expect(id).toMatch(new RegExp(`^x-[0-9a-f]{${2 * (6 + (i % 70))}}$`)));
     expect(generateSecret()).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 

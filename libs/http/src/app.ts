@@ -37,7 +37,8 @@ export interface ServiceAppOptions {
 export interface RouteHelpers {
   /** Runs a handler with the same error envelope, logging and metrics as operations. */
   wrap: (label: string, fn: (req: Request, res: Response, ctx: Omit<RequestContext, 'auth'>) => Promise<void>) => express.RequestHandler;
-  jsonBody: express.RequestHandler;
+  /** The request's JSON object body, read under the app's body limit and media type rules (as operations read theirs). */
+  readJson: (req: IncomingMessage) => Promise<unknown>;
   /**
    * A POST route with path parameters (`/monitoring/v1/webhook/:webhook_id/:access_key/events`),
    * dispatched ahead of Express as the operations are: `fn` gets the request, the path's parameters and
@@ -356,13 +357,6 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
 
   const limitText = options.bodyLimit ?? '1mb';
   const limit = parseBytes(limitText);
-  const jsonBody: express.RequestHandler = (req, _res, next) => {
-    readJsonBody(req, limit, limitText).then((body) => {
-      req.body = body;
-      next();
-    }, next);
-  };
-
   const noAuth = undefined as unknown as RequestContext['auth'];
   const wrap: RouteHelpers['wrap'] = (label, fn) => async (req, res, next) => {
     const ex = exchangeOf(res)!;
@@ -457,7 +451,7 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
     return expressHandle(req, res, callback);
   };
 
-  options.routes?.(app, { wrap, jsonBody, post });
+  options.routes?.(app, { wrap, post, readJson: (req) => readJsonBody(req, limit, limitText) });
 
   app.use((req, _res, next) => next(errors.pathNotFound(req.path)));
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {

@@ -8,7 +8,7 @@
 //  3. the same analyze over COST_BENCH_UNIFIED_ROWS synthetic unified cost rows (the rollup itself at scale).
 //   npm run build && node tools/bench/cost-analysis/bench.mjs   (BENCH_DIST=<another build dir> to compare two builds)
 //   sizes: COST_BENCH_ROWS (default 200000; the issue's figure is 10000000), COST_BENCH_UNIFIED_ROWS
-//   (default 200000), BENCH_REPEAT (default 7). Loopback only; every phase is bounded by a timeout.
+//   (default 200000), BENCH_REPEAT (default 15), BENCH_WARMUP (default 3). Loopback only; every phase is bounded by a timeout.
 import { spawn, spawnSync } from 'node:child_process';
 import { createReadStream, createWriteStream, existsSync, mkdirSync, statSync } from 'node:fs';
 import http from 'node:http';
@@ -21,7 +21,8 @@ import { freshDatabase, root, signingKeys, waitReady } from '../lib/setup.mjs';
 
 const ROWS = Number(process.env.COST_BENCH_ROWS || 200_000);
 const UNIFIED_ROWS = Number(process.env.COST_BENCH_UNIFIED_ROWS || 200_000);
-const REPEAT = Number(process.env.BENCH_REPEAT || 7);
+const REPEAT = Number(process.env.BENCH_REPEAT || 15);
+const WARMUP = Number(process.env.BENCH_WARMUP || 3);
 const COLLECT_TIMEOUT_MS = Number(process.env.COST_BENCH_TIMEOUT_MS || 30 * 60_000);
 const dbName = 'bench_cost_analysis';
 const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
@@ -127,15 +128,23 @@ record({ measure: `collection of ${fmt(ROWS)} rows vs COPY`, ours: collectRps, b
 // ---------------------------------------------------------------- 2./3. analyze vs hand-written SQL
 await pool.query('VACUUM ANALYZE unified_cost');
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-async function time(fn) {
-  await fn();
-  const xs = [];
+/**
+ * The median of REPEAT timed runs of each function, after WARMUP untimed runs of each (a server runs
+ * warm: its first calls compile the code that maps the answer). With several,
+ * they take turns (a, b, then b, a, ...), so a neighbour loading the shared machine for a while
+ * slows them alike rather than whichever ran then.
+ */
+async function time(...fns) {
+  for (let i = 0; i < WARMUP; i++) for (const fn of fns) await fn();
+  const xs = fns.map(() => []);
   for (let i = 0; i < REPEAT; i++) {
-    const t = process.hrtime.bigint();
-    await fn();
-    xs.push(Number(process.hrtime.bigint() - t) / 1e6);
+    for (const k of i % 2 ? [...fns.keys()].reverse() : [...fns.keys()]) {
+      const t = process.hrtime.bigint();
+      await fns[k]();
+      xs[k].push(Number(process.hrtime.bigint() - t) / 1e6);
+    }
   }
-  return median(xs);
+  return fns.length === 1 ? median(xs[0]) : xs.map(median);
 }
 const analyzeQuery = {
   granularity: 'MONTHLY', start: '2024-01', end: '2024-12', group_by: ['provider', 'product'],
@@ -147,8 +156,7 @@ async function compare(label, auth, where, params) {
     WHERE ${where} AND is_confirmed AND billed_month >= '2024-01' AND billed_month < '2025-01' GROUP BY 1, 2, 3`;
   const handRows = (await pool.query(hand, params)).rows;
   if (handRows.length !== viaApi.results.length) throw new Error(`${label}: analyze answered ${viaApi.results.length} rows, SQL ${handRows.length}`);
-  const dsl = await time(() => api('unified-cost/analyze', { query: analyzeQuery, is_confirmed: true }, auth));
-  const sql = await time(() => pool.query(hand, params));
+  const [dsl, sql] = await time(() => api('unified-cost/analyze', { query: analyzeQuery, is_confirmed: true }, auth), () => pool.query(hand, params));
   console.log(`${label}: analyze ${dsl.toFixed(1)} ms (HTTP) vs hand-written SQL ${sql.toFixed(1)} ms = ${(dsl / sql).toFixed(2)}x  (target <= 1.3x), ${viaApi.results.length} result rows`);
   record({ measure: label, ours: dsl, baseline: sql, unit: 'ms', goal: '≤ 1.3×', met: dsl / sql <= 1.3 });
   return { dsl, sql };

@@ -39,7 +39,17 @@ export async function load({ url, body, headers = {}, concurrency = 32, duration
   );
   const seconds = (Date.now() - started) / 1000;
   agent.destroy();
-  latencies.sort((a, b) => a - b);
+  return summarize([{ latencies, errors, seconds }]);
+}
+
+/**
+ * One result from several runs of `load` against the same server (the slices of an interleaved
+ * comparison): requests and seconds add up, percentiles come from all the latencies together.
+ */
+export function summarize(runs) {
+  const latencies = runs.flatMap((r) => r.latencies).sort((a, b) => a - b);
+  const errors = runs.reduce((n, r) => n + r.errors, 0);
+  const seconds = runs.reduce((n, r) => n + r.seconds, 0);
   const q = (p) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? 0;
-  return { requests: latencies.length, errors, rps: latencies.length / seconds, p50: q(0.5), p99: q(0.99) };
+  return { requests: latencies.length, errors, seconds, latencies, rps: latencies.length / seconds, p50: q(0.5), p99: q(0.99) };
 }

@@ -277,6 +277,43 @@ describe('monitoring webhook ingestion (HTTP app + worker)', () => {
     expect(await requests(w.webhook_id)).toEqual({ total: 1, error: 0 });
   });
 
+  it('store transactions running at once (a worker runs two; replicas run more) share each key\'s alert and never deadlock', async () => {
+    const w = await createWebhook('plugin-api-direct-mon-webhook', {}, 'at-once');
+    const ctx = { allowPrivateUrls: false, snsConfirmHosts: [] };
+    const keys = Array.from({ length: 30 }, (_, i) => `key-${i}`);
+    // Four batches over the same 30 keys, each in another order: without one lock order they would wait on each other in a cycle.
+    const orders = [keys, [...keys].reverse(), [...keys.slice(15), ...keys.slice(0, 15)], [...keys.slice(0, 15).reverse(), ...keys.slice(15).reverse()]];
+    const batches = await Promise.all(
+      orders.map((order, b) =>
+        Promise.all(
+          order.map((event_key, i) =>
+            prepareDelivery(
+              webhookPlugins(),
+              {
+                delivery_id: `delivery-at-once-${b}-${i}`,
+                received_at: new Date().toISOString(),
+                webhook: { webhook_id: w.webhook_id, name: w.name, domain_id: 'd1', workspace_id: 'ws-1', project_id: 'project-1', plugin_id: 'plugin-api-direct-mon-webhook', version: '1.2.0', upgrade_mode: 'AUTO', options: {} },
+                data: { event_key, title: `at once ${b}` },
+              },
+              ctx,
+            ),
+          ),
+        ),
+      ),
+    );
+    expect(await Promise.all(batches.map((batch) => storeDeliveries(t.db.pool, batch, 600)))).toEqual([30, 30, 30, 30]);
+    delivered += 120;
+    const stored = await t.db.pool.query<{ event_key: string; alerts: number; events: number }>(
+      `SELECT event_key, count(DISTINCT alert_id)::int AS alerts, count(*)::int AS events FROM event WHERE webhook_id = $1 GROUP BY 1 ORDER BY 1`,
+      [w.webhook_id],
+    );
+    expect(stored.rows).toHaveLength(30);
+    expect(stored.rows.every((r) => r.alerts === 1 && r.events === 4)).toBe(true);
+    const alerts = await t.db.pool.query(`SELECT count(*)::int AS n FROM alert WHERE webhook_id = $1`, [w.webhook_id]);
+    expect(alerts.rows[0].n).toBe(30);
+    expect(await requests(w.webhook_id)).toEqual({ total: 120, error: 0 });
+  });
+
   it('a job queued by an older replica (one delivery per job) is still processed', async () => {
     const w = await createWebhook('plugin-api-direct-mon-webhook', {}, 'legacy-job');
     const job: DeliveryJob = {

@@ -55,10 +55,12 @@ export async function storeDeliveries(pool: Pool, deliveries: PreparedDelivery[]
     const todo = deliveries.filter((d) => fresh.has(d.job.delivery_id));
     if (!todo.length) return 0;
 
-    // Serialize deliveries of the same (domain, project, event_key) across workers, in one order.
+    // Serialize deliveries of the same (domain, project, event_key) across transactions (of this
+    // worker and of others): each takes its keys' locks in one order, that of the lock numbers, so
+    // two transactions never wait on each other in a cycle (keys whose hashes collide included).
     const keys = [...new Set(todo.flatMap((d) => d.events.map((e) => alertKey(d.job.webhook.domain_id, d.job.webhook.project_id, e.event_key))))];
     if (keys.length) {
-      await c.query(`SELECT pg_advisory_xact_lock(hashtextextended(k, 7)) FROM (SELECT unnest($1::text[]) AS k ORDER BY 1) AS s`, [keys]);
+      await c.query(`SELECT pg_advisory_xact_lock(h) FROM (SELECT DISTINCT hashtextextended(k, 7) AS h FROM unnest($1::text[]) AS k ORDER BY 1) AS s`, [keys]);
     }
 
     // The alert of the latest non-recovery event of each key within the window (upstream's get_event_by_key).

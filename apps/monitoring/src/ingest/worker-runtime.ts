@@ -23,7 +23,9 @@ export function startDeliveryWorker(o: { config: MonitoringConfig; pool: Pool; c
     async (items) => {
       await storeDeliveries(o.pool, items, o.config.ingest.sameEventSeconds);
     },
-    { maxSize: o.config.worker.batchSize, maxWaitMs: 5, retrySingly: true },
+    // Two transactions at a time by default: while one waits on its round trips and its commit's
+    // flush, Postgres works on the next (their alerts are serialized by key; see storeDeliveries).
+    { maxSize: o.config.worker.batchSize, maxWaitMs: 5, maxInFlight: Math.max(1, o.config.worker.storeTransactions), retrySingly: true },
   );
   const store = async (delivery: DeliveryJob) => {
     const prepared = await prepareDelivery(registry, delivery, ctx);

@@ -43,28 +43,21 @@ export function ingestAuthorized(header: string | undefined, tokens: string[]): 
 /**
  * The way events come in: task actions (the task side of opsflow, or any workflow tool acting on
  * tasks) POST each action here with a service token. Not a user operation: a user's access token is
- * refused, so users cannot forge history.
+ * refused, so users cannot forge history. Dispatched ahead of Express as the operations are; the
+ * service token is checked from the headers before a byte of the body is read.
  */
 export function ingestRoute(config: OpsflowConfig, service: EventService) {
-  return (app: express.Express, { wrap, jsonBody }: RouteHelpers) => {
-    app.post(
-      INGEST_PATH,
-      // The service token is checked from the headers before the body is read.
-      (req, _res, next) =>
-        next(
-          ingestAuthorized(req.headers.authorization, config.ingestTokens)
-            ? undefined
-            : errors.authenticateFailure(
-                config.ingestTokens.length ? 'A valid event ingestion token is required.' : 'Event ingestion is not configured (OPSFLOW_INGEST_TOKENS).',
-              ),
-        ),
-      jsonBody,
-      wrap(INGEST_PATH, async (req, res) => {
-        const { event, created } = await service.record(parseInput(recordSchema, req.body));
-        req.log.info({ event_id: event.event_id, created }, 'opsflow event recorded');
-        res.status(200).json(event);
-      }),
-    );
+  return (app: express.Express, { post, readJson }: RouteHelpers) => {
+    post(INGEST_PATH, INGEST_PATH, async (req, _params, ctx) => {
+      if (!ingestAuthorized(req.headers.authorization, config.ingestTokens)) {
+        throw errors.authenticateFailure(
+          config.ingestTokens.length ? 'A valid event ingestion token is required.' : 'Event ingestion is not configured (OPSFLOW_INGEST_TOKENS).',
+        );
+      }
+      const { event, created } = await service.record(parseInput(recordSchema, await readJson(req)));
+      ctx.logger.info({ event_id: event.event_id, created }, 'opsflow event recorded');
+      return event;
+    });
     app.all(INGEST_PATH, (req, _res, next) => next(errors.methodNotAllowed(req.method)));
   };
 }
