@@ -8,7 +8,7 @@
 //  3. the same analyze over COST_BENCH_UNIFIED_ROWS synthetic unified cost rows (the rollup itself at scale).
 //   npm run build && node tools/bench/cost-analysis/bench.mjs   (BENCH_DIST=<another build dir> to compare two builds)
 //   sizes: COST_BENCH_ROWS (default 200000; the issue's figure is 10000000), COST_BENCH_UNIFIED_ROWS
-//   (default 200000), BENCH_REPEAT (default 15), BENCH_WARMUP (default 3). Loopback only; every phase is bounded by a timeout.
+//   (default 200000), BENCH_REPEAT (default 15), BENCH_WARMUP (default 20). Loopback only; every phase is bounded by a timeout.
 import { spawn, spawnSync } from 'node:child_process';
 import { createReadStream, createWriteStream, existsSync, mkdirSync, statSync } from 'node:fs';
 import http from 'node:http';
@@ -22,7 +22,7 @@ import { freshDatabase, root, signingKeys, waitReady } from '../lib/setup.mjs';
 const ROWS = Number(process.env.COST_BENCH_ROWS || 200_000);
 const UNIFIED_ROWS = Number(process.env.COST_BENCH_UNIFIED_ROWS || 200_000);
 const REPEAT = Number(process.env.BENCH_REPEAT || 15);
-const WARMUP = Number(process.env.BENCH_WARMUP || 3);
+const WARMUP = Number(process.env.BENCH_WARMUP || 20);
 const COLLECT_TIMEOUT_MS = Number(process.env.COST_BENCH_TIMEOUT_MS || 30 * 60_000);
 const dbName = 'bench_cost_analysis';
 const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
@@ -129,8 +129,9 @@ record({ measure: `collection of ${fmt(ROWS)} rows vs COPY`, ours: collectRps, b
 await pool.query('VACUUM ANALYZE unified_cost');
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 /**
- * The median of REPEAT timed runs of each function, after WARMUP untimed runs of each (a server runs
- * warm: its first calls compile the code that maps the answer). With several,
+ * The median of REPEAT timed runs of each function, after WARMUP untimed runs of each. A server runs
+ * warm: over its first ~20 analyze calls V8 is still compiling the request's code (41.7 against 33.4 ms
+ * of SQL in the first ten calls at 200k rows, 32.1 against 29.5 from the 40th on). With several,
  * they take turns (a, b, then b, a, ...), so a neighbour loading the shared machine for a while
  * slows them alike rather than whichever ran then.
  */

@@ -41,14 +41,16 @@ async function timed(fn) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function compare(label, lib, hand, check) {
-  await lib(); // warm-up (plans, caches)
-  await hand();
+  for (let i = 0; i < 3; i++) {
+    await lib(); // warm-up (plans, caches, the compiler's code)
+    await hand();
+  }
   const a = [];
   const b = [];
   let last;
+  // In turns, each first every other time: neither gains from running right after the other.
   for (let i = 0; i < RUNS; i++) {
-    const x = await timed(lib);
-    const y = await timed(hand);
+    const [x, y] = i % 2 ? [await timed(lib), await timed(hand)] : await timed(hand).then(async (h) => [await timed(lib), h]);
     a.push(x.ms);
     b.push(y.ms);
     last = [x.r, y.r];
