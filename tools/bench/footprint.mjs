@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The platform's footprint: starts every app and worker of the production build (dist/apps/<app>/, the
-// command of docker/Dockerfile, each module's nodeOptions of config/modules.json) on ports and a Redis
+// command and ENV of docker/Dockerfile, each module's nodeOptions of config/modules.json) on ports and a Redis
 // database of its own, with fresh databases, one process at a time, and reports per process:
 //  - startup: from the process start to its "listening" line (a worker: its "started" line), migrations
 //    excluded (they run before, with tools/prisma/migrate.mjs);
@@ -25,6 +25,7 @@ import path from 'node:path';
 import pg from 'pg';
 import Redis from 'ioredis';
 import { SignJWT } from 'jose';
+import { imageEnv, imageFlags } from '../build/image-runtime.mjs';
 import { migrateApp } from '../prisma/migrate.mjs';
 import { load } from './lib/load.mjs';
 import { record } from './lib/report.mjs';
@@ -53,14 +54,8 @@ const modules = JSON.parse(readFileSync('config/modules.json', 'utf8'));
 const apps = (opt('apps') ? opt('apps').split(',') : Object.keys(modules)).filter((a) => existsSync(`apps/${a}/src/main.ts`));
 const log = (m) => process.stderr.write(`[footprint] ${m}\n`);
 
-// The production command's flags (docker/Dockerfile: CMD ["node", <flags...>, "dist/main.js"]).
-function productionFlags() {
-  const cmd = readFileSync('docker/Dockerfile', 'utf8').match(/^CMD (\[.*\])\s*$/m);
-  if (!cmd) throw new Error('docker/Dockerfile has no CMD [...] line');
-  const words = JSON.parse(cmd[1]);
-  return words.slice(1, -1);
-}
-const nodeFlags = opt('node-flags') !== undefined ? opt('node-flags').split(/\s+/).filter(Boolean) : productionFlags();
+// The production command's flags and environment (docker/Dockerfile's CMD and ENV).
+const nodeFlags = opt('node-flags') !== undefined ? opt('node-flags').split(/\s+/).filter(Boolean) : imageFlags();
 
 const reachable = (port) =>
   new Promise((resolve) => {
@@ -124,6 +119,7 @@ const password = 'footprint-admin-password';
 const base = `http://127.0.0.1:${8080 + portOffset}`;
 const env = {
   ...process.env,
+  ...imageEnv(),
   NODE_ENV: 'production',
   SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
   REDIS_URL: redisUrl,

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { generateKeyPairSync } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
+import { imageEnv } from '../build/image-runtime.mjs';
 import { createSupervisor } from './supervisor.mjs';
 
 const root = path.resolve(import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname), '../..');
@@ -57,6 +58,8 @@ log('applying migrations');
 for (const app of apps) if (existsSync(`apps/${app}/prisma/schema.prisma`)) run(process.execPath, ['tools/prisma/migrate.mjs', '--app', app]);
 
 const baseEnv = {
+  // The image's allocator settings (docker/Dockerfile's MALLOC_* variables), not its NODE_ENV.
+  ...Object.fromEntries(Object.entries(imageEnv()).filter(([k]) => k.startsWith('MALLOC_'))),
   ...process.env,
   PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL || `http://127.0.0.1:${process.env.GATEWAY_PORT || 8080}`,
   // The local platform may fetch files from this machine (e.g. a cost CSV on localhost).

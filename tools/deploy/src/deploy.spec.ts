@@ -124,6 +124,9 @@ describe('deployment files', () => {
     expect(d).toMatch(/npm ci --omit=dev/);
     expect(final).not.toMatch(/npm ci(?! --omit)/);
     expect(d).toMatch(/^ARG APP$/m);
+    // A fixed mmap threshold: argon2's 19 MiB blocks go back to the system when freed (footprint and
+    // the dev start read it from here, tools/build/image-runtime.mjs).
+    expect(final).toMatch(/^ENV MALLOC_MMAP_THRESHOLD_=131072$/m);
   });
 
   it('nginx accepts the generated gateway config', () => {
