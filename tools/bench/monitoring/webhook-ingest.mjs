@@ -5,13 +5,15 @@
 // from accepted to stored. Loopback only, bounded in time.
 //   node tools/build/build-app.mjs monitoring && node tools/bench/monitoring/webhook-ingest.mjs
 //   (BENCH_SECONDS=20, BENCH_CONCURRENCY=32, BENCH_KEYS=1000 distinct alerts, LOG_LEVEL=info,
-//    BENCH_DIST=<another build dir>, BENCH_NODE_ARGS=<node flags for the app and the worker>)
+//    BENCH_DIST=<another build dir>, BENCH_NODE_ARGS=<node flags for the app and the worker>,
+//    BENCH_CLIENT=raw (default: pre-built requests on raw keep-alive sockets, lib/load.mjs loadRaw) or node
+//    (node:http's client, which spends 2-3x the CPU per request on the two cores the platform uses too))
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import pg from 'pg';
 import Redis from 'ioredis';
-import { load } from '../lib/load.mjs';
+import { load, loadRaw } from '../lib/load.mjs';
 import { record } from '../lib/report.mjs';
 import { cpuSeconds, freshDatabase, root, signingKeys, waitReady } from '../lib/setup.mjs';
 
@@ -113,13 +115,15 @@ const selfCpu = () => {
 };
 const cpu = async (pids) => ({ app: procCpu(children[0].pid), worker: procCpu(children[1].pid), redis: await redisCpu(), postgres: pgCpu(pids), load: selfCpu() });
 
-const w = await load({ url, body: alert, concurrency, durationMs: 2000 }); // warm-up (also stored)
+const client = process.env.BENCH_CLIENT || 'raw';
+const drive = client === 'node' ? load : (o) => loadRaw({ ...o, variants: keys });
+const w = await drive({ url, body: alert, concurrency, durationMs: 2000 }); // warm-up (also stored)
 for (let i = 0; i < 300 && (await stored()) < w.requests - w.errors; i++) await new Promise((res) => setTimeout(res, 100));
 const warm = await stored();
 const pids = await pgBackends(); // the app's and the worker's pools are open by now
 const cpu0 = await cpu(pids);
 const t0 = Date.now();
-const r = await load({ url, body: alert, concurrency, durationMs: seconds * 1000 });
+const r = await drive({ url, body: alert, concurrency, durationMs: seconds * 1000 });
 const acceptedEnd = Date.now();
 const storedAtEnd = (await stored()) - warm;
 const accepted = r.requests - r.errors;
@@ -135,7 +139,7 @@ redisInfo.disconnect();
 const events = Number((await db.query('SELECT count(*) FROM event')).rows[0].count);
 const alerts = Number((await db.query('SELECT count(*) FROM alert')).rows[0].count);
 
-console.log(`webhook ingestion (Alertmanager payloads, ${keys} distinct alerts), concurrency ${concurrency}, ${seconds} s`);
+console.log(`webhook ingestion (Alertmanager payloads, ${keys} distinct alerts), concurrency ${concurrency}, ${seconds} s, ${client} client`);
 console.log(`accepting request  ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  (${r.requests} requests, ${r.errors} errors)`);
 console.log(`stored during load ${(storedAtEnd / ((acceptedEnd - t0) / 1000)).toFixed(0).padStart(6)} events/s  (${storedAtEnd} of ${accepted} by the end of the load)`);
 console.log(`end to end         ${(done / ((t1 - t0) / 1000)).toFixed(0).padStart(6)} events/s  (${done} accepted → stored in ${((t1 - t0) / 1000).toFixed(1)} s; backlog drained ${((t1 - acceptedEnd) / 1000).toFixed(1)} s after the load)`);
