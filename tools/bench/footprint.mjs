@@ -119,8 +119,7 @@ const password = 'footprint-admin-password';
 const base = `http://127.0.0.1:${8080 + portOffset}`;
 const env = {
   ...process.env,
-  ...imageEnv(),
-  NODE_ENV: 'production',
+  ...imageEnv(), // NODE_ENV=production among them
   SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
   REDIS_URL: redisUrl,
   PUBLIC_BASE_URL: base,

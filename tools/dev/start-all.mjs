@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { generateKeyPairSync } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
-import { imageEnv } from '../build/image-runtime.mjs';
+import { imageEnv, imageFlags } from '../build/image-runtime.mjs';
 import { createSupervisor } from './supervisor.mjs';
 
 const root = path.resolve(import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname), '../..');
@@ -67,7 +67,7 @@ const baseEnv = {
   ...(process.env.JWT_PUBLIC_KEY ? {} : { JWT_PUBLIC_KEY_FILE: pubFile, JWT_PRIVATE_KEY_FILE: privFile }),
 };
 const supervisor = createSupervisor();
-const start = (label, file, env) => supervisor.add(label, process.execPath, ['--enable-source-maps', file], { env: { ...baseEnv, ...env } });
+const start = (label, file, env) => supervisor.add(label, process.execPath, [...imageFlags(), file], { env: { ...baseEnv, ...env } });
 for (const app of apps) {
   const env = { PORT: String(modules[app].port), ...(modules[app].nodeOptions && { NODE_OPTIONS: modules[app].nodeOptions }) };
   start(app, `dist/apps/${app}/main.js`, env);

@@ -258,6 +258,13 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
     }
   };
 
+  /** A request's exchange, made as it arrives and kept on its answer (where the error handler finds it). */
+  const openExchange = (req: IncomingMessage, res: ServerResponse) => {
+    const ex = new Exchange(requestIdOf(req), logger, performance.now());
+    (res as WithExchange)[EXCHANGE] = ex;
+    return ex;
+  };
+
   /** Every failure's answer: its envelope, logged when it is the platform's fault. */
   const sendError = (req: IncomingMessage, res: ServerResponse, ex: Exchange, err: unknown) => {
     let apiError = toApiError(err);
@@ -284,11 +291,20 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
     if (!res.headersSent) sendJson(res, apiError.status, apiError.toEnvelope(), ex.requestId);
   };
 
+  /** sendError, for a request whose socket may be gone: an answer that cannot be written ends it. */
+  const answerError = (req: IncomingMessage, res: ServerResponse, ex: Exchange, err: unknown) => {
+    try {
+      sendError(req, res, ex, err);
+    } catch {
+      // the answer could not be written (the socket is gone): nothing to tell anyone
+      if (!res.headersSent) res.destroy();
+    }
+  };
+
   // Every request that Express routes (all but the operations, see the dispatch below): its exchange,
   // request id and one log line.
   app.use((req, res, next) => {
-    const ex = new Exchange(requestIdOf(req), logger, performance.now());
-    (res as WithExchange)[EXCHANGE] = ex;
+    const ex = openExchange(req, res);
     req.requestId = ex.requestId;
     Object.defineProperty(req, 'log', {
       configurable: true,
@@ -373,18 +389,12 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
    * as a 200 (`{}` for none) or its throw as the envelope, then the request line and metrics.
    */
   const answerAhead = async (label: string, path: string, req: IncomingMessage, res: ServerResponse, work: (ex: Exchange) => Promise<unknown>) => {
-    const ex = new Exchange(requestIdOf(req), logger, performance.now());
-    (res as WithExchange)[EXCHANGE] = ex;
+    const ex = openExchange(req, res);
     ex.operation = label;
     try {
       sendJson(res, 200, await work(ex), ex.requestId);
     } catch (e) {
-      try {
-        sendError(req, res, ex, e);
-      } catch {
-        // the answer could not be written (the socket is gone): nothing to tell anyone
-        if (!res.headersSent) res.destroy();
-      }
+      answerError(req, res, ex, e);
     }
     finish(ex, req.method, path, res.statusCode);
   };
@@ -455,12 +465,7 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
 
   app.use((req, _res, next) => next(errors.pathNotFound(req.path)));
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    try {
-      sendError(req, res, exchangeOf(res)!, err);
-    } catch {
-      // the answer could not be written (the socket is gone): nothing to tell anyone
-      if (!res.headersSent) res.destroy();
-    }
+    answerError(req, res, exchangeOf(res)!, err);
   });
   return app;
 }

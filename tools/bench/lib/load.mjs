@@ -3,9 +3,15 @@
 import http from 'node:http';
 import net from 'node:net';
 
-export async function load({ url, body, headers = {}, concurrency = 32, durationMs = 10_000 }) {
+/** The target as a URL, refused unless it is this machine. */
+function loopbackUrl(url) {
   const u = new URL(url);
   if (!['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname)) throw new Error('benchmarks only target this machine');
+  return u;
+}
+
+export async function load({ url, body, headers = {}, concurrency = 32, durationMs = 10_000 }) {
+  const u = loopbackUrl(url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const latencies = [];
   let errors = 0;
@@ -62,8 +68,7 @@ export function summarize(runs) {
  * to find their status and end (Content-Length; a closed connection is reopened).
  */
 export async function loadRaw({ url, body, headers = {}, concurrency = 32, durationMs = 10_000, variants = 1000 }) {
-  const u = new URL(url);
-  if (!['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname)) throw new Error('benchmarks only target this machine');
+  const u = loopbackUrl(url);
   const requests = Array.from({ length: variants }, (_, i) => {
     const payload = Buffer.from(JSON.stringify(body(i)));
     const head = [`POST ${u.pathname}${u.search} HTTP/1.1`, `Host: ${u.host}`, 'Connection: keep-alive', 'Content-Type: application/json', `Content-Length: ${payload.length}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
