@@ -3,7 +3,8 @@ import { warnIfDevelopmentKey } from '@platform/secrets';
 import { createPool, createPrisma, migrateApp } from '@platform/db';
 import { runMain, serve } from '@platform/http';
 import { createRedis } from '@platform/queue';
-import { TokenSigner, TokenVerifier, privateKeyFromEnv, publicKeyFromEnv } from '@platform/auth';
+import { TokenSigner, privateKeyFromEnv } from '@platform/auth';
+import { platformVerifier } from '@platform/directory';
 import { PrismaClient } from './generated/prisma/client';
 import { createApp } from './app';
 import { bootstrap, bootstrapNeeded } from './bootstrap/bootstrap';
@@ -30,10 +31,10 @@ async function main() {
     redis,
     redisPrefix: '',
     signer: new TokenSigner(privateKeyFromEnv()),
-    verifier: new TokenVerifier(publicKeyFromEnv()),
+    verifier: platformVerifier(redis, logger),
   };
 
-  if (await bootstrapNeeded(pool, config.bootstrap)) await bootstrap(prisma, config.bootstrap, logger);
+  if (await bootstrapNeeded(pool, config.bootstrap)) await bootstrap({ prisma, pool }, config.bootstrap, logger);
   const directory = new DirectorySync(deps);
   // The directory lives in Redis: publish everything at start and again whenever Redis comes back. A
   // publish that fails (Postgres down as well) is tried again, 1 s doubling to 30 s, until one succeeds.

@@ -1,10 +1,13 @@
 import { createLogger } from '@platform/core';
 import { createPrisma } from '@platform/db';
-import { createTempDatabase, createTestRedis, testSigner, testVerifier, type TempDatabase } from '@platform/testing';
+import { createPublicKey } from 'node:crypto';
+import { TokenVerifier } from '@platform/auth';
+import { AccessRevocations } from '@platform/directory';
+import { createTempDatabase, createTestRedis, testKeys, testSigner, type TempDatabase } from '@platform/testing';
 import { PrismaClient } from './generated/prisma/client';
 import { createApp } from './app';
 import { AdminService } from './admin/service';
-import { DirectorySync } from './directory/sync';
+import { Effects } from './directory/effects';
 import { loadConfig, type IdentityConfig } from './config';
 import type { IdentityDeps } from './deps';
 
@@ -14,6 +17,10 @@ export async function createTestIdentity(overrides: Partial<IdentityConfig> = {}
   const r = createTestRedis('identity');
   const prisma = createPrisma(PrismaClient, db.pool);
   const config = { ...loadConfig(), ...overrides };
+  // As in production: access tokens that identity revokes stop working in this app at once.
+  const revocations = new AccessRevocations(r.redis, { prefix: r.prefix });
+  await revocations.start();
+  const verifier = new TokenVerifier(createPublicKey(testKeys.publicPem)).useRevocations(revocations);
   const deps: IdentityDeps = {
     config,
     logger: createLogger('identity', 'silent'),
@@ -22,11 +29,11 @@ export async function createTestIdentity(overrides: Partial<IdentityConfig> = {}
     redis: r.redis,
     redisPrefix: r.prefix,
     signer: testSigner,
-    verifier: testVerifier,
+    verifier,
   };
   const app = createApp(deps);
   // Like the admin CLI, project changes made through this admin republish the directory.
-  const admin = new AdminService(prisma, undefined, new DirectorySync(deps));
+  const admin = new AdminService(deps, undefined, new Effects(deps));
   return {
     app,
     deps,
@@ -34,7 +41,9 @@ export async function createTestIdentity(overrides: Partial<IdentityConfig> = {}
     prisma,
     databaseUrl: db.url,
     redisUrl: r.url,
+    revocations,
     async close() {
+      revocations.stop();
       await prisma.$disconnect().catch(() => {});
       await r.cleanup();
       await db.drop();

@@ -1,9 +1,8 @@
 import { createLogger } from '@platform/core';
 import { createPool, createPrisma, migrateApp } from '@platform/db';
-import { DirectoryClient } from '@platform/directory';
+import { DirectoryClient, platformVerifier } from '@platform/directory';
 import { runMain, serve } from '@platform/http';
 import { createRedis } from '@platform/queue';
-import { TokenVerifier, publicKeyFromEnv } from '@platform/auth';
 import { PrismaClient } from './generated/prisma/client';
 import { createApp } from './app';
 import { loadConfig } from './config';
@@ -20,7 +19,7 @@ async function main() {
   const redis = createRedis(config.redisUrl, { maxRetriesPerRequest: 3, logger });
 
   serve(
-    createApp({ config, logger, pool, prisma, redis, directory: new DirectoryClient(redis), verifier: new TokenVerifier(publicKeyFromEnv()) }),
+    createApp({ config, logger, pool, prisma, redis, directory: new DirectoryClient(redis), verifier: platformVerifier(redis, logger) }),
     {
       port: config.port,
       logger,

@@ -1,7 +1,7 @@
 import { createLogger } from '@platform/core';
 import { createPool, createPrisma, migrateApp } from '@platform/db';
 import { runMain, serve } from '@platform/http';
-import { TokenVerifier, publicKeyFromEnv } from '@platform/auth';
+import { platformVerifier } from '@platform/directory';
 import { PrismaClient } from './generated/prisma/client';
 import { createApp } from './app';
 import { loadConfig } from './config';
@@ -19,7 +19,7 @@ async function main() {
   const redis = createDirectoryRedis(config.redisUrl, logger);
   const { queue, connection, ready } = createDeliveryQueue(config.redisUrl, config.ingest.queue, config.ingest.queuePrefix, logger);
 
-  serve(createApp({ config, logger, pool, prisma, redis, redisPrefix: '', verifier: new TokenVerifier(publicKeyFromEnv()), queue, queueReady: ready }), {
+  serve(createApp({ config, logger, pool, prisma, redis, redisPrefix: '', verifier: platformVerifier(redis, logger), queue, queueReady: ready }), {
     port: config.port,
     logger,
     service: 'monitoring',

@@ -1,9 +1,8 @@
 import { createLogger } from '@platform/core';
 import { createPool, createPrisma, migrateApp } from '@platform/db';
-import { DirectoryClient } from '@platform/directory';
+import { DirectoryClient, platformVerifier } from '@platform/directory';
 import { runMain, serve } from '@platform/http';
 import { createRedis } from '@platform/queue';
-import { TokenVerifier, publicKeyFromEnv } from '@platform/auth';
 import { PrismaClient } from './generated/prisma/client';
 import { createApp } from './app';
 import { loadConfig } from './config';
@@ -26,7 +25,7 @@ async function main() {
     pool,
     prisma,
     redis,
-    verifier: new TokenVerifier(publicKeyFromEnv()),
+    verifier: platformVerifier(redis, logger),
     directory: new DirectoryClient(redis),
   };
 

@@ -1,7 +1,9 @@
 import { createLogger } from '@platform/core';
 import { createPool, createPrisma, migrateApp } from '@platform/db';
 import { runMain, serve } from '@platform/http';
-import { TokenVerifier, publicKeyFromEnv } from '@platform/auth';
+import { defaultRedisUrl, env } from '@platform/core';
+import { platformVerifier } from '@platform/directory';
+import { createRedis } from '@platform/queue';
 import { PrismaClient } from './generated/prisma/client';
 import { createApp } from './app';
 import { loadConfig } from './config';
@@ -18,7 +20,9 @@ async function main() {
   // its duration (and /readyz 503), never takes the process down.
   const pool = createPool(config.databaseUrl, { logger });
   const prisma = createPrisma(PrismaClient, pool);
-  const deps: RepositoryDeps = { config, logger, pool, prisma, verifier: new TokenVerifier(publicKeyFromEnv()) };
+  // Redis only for identity's access revocations (libs/directory): tokens of disabled users stop here too.
+  const redis = createRedis(env('REDIS_URL', defaultRedisUrl()), { maxRetriesPerRequest: 3, logger });
+  const deps: RepositoryDeps = { config, logger, pool, prisma, verifier: platformVerifier(redis, logger) };
   const schemas = new SchemaService(deps);
   const scheduler = new SchemaSyncScheduler(deps, schemas);
   scheduler.start();
@@ -31,6 +35,7 @@ async function main() {
       await scheduler.stop();
       await prisma.$disconnect().catch(() => {});
       await pool.end().catch(() => {});
+      redis.disconnect();
     },
   });
 }

@@ -1,7 +1,9 @@
 import { createLogger } from '@platform/core';
 import { createPool, createPrisma, migrateApp } from '@platform/db';
 import { runMain, serve } from '@platform/http';
-import { TokenVerifier, publicKeyFromEnv } from '@platform/auth';
+import { defaultRedisUrl, env } from '@platform/core';
+import { platformVerifier } from '@platform/directory';
+import { createRedis } from '@platform/queue';
 import { PrismaClient } from './generated/prisma/client';
 import { createApp } from './app';
 import { loadConfig } from './config';
@@ -19,12 +21,14 @@ async function main() {
   // its duration (and /readyz 503), never takes the process down.
   const pool = createPool(config.databaseUrl, { logger });
   const prisma = createPrisma(PrismaClient, pool);
+  // Redis only for identity's access revocations (libs/directory): tokens of disabled users stop here too.
+  const redis = createRedis(env('REDIS_URL', defaultRedisUrl()), { maxRetriesPerRequest: 3, logger });
   const deps: StatisticsDeps = {
     config,
     logger,
     pool,
     prisma,
-    verifier: new TokenVerifier(publicKeyFromEnv()),
+    verifier: platformVerifier(redis, logger),
     plugins: builtinPlugins(),
     secrets: new SecretBox(config.secretKeys),
   };
@@ -36,6 +40,7 @@ async function main() {
     onShutdown: async () => {
       await prisma.$disconnect().catch(() => {});
       await pool.end().catch(() => {});
+      redis.disconnect();
     },
   });
 }

@@ -51,13 +51,25 @@ export function generateSigningKeys(): { privateKey: KeyObject; publicKey: KeyOb
   };
 }
 
+/**
+ * Who decides that a verified access token no longer counts (a disabled or deleted user, a role that
+ * changed, a disabled or deleted workspace): `@platform/directory`'s AccessRevocations, kept current
+ * by identity through Redis. Asked on every request, so it must answer from memory.
+ */
+export interface RevocationCheck {
+  revoked(token: { domainId: string; userId: string; workspaceId: string; issuedAtMs: number }): boolean;
+}
+
 /** Signs tokens (identity only). */
 export class TokenSigner {
   constructor(private readonly privateKey: KeyObject) {}
 
   async sign(claims: TokenClaims, ttlSeconds: number): Promise<string> {
-    const now = Math.floor(Date.now() / 1000);
-    return new SignJWT({ ...claims })
+    const nowMs = Date.now();
+    const now = Math.floor(nowMs / 1000);
+    // iat_ms: the issue time to the millisecond, so a revocation and a token issued in the same second
+    // are told apart (a token granted right after a role change must work).
+    return new SignJWT({ ...claims, iat_ms: nowMs })
       .setProtectedHeader({ alg: ALG, typ: 'JWT' })
       .setIssuer(TOKEN_ISSUER)
       .setAudience(TOKEN_AUDIENCE)
@@ -75,22 +87,35 @@ export class TokenVerifier {
    * Access tokens already verified, until they expire: a client sends the same token many times, and
    * the signature check is the costliest step of a request. Bounded; the oldest entries go first.
    */
-  private readonly verified = new Map<string, { ctx: AuthContext; expMs: number }>();
+  private readonly verified = new Map<string, { ctx: AuthContext; expMs: number; issuedAtMs: number }>();
+  private revocations?: RevocationCheck;
 
   constructor(
     private readonly publicKey: KeyObject,
     private readonly cacheSize = 10_000,
   ) {}
 
+  /** From now on an access token that `check` says is revoked is refused, cached or not. */
+  useRevocations(check: RevocationCheck): this {
+    this.revocations = check;
+    return this;
+  }
+
+  private refuseRevoked(ctx: AuthContext, issuedAtMs: number) {
+    if (this.revocations?.revoked({ domainId: ctx.domainId, userId: ctx.userId, workspaceId: ctx.workspaceId, issuedAtMs })) {
+      throw errors.authenticateFailure('Token is revoked.');
+    }
+  }
+
   /** Any valid token of the platform, with its claims; throws ERROR_AUTHENTICATE_FAILURE otherwise. */
-  async verify(token: string): Promise<TokenClaims & { exp: number; jti: string }> {
+  async verify(token: string): Promise<TokenClaims & { exp: number; jti: string; iat?: number; iat_ms?: number }> {
     try {
       const { payload } = await jwtVerify(token, this.publicKey, {
         issuer: TOKEN_ISSUER,
         audience: TOKEN_AUDIENCE,
         algorithms: [ALG],
       });
-      const c = payload as unknown as TokenClaims & { exp: number; jti: string };
+      const c = payload as unknown as TokenClaims & { exp: number; jti: string; iat?: number; iat_ms?: number };
       if (
         (c.token_type !== 'ACCESS_TOKEN' && c.token_type !== 'REFRESH_TOKEN') ||
         typeof c.domain_id !== 'string' ||
@@ -113,7 +138,10 @@ export class TokenVerifier {
   async authenticate(token: string): Promise<AuthContext> {
     const hit = this.verified.get(token);
     if (hit) {
-      if (hit.expMs > Date.now()) return hit.ctx;
+      if (hit.expMs > Date.now()) {
+        this.refuseRevoked(hit.ctx, hit.issuedAtMs);
+        return hit.ctx;
+      }
       this.verified.delete(token);
     }
     const c = await this.verify(token);
@@ -128,8 +156,12 @@ export class TokenVerifier {
       permissions: c.permissions,
       userType: c.user_type ?? 'USER',
     };
+    // Tokens from before iat_ms existed count from the start of their second (a revocation in that
+    // second refuses them: the safe side).
+    const issuedAtMs = typeof c.iat_ms === 'number' && Number.isFinite(c.iat_ms) ? c.iat_ms : (c.iat ?? 0) * 1000;
+    this.refuseRevoked(ctx, issuedAtMs);
     if (this.verified.size >= this.cacheSize) this.verified.delete(this.verified.keys().next().value!);
-    this.verified.set(token, { ctx, expMs: c.exp * 1000 });
+    this.verified.set(token, { ctx, expMs: c.exp * 1000, issuedAtMs });
     return ctx;
   }
 }

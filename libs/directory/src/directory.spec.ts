@@ -27,7 +27,7 @@ describe('directory', () => {
     });
     expect(await client.getWorkspace('d1', 'w1')).toEqual({ workspace_id: 'w1', name: 'Production' });
     expect(await client.getWorkspace('d1', 'w2')).toBeUndefined();
-    expect(await client.getProject('d1', 'p2')).toEqual({ project_id: 'p2', workspace_id: 'w1', project_group_id: 'pg-c', name: 'two', users: [] });
+    expect(await client.getProject('d1', 'p2')).toEqual({ project_id: 'p2', workspace_id: 'w1', project_group_id: 'pg-c', name: 'two', users: [], project_type: 'PRIVATE' });
     expect(await client.getProject('d2', 'p2')).toBeUndefined();
     expect((await client.projectsInGroup('d1', 'pg-a')).sort()).toEqual(['p1', 'p2']);
     expect(await client.projectsInGroup('d1', 'pg-b')).toEqual(['p2']);
@@ -76,6 +76,21 @@ describe('directory', () => {
     expect(sorted(await client.memberProjects('dm', 'w1', 'u-m'))).toEqual(['P-g2']);
   });
 
+  it('shows a PUBLIC project to every member of its workspace, and to no one elsewhere', async () => {
+    const pub = new DirectoryPublisher(r.redis, r.prefix);
+    const client = new DirectoryClient(r.redis, r.prefix);
+    const t = tree();
+    t.projects.push({ project_id: 'P-pub', workspace_id: 'w1', project_group_id: '', name: 'pub', users: [], project_type: 'PUBLIC' });
+    await pub.publish('dpub', t);
+    expect(sorted(await client.memberProjects('dpub', 'w1', 'nobody'))).toEqual(['P-pub']);
+    expect(sorted(await client.memberProjects('dpub', 'w1', 'u-p'))).toEqual(['P-own', 'P-pub']);
+    expect(sorted(await client.memberProjects('dpub', 'w2', 'nobody'))).toEqual([]);
+    // An entry of layout 2 (no type) is PRIVATE.
+    await r.redis.hset(`${r.prefix}dir:{dpub}`, 'p:P-pub', JSON.stringify(['w1', '', 'pub', []]));
+    await r.redis.incr(`${r.prefix}dir:{dpub}:v`);
+    expect(sorted(await client.memberProjects('dpub', 'w1', 'nobody'))).toEqual([]);
+  });
+
   it('re-reads only when a new version is published, and then sees a removal and a group move', async () => {
     const pub = new DirectoryPublisher(r.redis, r.prefix);
     const client = new DirectoryClient(r.redis, r.prefix);
@@ -98,13 +113,13 @@ describe('directory', () => {
     const client = new DirectoryClient(r.redis, r.prefix);
     await r.redis.hset(`${r.prefix}dir:{old}`, '_', '1', 'p:p1', JSON.stringify(['w1', 'G', 'one']), 'g:G', JSON.stringify(['w1', '']));
     await r.redis.incr(`${r.prefix}dir:{old}:v`);
-    expect(await client.getProject('old', 'p1')).toEqual({ project_id: 'p1', workspace_id: 'w1', project_group_id: 'G', name: 'one', users: [] });
+    expect(await client.getProject('old', 'p1')).toEqual({ project_id: 'p1', workspace_id: 'w1', project_group_id: 'G', name: 'one', users: [], project_type: 'PRIVATE' });
     expect(await client.getGroup('old', 'G')).toEqual({ project_group_id: 'G', workspace_id: 'w1', parent_group_id: '', users: [] });
     expect(sorted(await client.memberProjects('old', 'w1', 'u'))).toEqual([]);
 
     await new DirectoryPublisher(r.redis, r.prefix).publish('new', tree());
     const raw = await r.redis.hgetall(`${r.prefix}dir:{new}`);
-    expect(raw._).toBe('2');
+    expect(raw._).toBe('3');
     // What a layout-1 reader destructures is where it was.
     const [ws, group, name] = JSON.parse(raw['p:P-own']) as string[];
     expect([ws, group, name]).toEqual(['w1', 'X', 'own']);

@@ -9,12 +9,13 @@ import type Redis from 'ioredis';
  * a Redis restart loses nothing for long.
  *
  * Layout (one hash per domain, `dir:{<domain>}`, and a version counter `dir:{<domain>}:v`):
- * - `_`: the layout: `1` (no users), `2` (users appended);
- * - `p:<project_id>`: JSON `[workspace_id, project_group_id, name, users?]`;
+ * - `_`: the layout: `1` (no users), `2` (users appended), `3` (project type appended);
+ * - `p:<project_id>`: JSON `[workspace_id, project_group_id, name, users?, project_type?]`;
  * - `g:<project_group_id>`: JSON `[workspace_id, parent_group_id, users?]`;
  * - `w:<workspace_id>`: JSON `[name]`.
- * Layout 2 only appends an element, so a reader of layout 1 reads it unchanged, and a layout-1 entry
- * reads as "no users" (a member then sees no project until identity republishes: fail closed).
+ * Layouts 2 and 3 only append an element, so an older reader reads a newer entry unchanged, and an
+ * older entry reads as "no users" / PRIVATE (a member then sees less until identity republishes: fail
+ * closed; a reader of layout 2 does not show PUBLIC projects to members, never more than it should).
  */
 export interface DirectoryProject {
   project_id: string;
@@ -23,6 +24,8 @@ export interface DirectoryProject {
   name: string;
   /** The project's own users (identity `project add-users`); absent in layout 1. */
   users?: string[];
+  /** PRIVATE (its users and its groups' users see it) or PUBLIC (every member of its workspace does). */
+  project_type?: string;
 }
 export interface DirectoryGroup {
   project_group_id: string;
@@ -41,7 +44,7 @@ export interface DomainDirectory {
   workspaces?: DirectoryWorkspace[];
 }
 
-const LAYOUT = '2';
+const LAYOUT = '3';
 const key = (prefix: string, domainId: string) => `${prefix}dir:{${domainId}}`;
 const versionKey = (prefix: string, domainId: string) => `${prefix}dir:{${domainId}}:v`;
 
@@ -53,7 +56,9 @@ export class DirectoryPublisher {
 
   async publish(domainId: string, dir: DomainDirectory): Promise<void> {
     const fields: string[] = ['_', LAYOUT];
-    for (const p of dir.projects) fields.push(`p:${p.project_id}`, JSON.stringify([p.workspace_id, p.project_group_id, p.name, p.users ?? []]));
+    for (const p of dir.projects) {
+      fields.push(`p:${p.project_id}`, JSON.stringify([p.workspace_id, p.project_group_id, p.name, p.users ?? [], p.project_type ?? 'PRIVATE']));
+    }
     for (const g of dir.groups) fields.push(`g:${g.project_group_id}`, JSON.stringify([g.workspace_id, g.parent_group_id, g.users ?? []]));
     for (const w of dir.workspaces ?? []) fields.push(`w:${w.workspace_id}`, JSON.stringify([w.name]));
     await this.redis
@@ -97,9 +102,10 @@ export class DirectoryClient {
     const entry: Cached = { version, projects: new Map(), children: new Map(), groups: new Map(), workspaces: new Map(), members: new Map() };
     for (const [field, value] of Object.entries(raw)) {
       if (field.startsWith('p:')) {
-        const [workspace_id, project_group_id, name, users] = JSON.parse(value) as [string, string, string, unknown];
+        const [workspace_id, project_group_id, name, users, type] = JSON.parse(value) as [string, string, string, unknown, unknown];
         const project_id = field.slice(2);
-        entry.projects.set(project_id, { project_id, workspace_id, project_group_id, name, users: strings(users) });
+        const project_type = type === 'PUBLIC' ? 'PUBLIC' : 'PRIVATE';
+        entry.projects.set(project_id, { project_id, workspace_id, project_group_id, name, users: strings(users), project_type });
       } else if (field.startsWith('w:')) {
         const [name] = JSON.parse(value) as string[];
         entry.workspaces.set(field.slice(2), { workspace_id: field.slice(2), name });
@@ -134,9 +140,9 @@ export class DirectoryClient {
   }
 
   /**
-   * The projects of a workspace a member may see (upstream's `user_projects`): the projects whose
-   * users include them, and every project of a group whose users include them or of any descendant
-   * of such a group. Computed once per published version and user.
+   * The projects of a workspace a member may see (upstream's `user_projects`): its PUBLIC projects,
+   * the projects whose users include them, and every project of a group whose users include them or
+   * of any descendant of such a group. Computed once per published version and user.
    */
   async memberProjects(domainId: string, workspaceId: string, userId: string): Promise<ReadonlySet<string>> {
     const d = await this.load(domainId);
@@ -148,7 +154,7 @@ export class DirectoryClient {
     const out = new Set<string>();
     for (const p of d.projects.values()) {
       if (p.workspace_id !== workspaceId) continue;
-      if (p.users?.includes(userId) || (p.project_group_id && groups.has(p.project_group_id))) out.add(p.project_id);
+      if (p.project_type === 'PUBLIC' || p.users?.includes(userId) || (p.project_group_id && groups.has(p.project_group_id))) out.add(p.project_id);
     }
     if (d.members.size >= MEMBER_MEMO_LIMIT) d.members.clear();
     d.members.set(memo, out);
@@ -170,3 +176,4 @@ function subtree(d: Cached, roots: string[]): Set<string> {
 }
 
 export * from './project-scope';
+export * from './revocations';

@@ -6,7 +6,7 @@ import { isApiError } from '@platform/errors';
 import type { RoleType } from '@platform/auth';
 import { PrismaClient } from '../generated/prisma/client';
 import { loadConfig } from '../config';
-import { DirectorySync } from '../directory/sync';
+import { Effects } from '../directory/effects';
 import { sealMfaSecrets } from '../mfa/secret';
 import { AdminService } from './service';
 
@@ -52,15 +52,15 @@ async function main() {
   const config = loadConfig();
   const pool = createPool(config.databaseUrl, { max: 2 });
   const prisma = createPrisma(PrismaClient, pool);
-  // Project changes republish the project directory before the command answers, so every module
-  // applies them to its next request.
+  // Project and workspace changes republish the project directory before the command answers, so
+  // every module applies them to its next request.
   const redis =
-    noun === 'project' ? attachErrorLogging(new Redis(config.redisUrl, { maxRetriesPerRequest: 2 }), createLogger('admin', 'warn'), 'redis') : undefined;
+    noun === 'project' || noun === 'workspace' ? attachErrorLogging(new Redis(config.redisUrl, { maxRetriesPerRequest: 2 }), createLogger('admin', 'warn'), 'redis') : undefined;
   // DIRECTORY_PREFIX: the prefix of the directory's Redis keys ("" as identity's server writes them;
   // cost-analysis reads the same variable).
   const directoryPrefix = process.env.DIRECTORY_PREFIX ?? '';
-  const directory = redis ? new DirectorySync({ prisma, redis, redisPrefix: directoryPrefix, logger: createLogger('admin', 'silent') }) : undefined;
-  const admin = new AdminService(prisma, config.secretKeys, directory);
+  const effects = redis ? new Effects({ prisma, redis, redisPrefix: directoryPrefix, logger: createLogger('admin', 'silent') }) : undefined;
+  const admin = new AdminService({ prisma, pool }, config.secretKeys, effects);
   try {
     let out: unknown;
     const cmd = `${noun} ${verb}`;

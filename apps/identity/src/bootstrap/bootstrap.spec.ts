@@ -15,7 +15,7 @@ describe('identity bootstrap and admin records', () => {
   it('creates the domain, workspace and admin once, printing a generated password once', async () => {
     const printed: string[] = [];
     expect(await bootstrapNeeded(t.deps.pool, config)).toBe(true);
-    await bootstrap(t.prisma, config, logger, (s) => printed.push(s));
+    await bootstrap(t.deps, config, logger, (s) => printed.push(s));
     expect(await bootstrapNeeded(t.deps.pool, config)).toBe(false);
     expect(printed).toHaveLength(1);
     const password = /password=(\S+)/.exec(printed[0])![1];
@@ -23,7 +23,7 @@ describe('identity bootstrap and admin records', () => {
     expect(bindings.map((b) => b.role_type)).toEqual(['DOMAIN_ADMIN']);
 
     // A restart changes nothing: no new password, the old one still works.
-    await bootstrap(t.prisma, { ...config, password: 'another-password' }, logger, (s) => printed.push(s));
+    await bootstrap(t.deps, { ...config, password: 'another-password' }, logger, (s) => printed.push(s));
     expect(printed).toHaveLength(1);
     const res = await request(t.app).post('/identity/v2/token/issue').send({ credentials: { user_id: 'admin', password }, domain_id: 'domain-local' });
     expect(res.status).toBe(200);
@@ -35,7 +35,7 @@ describe('identity bootstrap and admin records', () => {
     // Any one record missing is something to create.
     expect(await bootstrapNeeded(t.deps.pool, { domainId: 'domain-local', workspaceId: 'workspace-local', userId: 'root' })).toBe(true);
     expect(await bootstrapNeeded(t.deps.pool, { domainId: 'domain-local', workspaceId: 'w', userId: 'admin' })).toBe(true);
-    await bootstrap(t.prisma, { domainId: 'd-boot', workspaceId: 'w', userId: 'root', password: 'chosen-password' }, logger, (s) => printed.push(s));
+    await bootstrap(t.deps, { domainId: 'd-boot', workspaceId: 'w', userId: 'root', password: 'chosen-password' }, logger, (s) => printed.push(s));
     expect(printed).toEqual([]);
     const res = await request(t.app).post('/identity/v2/token/issue').send({ credentials: { user_id: 'root', password: 'chosen-password' }, domain_id: 'd-boot' });
     expect(res.status).toBe(200);

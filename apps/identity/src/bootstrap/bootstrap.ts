@@ -9,8 +9,9 @@ import type { IdentityConfig } from '../config';
  * it is (a restart changes nothing). When BOOTSTRAP_PASSWORD is unset, a generated password is printed
  * once, when the user is first created.
  */
-export async function bootstrap(prisma: PrismaClient, config: IdentityConfig['bootstrap'], logger: Logger, print: (s: string) => unknown = (s) => process.stdout.write(s)) {
-  const admin = new AdminService(prisma);
+export async function bootstrap(db: { prisma: PrismaClient; pool: Pool }, config: IdentityConfig['bootstrap'], logger: Logger, print: (s: string) => unknown = (s) => process.stdout.write(s)) {
+  const { prisma } = db;
+  const admin = new AdminService(db);
   const { domainId, workspaceId, userId } = config;
   if (!(await prisma.domain.findUnique({ where: { domain_id: domainId } }))) {
     await admin.createDomain({ domainId, name: domainId });

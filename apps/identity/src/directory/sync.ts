@@ -20,7 +20,7 @@ export class DirectorySync {
         await tx.$executeRawUnsafe('SELECT pg_advisory_xact_lock(hashtext($1))', `directory:${domainId}`);
         const projects = await tx.project.findMany({
           where: { domain_id: domainId },
-          select: { project_id: true, workspace_id: true, project_group_id: true, name: true, users: true },
+          select: { project_id: true, workspace_id: true, project_group_id: true, name: true, users: true, project_type: true },
         });
         const groups = await tx.projectGroup.findMany({
           where: { domain_id: domainId },

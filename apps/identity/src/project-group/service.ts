@@ -6,6 +6,7 @@ import type { IdentityDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
 import type { DirectorySync } from '../directory/sync';
 import { projectGroupResource, type ProjectGroupRow } from './repository';
+import { checkWorkspaceUsers } from '../common';
 
 export function toProjectGroupInfo(r: ProjectGroupRow) {
   return {
@@ -160,24 +161,10 @@ export class ProjectGroupService {
     });
   }
 
-  private async checkWorkspaceUsers(g: ProjectGroupRow, users: string[]) {
-    const bindings = await this.deps.prisma.roleBinding.findMany({
-      where: {
-        domain_id: g.domain_id,
-        user_id: { in: users },
-        OR: [{ workspace_id: g.workspace_id }, { role_type: 'DOMAIN_ADMIN' }],
-      },
-      select: { user_id: true },
-    });
-    const known = new Set(bindings.map((b) => b.user_id));
-    const missing = users.find((u) => !known.has(u));
-    if (missing) throw errors.notFound('user_id', missing);
-  }
-
   async addUsers(auth: AuthContext, input: { project_group_id: string; users: string[] }) {
     const g = this.writable(await this.visible(auth, input.project_group_id));
     const users = [...new Set(input.users)];
-    await this.checkWorkspaceUsers(g, users);
+    await checkWorkspaceUsers(this.deps.prisma, g.domain_id, g.workspace_id, users);
     // Set union in one statement, so concurrent additions never lose each other.
     const [updated] = await this.deps.prisma.$queryRawUnsafe<ProjectGroupRow[]>(
       `UPDATE project_group SET users = ARRAY(SELECT DISTINCT unnest(users || $3::text[]) ORDER BY 1)

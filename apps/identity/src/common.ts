@@ -1,0 +1,89 @@
+import type { AuthContext } from '@platform/auth';
+import { errors } from '@platform/errors';
+import type { Condition } from '@platform/query';
+import type { PrismaClient, Prisma } from './generated/prisma/client';
+
+/** Ids callers choose (users; workspaces and projects through the admin CLI): letters, digits, . _ @ - (at most 128). */
+const ID = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/;
+
+export function checkId(key: string, value: string) {
+  if (!ID.test(value)) throw errors.invalidParameter(key, 'letters, digits, . _ @ - (at most 128)');
+}
+
+type Db = PrismaClient | Prisma.TransactionClient;
+
+export async function requireDomain(db: Db, domainId: string) {
+  const d = await db.domain.findUnique({ where: { domain_id: domainId } });
+  if (!d) throw errors.notFound('domain_id', domainId);
+  return d;
+}
+
+export async function requireWorkspace(db: Db, domainId: string, workspaceId: string) {
+  const w = await db.workspace.findUnique({ where: { domain_id_workspace_id: { domain_id: domainId, workspace_id: workspaceId } } });
+  if (!w) throw errors.notFound('workspace_id', workspaceId);
+  return w;
+}
+
+/**
+ * Users who belong to a workspace: a role binding there, or DOMAIN_ADMIN (who acts in every workspace).
+ * The first user of `users` who does not is ERROR_NOT_FOUND naming them (project and group users).
+ */
+export async function checkWorkspaceUsers(db: Db, domainId: string, workspaceId: string, users: string[]) {
+  const bindings = await db.roleBinding.findMany({
+    where: { domain_id: domainId, user_id: { in: users }, OR: [{ workspace_id: workspaceId }, { role_type: 'DOMAIN_ADMIN' }] },
+    select: { user_id: true },
+  });
+  const known = new Set(bindings.map((b) => b.user_id));
+  const missing = users.find((u) => !known.has(u));
+  if (missing) throw errors.notFound('user_id', missing);
+}
+
+/** The caller's domain, and with a workspace-scoped token their workspace: the scope of workspace-level records. */
+export function workspaceScope(auth: AuthContext, key = 'workspace_id'): Condition[] {
+  const c: Condition[] = [{ key: 'domain_id', value: auth.domainId, operator: 'eq' }];
+  if (auth.scope === 'WORKSPACE') c.push({ key, value: auth.workspaceId, operator: 'eq' });
+  return c;
+}
+
+/** `eq` conditions for the list fields a request set (upstream's search-query fields next to `query`). */
+export function fieldConditions<T extends object>(input: T, keys: readonly (keyof T & string)[]): Condition[] {
+  const out: Condition[] = [];
+  for (const key of keys) if (input[key] !== undefined) out.push({ key, value: input[key], operator: 'eq' });
+  return out;
+}
+
+/**
+ * Takes `userId` out of the users of every project and project group of a workspace they no longer
+ * belong to (no role binding there and not DOMAIN_ADMIN): after a role binding or the user is deleted.
+ * Answers whether anything changed (the directory must then be republished).
+ */
+export async function pruneMemberships(tx: Prisma.TransactionClient, domainId: string, userId: string): Promise<boolean> {
+  let changed = 0;
+  for (const table of ['project', 'project_group']) {
+    changed += await tx.$executeRawUnsafe(
+      `UPDATE ${table} t SET users = array_remove(t.users, $2)
+       WHERE t.domain_id = $1 AND $2 = ANY(t.users)
+         AND NOT EXISTS (SELECT 1 FROM role_binding b WHERE b.domain_id = $1 AND b.user_id = $2
+                         AND (b.workspace_id = t.workspace_id OR b.role_type = 'DOMAIN_ADMIN'))`,
+      domainId,
+      userId,
+    );
+  }
+  return changed > 0;
+}
+
+/** Serializes changes to a domain's DOMAIN_ADMIN set (so the last admin check cannot be raced). */
+export async function lockDomainAdmins(tx: Prisma.TransactionClient, domainId: string) {
+  await tx.$executeRawUnsafe('SELECT pg_advisory_xact_lock(hashtext($1))', `domain-admins:${domainId}`);
+}
+
+/** Enabled users other than `userId` who hold DOMAIN_ADMIN in the domain (call under lockDomainAdmins). */
+export async function otherEnabledAdmins(tx: Prisma.TransactionClient, domainId: string, userId: string): Promise<number> {
+  const [{ n }] = await tx.$queryRawUnsafe<{ n: number }[]>(
+    `SELECT count(*)::int AS n FROM role_binding b JOIN "user" u ON u.domain_id = b.domain_id AND u.user_id = b.user_id
+     WHERE b.domain_id = $1 AND b.role_type = 'DOMAIN_ADMIN' AND u.state = 'ENABLED' AND u.user_id <> $2`,
+    domainId,
+    userId,
+  );
+  return n;
+}

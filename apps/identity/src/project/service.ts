@@ -1,0 +1,231 @@
+import type { AuthContext } from '@platform/auth';
+import { generateId, isoOrEmpty } from '@platform/core';
+import { errors } from '@platform/errors';
+import { projectScope, type DirectoryClient } from '@platform/directory';
+import { applyOnly, resolveOnly, runList, runStat, type Condition, type Query, type StatisticsQuery } from '@platform/query';
+import type { IdentityDeps } from '../deps';
+import type { Prisma } from '../generated/prisma/client';
+import type { Effects } from '../directory/effects';
+import { checkId, checkWorkspaceUsers, fieldConditions, requireDomain, requireWorkspace, workspaceScope } from '../common';
+import { projectResource, type ProjectRow } from './repository';
+
+export type ProjectType = 'PRIVATE' | 'PUBLIC';
+
+export function toProjectInfo(p: ProjectRow) {
+  return {
+    project_id: p.project_id,
+    name: p.name,
+    project_type: (p.project_type === 'PUBLIC' ? 'PUBLIC' : 'PRIVATE') as ProjectType,
+    tags: (p.tags ?? {}) as Record<string, unknown>,
+    users: p.users ?? [],
+    created_by: p.created_by ?? '',
+    reference_id: '',
+    is_managed: false,
+    domain_id: p.domain_id,
+    workspace_id: p.workspace_id,
+    project_group_id: p.project_group_id,
+    trusted_account_id: '',
+    created_at: isoOrEmpty(p.created_at),
+    last_synced_at: '',
+  };
+}
+
+export interface ProjectListInput {
+  query?: Query;
+  project_id?: string;
+  name?: string;
+  project_type?: ProjectType;
+  created_by?: string;
+  include_children?: boolean;
+  workspace_id?: string;
+  project_group_id?: string;
+  user_id?: string;
+}
+
+/** A non-empty list of user ids, each well-formed, without duplicates (at most 1000 at once). */
+export function checkUsers(users: string[]): string[] {
+  const list = [...new Set(users.map((u) => u.trim()).filter(Boolean))];
+  if (list.length === 0) throw errors.requiredParameter('users');
+  if (list.length > 1000) throw errors.invalidParameter('users', 'at most 1000 user ids at once');
+  for (const u of list) checkId('users', u);
+  return list;
+}
+
+/**
+ * Projects (upstream ProjectService). Writes are a WORKSPACE_OWNER's, in their workspace (a DOMAIN_ADMIN
+ * through a workspace-scoped grant). Reads: DOMAIN_ADMIN every project of the domain, WORKSPACE_OWNER
+ * their workspace's, WORKSPACE_MEMBER the projects the directory gives them (the rule every module
+ * applies). Every change republishes the project directory before it answers. Project-group structure
+ * changes and project placement share the workspace's advisory lock, so a project never lands in a
+ * group being deleted.
+ */
+export class ProjectService {
+  constructor(
+    private readonly deps: Pick<IdentityDeps, 'prisma' | 'pool'>,
+    private readonly directory: Pick<DirectoryClient, 'memberProjects' | 'projectsInGroup'>,
+    private readonly effects?: Effects,
+  ) {}
+
+  private async visibility(auth: AuthContext): Promise<Condition[]> {
+    const scope = workspaceScope(auth);
+    return [...scope, ...(await projectScope(this.directory, auth)).conditions('project_id')];
+  }
+
+  private async visible(auth: AuthContext, projectId: string): Promise<ProjectRow> {
+    const p = await this.deps.prisma.project.findUnique({ where: { domain_id_project_id: { domain_id: auth.domainId, project_id: projectId } } });
+    if (!p || (auth.scope === 'WORKSPACE' && p.workspace_id !== auth.workspaceId) || !(await projectScope(this.directory, auth)).allows(p.project_id)) {
+      throw errors.notFound('project_id', projectId);
+    }
+    return p;
+  }
+
+  private async lockWorkspace(tx: Prisma.TransactionClient, domainId: string, workspaceId: string) {
+    await tx.$executeRawUnsafe('SELECT pg_advisory_xact_lock(hashtext($1))', `project-group:${domainId}:${workspaceId}`);
+  }
+
+  private async requireGroup(tx: Prisma.TransactionClient, domainId: string, workspaceId: string, groupId: string) {
+    const g = await tx.projectGroup.findUnique({ where: { domain_id_project_group_id: { domain_id: domainId, project_group_id: groupId } } });
+    if (!g || g.workspace_id !== workspaceId) throw errors.notFound('project_group_id', groupId);
+  }
+
+  /** A new project (API: a generated id; admin CLI: the id it was given). */
+  async createRecord(
+    domainId: string,
+    input: { project_id?: string; workspace_id: string; name: string; project_type?: ProjectType; tags?: Record<string, unknown>; project_group_id?: string; created_by?: string },
+  ) {
+    if (input.project_id !== undefined) checkId('project_id', input.project_id);
+    await requireDomain(this.deps.prisma, domainId);
+    await requireWorkspace(this.deps.prisma, domainId, input.workspace_id);
+    const projectId = input.project_id ?? generateId('project');
+    const p = await this.deps.prisma.$transaction(async (tx) => {
+      await this.lockWorkspace(tx, domainId, input.workspace_id);
+      if (input.project_group_id) await this.requireGroup(tx, domainId, input.workspace_id, input.project_group_id);
+      const key = { domain_id: domainId, project_id: projectId };
+      if (await tx.project.findUnique({ where: { domain_id_project_id: key } })) throw errors.alreadyExists('project_id', projectId);
+      return tx.project.create({
+        data: {
+          ...key,
+          workspace_id: input.workspace_id,
+          name: input.name,
+          project_type: input.project_type ?? 'PRIVATE',
+          tags: (input.tags ?? {}) as Prisma.InputJsonValue,
+          project_group_id: input.project_group_id ?? '',
+          created_by: input.created_by ?? '',
+        },
+      });
+    });
+    await this.effects?.publish(domainId);
+    return toProjectInfo(p);
+  }
+
+  create(auth: AuthContext, input: { name: string; project_type?: ProjectType; tags?: Record<string, unknown>; project_group_id?: string }) {
+    return this.createRecord(auth.domainId, { ...input, workspace_id: auth.workspaceId, created_by: auth.userId });
+  }
+
+  async update(auth: AuthContext, input: { project_id: string; name?: string; tags?: Record<string, unknown> }) {
+    const p = await this.visible(auth, input.project_id);
+    const updated = await this.deps.prisma.project.update({
+      where: { domain_id_project_id: { domain_id: p.domain_id, project_id: p.project_id } },
+      data: { ...(input.name !== undefined && { name: input.name }), ...(input.tags !== undefined && { tags: input.tags as Prisma.InputJsonValue }) },
+    });
+    if (input.name !== undefined) await this.effects?.publish(p.domain_id);
+    return toProjectInfo(updated);
+  }
+
+  async updateProjectType(auth: AuthContext, input: { project_id: string; project_type: ProjectType }) {
+    const p = await this.visible(auth, input.project_id);
+    const updated = await this.deps.prisma.project.update({
+      where: { domain_id_project_id: { domain_id: p.domain_id, project_id: p.project_id } },
+      data: { project_type: input.project_type },
+    });
+    await this.effects?.publish(p.domain_id);
+    return toProjectInfo(updated);
+  }
+
+  async changeProjectGroup(auth: AuthContext, input: { project_id: string; project_group_id: string }) {
+    const p = await this.visible(auth, input.project_id);
+    const updated = await this.deps.prisma.$transaction(async (tx) => {
+      await this.lockWorkspace(tx, p.domain_id, p.workspace_id);
+      await this.requireGroup(tx, p.domain_id, p.workspace_id, input.project_group_id);
+      return tx.project.update({
+        where: { domain_id_project_id: { domain_id: p.domain_id, project_id: p.project_id } },
+        data: { project_group_id: input.project_group_id },
+      });
+    });
+    await this.effects?.publish(p.domain_id);
+    return toProjectInfo(updated);
+  }
+
+  async delete(auth: AuthContext, projectId: string) {
+    const p = await this.visible(auth, projectId);
+    await this.deps.prisma.project.delete({ where: { domain_id_project_id: { domain_id: p.domain_id, project_id: p.project_id } } });
+    await this.effects?.publish(p.domain_id);
+  }
+
+  /**
+   * Project users (upstream add_users / remove_users): set union and difference, each in one
+   * statement so concurrent changes never lose each other; added users must belong to the project's
+   * workspace (a role binding there, or DOMAIN_ADMIN). The directory is republished before answering.
+   */
+  async addUsersRecord(p: ProjectRow, users: string[]) {
+    const list = checkUsers(users);
+    await checkWorkspaceUsers(this.deps.prisma, p.domain_id, p.workspace_id, list);
+    return this.changeUsers(p, 'ARRAY(SELECT DISTINCT unnest(users || $3::text[]) ORDER BY 1)', list);
+  }
+
+  removeUsersRecord(p: ProjectRow, users: string[]) {
+    return this.changeUsers(p, 'ARRAY(SELECT u FROM unnest(users) AS u WHERE u <> ALL($3::text[]) ORDER BY 1)', checkUsers(users));
+  }
+
+  private async changeUsers(p: ProjectRow, expression: string, users: string[]) {
+    const [updated] = await this.deps.prisma.$queryRawUnsafe<ProjectRow[]>(
+      `UPDATE project SET users = ${expression} WHERE domain_id = $1 AND project_id = $2 RETURNING *`,
+      p.domain_id,
+      p.project_id,
+      users,
+    );
+    if (!updated) throw errors.notFound('project_id', p.project_id);
+    await this.effects?.publish(p.domain_id);
+    return toProjectInfo(updated);
+  }
+
+  /** The project by id for the admin CLI (no caller: any project of the domain). */
+  async findRecord(domainId: string, projectId: string): Promise<ProjectRow> {
+    await requireDomain(this.deps.prisma, domainId);
+    const p = await this.deps.prisma.project.findUnique({ where: { domain_id_project_id: { domain_id: domainId, project_id: projectId } } });
+    if (!p) throw errors.notFound('project_id', projectId);
+    return p;
+  }
+
+  async addUsers(auth: AuthContext, input: { project_id: string; users: string[] }) {
+    return this.addUsersRecord(await this.visible(auth, input.project_id), input.users);
+  }
+
+  async removeUsers(auth: AuthContext, input: { project_id: string; users: string[] }) {
+    return this.removeUsersRecord(await this.visible(auth, input.project_id), input.users);
+  }
+
+  async get(auth: AuthContext, projectId: string) {
+    return toProjectInfo(await this.visible(auth, projectId));
+  }
+
+  async list(auth: AuthContext, input: ProjectListInput) {
+    const scope = [...(await this.visibility(auth)), ...fieldConditions(input, ['project_id', 'name', 'project_type', 'created_by', 'workspace_id'])];
+    if (input.user_id !== undefined) scope.push({ key: 'users', value: input.user_id, operator: 'eq' });
+    if (input.project_group_id !== undefined) {
+      if (input.include_children) {
+        // The group and every group below it, as the directory (published on each change) has them.
+        scope.push({ key: 'project_id', value: await this.directory.projectsInGroup(auth.domainId, input.project_group_id), operator: 'in' });
+      } else {
+        scope.push({ key: 'project_group_id', value: input.project_group_id, operator: 'eq' });
+      }
+    }
+    const { rows, total_count } = await runList(this.deps.pool, projectResource, input.query, scope);
+    const only = resolveOnly(projectResource, input.query);
+    return { results: rows.map((r) => applyOnly(toProjectInfo(r as ProjectRow), only)), total_count };
+  }
+
+  async stat(auth: AuthContext, query: StatisticsQuery) {
+    return runStat(this.deps.pool, projectResource, query, await this.visibility(auth));
+  }
+}

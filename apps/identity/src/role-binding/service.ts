@@ -1,0 +1,169 @@
+import type { AuthContext, RoleType } from '@platform/auth';
+import { generateId, isoOrEmpty } from '@platform/core';
+import { ApiError, errors } from '@platform/errors';
+import { applyOnly, resolveOnly, runList, runStat, type Query, type StatisticsQuery } from '@platform/query';
+import type { IdentityDeps } from '../deps';
+import type { Prisma } from '../generated/prisma/client';
+import type { Effects } from '../directory/effects';
+import { fieldConditions, lockDomainAdmins, otherEnabledAdmins, pruneMemberships, requireWorkspace, workspaceScope } from '../common';
+import { findRole } from '../role/service';
+import { roleBindingResource, type RoleBindingRow } from './repository';
+
+export type ResourceGroup = 'DOMAIN' | 'WORKSPACE';
+
+export function toRoleBindingInfo(b: RoleBindingRow) {
+  return {
+    role_binding_id: b.role_binding_id,
+    role_type: b.role_type as 'DOMAIN_ADMIN' | 'WORKSPACE_OWNER' | 'WORKSPACE_MEMBER',
+    resource_group: b.resource_group as ResourceGroup,
+    domain_id: b.domain_id,
+    workspace_group_id: '',
+    workspace_id: b.workspace_id,
+    role_id: b.role_id,
+    user_id: b.user_id,
+    created_at: isoOrEmpty(b.created_at),
+  };
+}
+
+export interface RoleBindingListInput {
+  query?: Query;
+  role_binding_id?: string;
+  role_type?: RoleType;
+  workspace_id?: string;
+  role_id?: string;
+  user_id?: string;
+}
+
+const notAllowedRoleType = (message: string) => new ApiError(400, 'ERROR_NOT_ALLOWED_ROLE_TYPE', message);
+const bySelf = () => new ApiError(400, 'ERROR_NOT_ALLOWED_TO_UPDATE_OR_DELETE_ROLE_BY_SELF', 'You cannot change or delete your own role binding.');
+
+/** A role fits a resource group: DOMAIN_ADMIN binds the domain, the workspace roles a workspace. */
+function checkRoleFits(roleType: RoleType, group: ResourceGroup) {
+  if ((roleType === 'DOMAIN_ADMIN') !== (group === 'DOMAIN')) {
+    throw notAllowedRoleType(`A ${roleType} role cannot be bound to resource group ${group}.`);
+  }
+}
+
+/**
+ * Role bindings (upstream RoleBindingService). A DOMAIN_ADMIN (domain-scoped token) binds anyone in the
+ * domain; a WORKSPACE_OWNER binds users in their own workspace only, to a workspace role, never to
+ * DOMAIN_ADMIN. Nobody changes or deletes their own binding, and the last DOMAIN_ADMIN binding of a
+ * domain stays. Changing or deleting a binding revokes the user's access tokens in every module (they
+ * grant again and get their new role); deleting one also takes the user out of the projects and groups
+ * of a workspace they no longer belong to, and republishes the directory. Reads: DOMAIN_ADMIN sees the
+ * domain's bindings, a workspace token those of its workspace.
+ */
+export class RoleBindingService {
+  constructor(
+    private readonly deps: Pick<IdentityDeps, 'prisma' | 'pool'>,
+    private readonly effects?: Effects,
+  ) {}
+
+  private async visible(auth: AuthContext, id: string): Promise<RoleBindingRow> {
+    const b = await this.deps.prisma.roleBinding.findUnique({ where: { role_binding_id: id } });
+    if (!b || b.domain_id !== auth.domainId || (auth.scope === 'WORKSPACE' && b.workspace_id !== auth.workspaceId) || (auth.scope !== 'WORKSPACE' && auth.scope !== 'DOMAIN')) {
+      throw errors.notFound('role_binding_id', id);
+    }
+    return b;
+  }
+
+  /** A new binding (API, admin CLI, bootstrap): the rules that hold whoever asks. */
+  async createRecord(
+    domainId: string,
+    input: { user_id: string; role_id: string; resource_group: ResourceGroup; workspace_id?: string },
+    tx?: Prisma.TransactionClient,
+  ): Promise<RoleBindingRow> {
+    const db = tx ?? this.deps.prisma;
+    const role = findRole(input.role_id);
+    checkRoleFits(role.role_type, input.resource_group);
+    let workspaceId = '';
+    if (input.resource_group === 'WORKSPACE') {
+      if (!input.workspace_id) throw errors.requiredParameter('workspace_id');
+      workspaceId = (await requireWorkspace(db, domainId, input.workspace_id)).workspace_id;
+    }
+    if (!(await db.user.findUnique({ where: { domain_id_user_id: { domain_id: domainId, user_id: input.user_id } } }))) {
+      throw errors.notFound('user_id', input.user_id);
+    }
+    const existing = await db.roleBinding.findFirst({ where: { domain_id: domainId, user_id: input.user_id, workspace_id: workspaceId } });
+    const duplicated = () =>
+      workspaceId
+        ? new ApiError(400, 'ERROR_DUPLICATED_WORKSPACE_ROLE_BINDING', `User ${input.user_id} already has a role in workspace ${workspaceId}.`)
+        : new ApiError(400, 'ERROR_DUPLICATED_ROLE_BINDING', `User ${input.user_id} is already DOMAIN_ADMIN.`);
+    if (existing) throw duplicated();
+    try {
+      return await db.roleBinding.create({
+        data: {
+          role_binding_id: generateId('rb'),
+          domain_id: domainId,
+          user_id: input.user_id,
+          role_type: role.role_type,
+          role_id: role.role_id,
+          resource_group: input.resource_group,
+          workspace_id: workspaceId,
+        },
+      });
+    } catch (e) {
+      if ((e as { code?: string }).code === 'P2002') throw duplicated(); // a concurrent create won
+      throw e;
+    }
+  }
+
+  async create(auth: AuthContext, input: { user_id: string; role_id: string; resource_group: ResourceGroup; workspace_id?: string }) {
+    if (auth.roleType !== 'DOMAIN_ADMIN') {
+      // A workspace owner: their workspace, workspace roles.
+      if (input.resource_group !== 'WORKSPACE') throw errors.permissionDenied('Only a DOMAIN_ADMIN binds the DOMAIN resource group.');
+      if (input.workspace_id && input.workspace_id !== auth.workspaceId) throw errors.permissionDenied(`You may bind users in workspace ${auth.workspaceId} only.`);
+      input = { ...input, workspace_id: auth.workspaceId };
+    }
+    return toRoleBindingInfo(await this.createRecord(auth.domainId, input));
+  }
+
+  async updateRole(auth: AuthContext, input: { role_binding_id: string; role_id: string }) {
+    const b = await this.visible(auth, input.role_binding_id);
+    if (b.user_id === auth.userId) throw bySelf();
+    const role = findRole(input.role_id);
+    checkRoleFits(role.role_type, b.resource_group as ResourceGroup);
+    await this.effects?.revokeUser(b.domain_id, b.user_id);
+    const updated = await this.deps.prisma.roleBinding.update({
+      where: { role_binding_id: b.role_binding_id },
+      data: { role_id: role.role_id, role_type: role.role_type },
+    });
+    return toRoleBindingInfo(updated);
+  }
+
+  async delete(auth: AuthContext, id: string) {
+    const b = await this.visible(auth, id);
+    if (b.user_id === auth.userId) throw bySelf();
+    let changed = false;
+    await this.deps.prisma.$transaction(async (tx) => {
+      if (b.role_type === 'DOMAIN_ADMIN') {
+        await lockDomainAdmins(tx, b.domain_id);
+        if ((await otherEnabledAdmins(tx, b.domain_id, b.user_id)) === 0) throw new ApiError(400, 'ERROR_LAST_DOMAIN_ADMIN_CANNOT_DELETE', 'The last DOMAIN_ADMIN role binding of a domain cannot be deleted.');
+      }
+      await this.effects?.revokeUser(b.domain_id, b.user_id);
+      await tx.roleBinding.delete({ where: { role_binding_id: b.role_binding_id } });
+      changed = await pruneMemberships(tx, b.domain_id, b.user_id);
+    });
+    if (changed) await this.effects?.publish(b.domain_id);
+  }
+
+  async get(auth: AuthContext, id: string) {
+    return toRoleBindingInfo(await this.visible(auth, id));
+  }
+
+  private scope(auth: AuthContext) {
+    // A USER-scoped token never reaches here (the operations' roles); anything else sees nothing.
+    return workspaceScope(auth);
+  }
+
+  async list(auth: AuthContext, input: RoleBindingListInput) {
+    const scope = [...this.scope(auth), ...fieldConditions(input, ['role_binding_id', 'role_type', 'workspace_id', 'role_id', 'user_id'])];
+    const { rows, total_count } = await runList(this.deps.pool, roleBindingResource, input.query, scope);
+    const only = resolveOnly(roleBindingResource, input.query);
+    return { results: rows.map((r) => applyOnly(toRoleBindingInfo(r as RoleBindingRow), only)), total_count };
+  }
+
+  stat(auth: AuthContext, query: StatisticsQuery) {
+    return runStat(this.deps.pool, roleBindingResource, query, this.scope(auth));
+  }
+}

@@ -1,0 +1,236 @@
+import type { AuthContext } from '@platform/auth';
+import { isoOrEmpty } from '@platform/core';
+import { ApiError, errors } from '@platform/errors';
+import { applyOnly, resolveOnly, runList, runStat, type Query, type StatisticsQuery } from '@platform/query';
+import type { IdentityDeps } from '../deps';
+import type { Prisma } from '../generated/prisma/client';
+import type { Effects } from '../directory/effects';
+import { checkId, fieldConditions, lockDomainAdmins, otherEnabledAdmins, pruneMemberships, requireDomain } from '../common';
+import { checkPasswordPolicy, hashPassword } from '../token/password';
+import { userResource, type UserRow } from './repository';
+
+export type AuthType = 'LOCAL' | 'EXTERNAL';
+
+export interface UserFields {
+  name?: string;
+  email?: string;
+  language?: string;
+  timezone?: string;
+  tags?: Record<string, unknown>;
+}
+
+export interface CreateUserInput extends UserFields {
+  user_id: string;
+  password?: string;
+  auth_type?: AuthType;
+}
+
+export interface UserListInput {
+  query?: Query;
+  user_id?: string;
+  name?: string;
+  state?: 'ENABLED' | 'DISABLED' | 'PENDING';
+  email?: string;
+  auth_type?: AuthType;
+}
+
+const LAST_ADMIN = 'ERROR_LAST_ADMIN_CANNOT_DISABLED_DELETED';
+
+function checkTimezone(tz: string | undefined) {
+  if (tz === undefined) return;
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+  } catch {
+    throw errors.invalidParameter('timezone', 'an IANA time zone such as UTC or Asia/Seoul');
+  }
+}
+
+function checkPassword(password: string) {
+  const policy = checkPasswordPolicy(password);
+  if (policy) throw errors.invalidParameter('password', policy);
+}
+
+/**
+ * Users (upstream UserService): DOMAIN_ADMIN only, in the caller's domain. A LOCAL user has a password
+ * meeting the policy; an EXTERNAL user has none and logs in through the domain's identity provider.
+ * Disabling or deleting a user, or setting a new password, revokes every access token they hold in
+ * every module before answering (their refresh tokens fail at the next grant, which reads the user).
+ * The last enabled DOMAIN_ADMIN of a domain can be neither disabled nor deleted.
+ */
+export class UserService {
+  constructor(
+    private readonly deps: Pick<IdentityDeps, 'prisma' | 'pool' | 'config'>,
+    private readonly effects?: Effects,
+  ) {}
+
+  private async domainAdmins(domainId: string, userIds: string[]): Promise<Map<string, string>> {
+    if (!userIds.length) return new Map();
+    const rows = await this.deps.prisma.roleBinding.findMany({
+      where: { domain_id: domainId, role_type: 'DOMAIN_ADMIN', user_id: { in: userIds } },
+      select: { user_id: true, role_id: true },
+    });
+    return new Map(rows.map((r) => [r.user_id, r.role_id]));
+  }
+
+  private toInfo(u: UserRow, adminRoleId: string | undefined) {
+    return {
+      user_id: u.user_id,
+      name: u.name,
+      state: u.state as 'ENABLED' | 'DISABLED',
+      email: u.email,
+      email_verified: false,
+      auth_type: u.auth_type as AuthType,
+      role_type: adminRoleId ? ('DOMAIN_ADMIN' as const) : ('USER' as const),
+      role_id: adminRoleId ?? '',
+      mfa: u.mfa_enabled ? { state: 'ENABLED' as const, mfa_type: 'OTP' } : { state: 'DISABLED' as const, mfa_type: '' },
+      language: u.language,
+      timezone: u.timezone,
+      required_actions: [],
+      refresh_timeout: this.deps.config.token.refreshTimeout,
+      tags: (u.tags ?? {}) as Record<string, unknown>,
+      domain_id: u.domain_id,
+      created_at: isoOrEmpty(u.created_at),
+      last_accessed_at: isoOrEmpty(u.last_accessed_at),
+    };
+  }
+
+  async info(u: UserRow) {
+    return this.toInfo(u, (await this.domainAdmins(u.domain_id, [u.user_id])).get(u.user_id));
+  }
+
+  async find(domainId: string, userId: string): Promise<UserRow> {
+    const u = await this.deps.prisma.user.findUnique({ where: { domain_id_user_id: { domain_id: domainId, user_id: userId } } });
+    if (!u) throw errors.notFound('user_id', userId);
+    return u;
+  }
+
+  /** A new user; the admin CLI and bootstrap use it too. Answers the row (the caller makes the info). */
+  async createRecord(domainId: string, input: CreateUserInput, tx?: Prisma.TransactionClient): Promise<UserRow> {
+    checkId('user_id', input.user_id);
+    checkTimezone(input.timezone);
+    const authType = input.auth_type ?? 'LOCAL';
+    if (authType === 'LOCAL') {
+      if (!input.password) throw errors.requiredParameter('password');
+      checkPassword(input.password);
+    } else if (input.password) {
+      throw errors.invalidParameter('password', 'an EXTERNAL user has no password: they log in through the identity provider');
+    }
+    const db = tx ?? this.deps.prisma;
+    await requireDomain(db, domainId);
+    const key = { domain_id: domainId, user_id: input.user_id };
+    if (await db.user.findUnique({ where: { domain_id_user_id: key } })) throw errors.alreadyExists('user_id', input.user_id);
+    const passwordHash = input.password ? await hashPassword(input.password) : '';
+    try {
+      return await db.user.create({
+        data: {
+          ...key,
+          auth_type: authType,
+          password_hash: passwordHash,
+          name: input.name ?? '',
+          email: input.email ?? '',
+          language: input.language ?? 'en',
+          timezone: input.timezone ?? 'UTC',
+          tags: (input.tags ?? {}) as Prisma.InputJsonValue,
+        },
+      });
+    } catch (e) {
+      if ((e as { code?: string }).code === 'P2002') throw errors.alreadyExists('user_id', input.user_id);
+      throw e;
+    }
+  }
+
+  async create(auth: AuthContext, input: CreateUserInput) {
+    return this.info(await this.createRecord(auth.domainId, input));
+  }
+
+  async update(auth: AuthContext, input: UserFields & { user_id: string; password?: string }) {
+    const u = await this.find(auth.domainId, input.user_id);
+    checkTimezone(input.timezone);
+    let passwordHash: string | undefined;
+    if (input.password !== undefined) {
+      if (u.auth_type !== 'LOCAL') {
+        throw new ApiError(400, 'ERROR_UNABLE_TO_RESET_PASSWORD_IN_EXTERNAL_AUTH', `User ${u.user_id} logs in through the identity provider and has no password.`);
+      }
+      checkPassword(input.password);
+      passwordHash = await hashPassword(input.password);
+      // A new password ends every session made with the old one.
+      await this.effects?.revokeUser(u.domain_id, u.user_id);
+    }
+    const updated = await this.deps.prisma.user.update({
+      where: { domain_id_user_id: { domain_id: u.domain_id, user_id: u.user_id } },
+      data: {
+        ...(input.name !== undefined && { name: input.name }),
+        ...(input.email !== undefined && { email: input.email }),
+        ...(input.language !== undefined && { language: input.language }),
+        ...(input.timezone !== undefined && { timezone: input.timezone }),
+        ...(input.tags !== undefined && { tags: input.tags as Prisma.InputJsonValue }),
+        ...(passwordHash !== undefined && { password_hash: passwordHash }),
+      },
+    });
+    return this.info(updated);
+  }
+
+  /**
+   * Runs `fn` with the domain's admin set locked, refusing when `userId` is its last enabled
+   * DOMAIN_ADMIN: two concurrent calls for the last two admins cannot both pass.
+   */
+  private async withAdminCheck<T>(u: UserRow, fn: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
+    return this.deps.prisma.$transaction(async (tx) => {
+      await lockDomainAdmins(tx, u.domain_id);
+      const admin = await tx.roleBinding.findFirst({ where: { domain_id: u.domain_id, user_id: u.user_id, role_type: 'DOMAIN_ADMIN' } });
+      const current = await tx.user.findUnique({ where: { domain_id_user_id: { domain_id: u.domain_id, user_id: u.user_id } } });
+      if (!current) throw errors.notFound('user_id', u.user_id);
+      if (admin && current.state === 'ENABLED') {
+        const n = await otherEnabledAdmins(tx, u.domain_id, u.user_id);
+        if (n === 0) throw new ApiError(400, LAST_ADMIN, `User ${u.user_id} is the last enabled DOMAIN_ADMIN of the domain.`);
+      }
+      return fn(tx);
+    });
+  }
+
+  async enable(auth: AuthContext, userId: string) {
+    const u = await this.find(auth.domainId, userId);
+    const updated = await this.deps.prisma.user.update({ where: { domain_id_user_id: { domain_id: u.domain_id, user_id: u.user_id } }, data: { state: 'ENABLED' } });
+    return this.info(updated);
+  }
+
+  async disable(auth: AuthContext, userId: string) {
+    const u = await this.find(auth.domainId, userId);
+    const updated = await this.withAdminCheck(u, async (tx) => {
+      await this.effects?.revokeUser(u.domain_id, u.user_id);
+      return tx.user.update({ where: { domain_id_user_id: { domain_id: u.domain_id, user_id: u.user_id } }, data: { state: 'DISABLED' } });
+    });
+    return this.info(updated);
+  }
+
+  /**
+   * Deletes the user, their role bindings, and their place in every project's and group's users (a
+   * user created later with the same id starts with nothing); republishes the directory.
+   */
+  async delete(auth: AuthContext, userId: string) {
+    const u = await this.find(auth.domainId, userId);
+    await this.withAdminCheck(u, async (tx) => {
+      await this.effects?.revokeUser(u.domain_id, u.user_id);
+      await tx.roleBinding.deleteMany({ where: { domain_id: u.domain_id, user_id: u.user_id } });
+      await pruneMemberships(tx, u.domain_id, u.user_id);
+      await tx.user.delete({ where: { domain_id_user_id: { domain_id: u.domain_id, user_id: u.user_id } } });
+    });
+    await this.effects?.publish(u.domain_id);
+  }
+
+  async get(auth: AuthContext, userId: string) {
+    return this.info(await this.find(auth.domainId, userId));
+  }
+
+  async list(auth: AuthContext, input: UserListInput) {
+    const scope = [{ key: 'domain_id', value: auth.domainId, operator: 'eq' as const }, ...fieldConditions(input, ['user_id', 'name', 'state', 'email', 'auth_type'])];
+    const { rows, total_count } = await runList(this.deps.pool, userResource, input.query, scope);
+    const admins = await this.domainAdmins(auth.domainId, rows.map((r) => (r as UserRow).user_id));
+    const only = resolveOnly(userResource, input.query);
+    return { results: rows.map((r) => applyOnly(this.toInfo(r as UserRow, admins.get((r as UserRow).user_id)), only)), total_count };
+  }
+
+  stat(auth: AuthContext, query: StatisticsQuery) {
+    return runStat(this.deps.pool, userResource, query, [{ key: 'domain_id', value: auth.domainId, operator: 'eq' }]);
+  }
+}

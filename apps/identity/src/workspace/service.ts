@@ -1,0 +1,159 @@
+import type { AuthContext } from '@platform/auth';
+import { generateId, isoOrEmpty } from '@platform/core';
+import { ApiError, errors } from '@platform/errors';
+import { applyOnly, resolveOnly, runList, runStat, type Query, type StatisticsQuery } from '@platform/query';
+import type { IdentityDeps } from '../deps';
+import type { Prisma } from '../generated/prisma/client';
+import type { Effects } from '../directory/effects';
+import { checkId, fieldConditions, requireDomain } from '../common';
+import { workspaceResource, type WorkspaceRow } from './repository';
+
+export function toWorkspaceInfo(w: WorkspaceRow, userCount = 0) {
+  return {
+    workspace_id: w.workspace_id,
+    name: w.name,
+    state: w.state as 'ENABLED' | 'DISABLED',
+    tags: (w.tags ?? {}) as Record<string, unknown>,
+    created_by: w.created_by,
+    is_managed: w.is_managed,
+    is_dormant: false,
+    user_count: userCount,
+    workspace_group_id: '',
+    domain_id: w.domain_id,
+    created_at: isoOrEmpty(w.created_at),
+    changed_at: isoOrEmpty(w.changed_at),
+  };
+}
+
+export interface WorkspaceListInput {
+  query?: Query;
+  workspace_id?: string;
+  name?: string;
+  state?: 'ENABLED' | 'DISABLED';
+  created_by?: string;
+  is_managed?: boolean;
+  is_dormant?: boolean;
+  workspace_group_id?: string;
+}
+
+/**
+ * Workspaces (upstream WorkspaceService): DOMAIN_ADMIN only, in the caller's domain. Disabling or
+ * deleting one revokes every access token scoped to it, in every module, before answering; deleting
+ * also removes what identity keeps in it (role bindings, projects, project groups) and republishes the
+ * project directory.
+ */
+export class WorkspaceService {
+  constructor(
+    private readonly deps: Pick<IdentityDeps, 'prisma' | 'pool'>,
+    private readonly effects?: Effects,
+  ) {}
+
+  private async userCounts(domainId: string, ids: string[]): Promise<Map<string, number>> {
+    if (!ids.length) return new Map();
+    const { rows } = await this.deps.pool.query<{ workspace_id: string; n: number }>(
+      'SELECT workspace_id, count(DISTINCT user_id)::int AS n FROM role_binding WHERE domain_id = $1 AND workspace_id = ANY($2::text[]) GROUP BY workspace_id',
+      [domainId, ids],
+    );
+    return new Map(rows.map((r) => [r.workspace_id, r.n]));
+  }
+
+  private async info(w: WorkspaceRow) {
+    return toWorkspaceInfo(w, (await this.userCounts(w.domain_id, [w.workspace_id])).get(w.workspace_id) ?? 0);
+  }
+
+  private async find(domainId: string, workspaceId: string): Promise<WorkspaceRow> {
+    const w = await this.deps.prisma.workspace.findUnique({ where: { domain_id_workspace_id: { domain_id: domainId, workspace_id: workspaceId } } });
+    if (!w) throw errors.notFound('workspace_id', workspaceId);
+    return w;
+  }
+
+  /** A new workspace (API: a generated id; the admin CLI and bootstrap: the id they were given). */
+  async createRecord(domainId: string, input: { workspace_id?: string; name: string; tags?: Record<string, unknown>; created_by?: string }) {
+    if (input.workspace_id !== undefined) checkId('workspace_id', input.workspace_id);
+    await requireDomain(this.deps.prisma, domainId);
+    const workspaceId = input.workspace_id ?? generateId('workspace');
+    const key = { domain_id: domainId, workspace_id: workspaceId };
+    if (await this.deps.prisma.workspace.findUnique({ where: { domain_id_workspace_id: key } })) throw errors.alreadyExists('workspace_id', workspaceId);
+    const w = await this.deps.prisma.workspace.create({
+      data: { ...key, name: input.name, tags: (input.tags ?? {}) as Prisma.InputJsonValue, created_by: input.created_by ?? '' },
+    });
+    await this.effects?.publish(domainId);
+    return toWorkspaceInfo(w, 0);
+  }
+
+  create(auth: AuthContext, input: { name: string; tags?: Record<string, unknown> }) {
+    return this.createRecord(auth.domainId, { ...input, created_by: auth.userId });
+  }
+
+  async update(auth: AuthContext, input: { workspace_id: string; name?: string; tags?: Record<string, unknown> }) {
+    const w = await this.find(auth.domainId, input.workspace_id);
+    const updated = await this.deps.prisma.workspace.update({
+      where: { domain_id_workspace_id: { domain_id: w.domain_id, workspace_id: w.workspace_id } },
+      data: { ...(input.name !== undefined && { name: input.name }), ...(input.tags !== undefined && { tags: input.tags as Prisma.InputJsonValue }) },
+    });
+    // Other modules show workspace names from the directory.
+    if (input.name !== undefined) await this.effects?.publish(auth.domainId);
+    return this.info(updated);
+  }
+
+  private async setState(auth: AuthContext, workspaceId: string, state: 'ENABLED' | 'DISABLED') {
+    const w = await this.find(auth.domainId, workspaceId);
+    // Revoked first: if this fails nothing changed; if the update then fails, the workspace's tokens
+    // were only cut short (they can be granted again).
+    if (state === 'DISABLED') await this.effects?.revokeWorkspace(w.domain_id, w.workspace_id);
+    const updated = await this.deps.prisma.workspace.update({
+      where: { domain_id_workspace_id: { domain_id: w.domain_id, workspace_id: w.workspace_id } },
+      data: { state, ...(state !== w.state && { changed_at: new Date() }) },
+    });
+    return this.info(updated);
+  }
+
+  enable(auth: AuthContext, workspaceId: string) {
+    return this.setState(auth, workspaceId, 'ENABLED');
+  }
+
+  disable(auth: AuthContext, workspaceId: string) {
+    return this.setState(auth, workspaceId, 'DISABLED');
+  }
+
+  /**
+   * Deletes the workspace and identity's records in it (upstream deletes the related resources;
+   * `force` there skips a check on service accounts, which this platform does not keep, so both
+   * forms do the same). Records of other modules in the workspace stay; no token can be granted for
+   * it any more.
+   */
+  async delete(auth: AuthContext, workspaceId: string) {
+    const w = await this.find(auth.domainId, workspaceId);
+    if (w.is_managed) throw new ApiError(403, 'ERROR_PERMISSION_DENIED', `Workspace ${workspaceId} is managed and cannot be deleted.`);
+    await this.effects?.revokeWorkspace(w.domain_id, w.workspace_id);
+    await this.deps.prisma.$transaction(async (tx) => {
+      const where = { domain_id: w.domain_id, workspace_id: w.workspace_id };
+      await tx.roleBinding.deleteMany({ where });
+      await tx.project.deleteMany({ where });
+      await tx.projectGroup.deleteMany({ where });
+      await tx.workspace.delete({ where: { domain_id_workspace_id: where } });
+    });
+    await this.effects?.publish(w.domain_id);
+  }
+
+  async get(auth: AuthContext, workspaceId: string) {
+    return this.info(await this.find(auth.domainId, workspaceId));
+  }
+
+  async list(auth: AuthContext, input: WorkspaceListInput) {
+    // Dormancy and workspace groups are not modelled: no workspace is dormant or in a group.
+    if (input.is_dormant === true || input.workspace_group_id !== undefined) return { results: [], total_count: 0 };
+    const scope = [
+      { key: 'domain_id', value: auth.domainId, operator: 'eq' as const },
+      ...fieldConditions(input, ['workspace_id', 'name', 'state', 'created_by', 'is_managed']),
+    ];
+    const { rows, total_count } = await runList(this.deps.pool, workspaceResource, input.query, scope);
+    const counts = await this.userCounts(auth.domainId, rows.map((r) => (r as WorkspaceRow).workspace_id));
+    const only = resolveOnly(workspaceResource, input.query);
+    return { results: rows.map((r) => applyOnly(toWorkspaceInfo(r as WorkspaceRow, counts.get((r as WorkspaceRow).workspace_id) ?? 0), only)), total_count };
+  }
+
+  stat(auth: AuthContext, query: StatisticsQuery) {
+    return runStat(this.deps.pool, workspaceResource, query, [{ key: 'domain_id', value: auth.domainId, operator: 'eq' }]);
+  }
+}

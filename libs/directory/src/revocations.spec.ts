@@ -1,0 +1,86 @@
+import { TokenVerifier } from '@platform/auth';
+import { isApiError } from '@platform/errors';
+import { createTestRedis, mintToken, testKeys } from '@platform/testing';
+import { createPublicKey } from 'node:crypto';
+import { AccessRevocations, RevocationPublisher, userField } from './revocations';
+
+const until = async (fn: () => boolean, ms = 2000) => {
+  const end = Date.now() + ms;
+  while (!fn()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+};
+
+describe('access revocations', () => {
+  const r = createTestRedis('revocations');
+  const watchers: AccessRevocations[] = [];
+  afterAll(async () => {
+    for (const w of watchers) w.stop();
+    await r.cleanup();
+  });
+  const watch = async () => {
+    const w = new AccessRevocations(r.redis, { prefix: r.prefix });
+    watchers.push(w);
+    await w.start();
+    return w;
+  };
+  const verifierWith = (w: AccessRevocations) => new TokenVerifier(createPublicKey(testKeys.publicPem)).useRevocations(w);
+  const refused = (p: Promise<unknown>) =>
+    p.then(
+      () => false,
+      (e) => isApiError(e) && e.code === 'ERROR_AUTHENTICATE_FAILURE',
+    );
+
+  it('refuses a user\'s tokens issued before the revocation, in another module, cached or not, and accepts later ones', async () => {
+    const other = await watch(); // another module's process
+    const verifier = verifierWith(other);
+    const before = await mintToken({ domainId: 'd1', userId: 'alice', workspaceId: 'w1' });
+    const bystander = await mintToken({ domainId: 'd1', userId: 'bob', workspaceId: 'w1' });
+    const elsewhere = await mintToken({ domainId: 'd2', userId: 'alice', workspaceId: 'w1' });
+    await verifier.authenticate(before); // now cached
+    await new RevocationPublisher(r.redis, r.prefix).revokeUser('d1', 'alice');
+    await until(() => other.revoked({ domainId: 'd1', userId: 'alice', workspaceId: '', issuedAtMs: 0 }));
+    expect(await refused(verifier.authenticate(before))).toBe(true);
+    expect(await refused(verifier.authenticate(bystander))).toBe(false);
+    expect(await refused(verifier.authenticate(elsewhere))).toBe(false);
+    // A token issued right after (same second) works: the check is to the millisecond.
+    await new Promise((res) => setTimeout(res, 2));
+    expect(await refused(verifier.authenticate(await mintToken({ domainId: 'd1', userId: 'alice', workspaceId: 'w1' })))).toBe(false);
+  });
+
+  it('refuses tokens scoped to a revoked workspace only', async () => {
+    const w = await watch();
+    const verifier = verifierWith(w);
+    const inW2 = await mintToken({ domainId: 'd1', userId: 'carol', workspaceId: 'w2' });
+    const inW3 = await mintToken({ domainId: 'd1', userId: 'carol', workspaceId: 'w3' });
+    const userScope = await mintToken({ domainId: 'd1', userId: 'carol', roleType: 'USER' });
+    await new RevocationPublisher(r.redis, r.prefix).revokeWorkspace('d1', 'w2');
+    await until(() => w.revoked({ domainId: 'd1', userId: 'x', workspaceId: 'w2', issuedAtMs: 0 }));
+    expect(await refused(verifier.authenticate(inW2))).toBe(true);
+    expect(await refused(verifier.authenticate(inW3))).toBe(false);
+    expect(await refused(verifier.authenticate(userScope))).toBe(false);
+  });
+
+  it('a module that starts (or reconnects) later loads what was revoked before', async () => {
+    await new RevocationPublisher(r.redis, r.prefix).revokeUser('d9', 'dave');
+    const late = await watch();
+    expect(late.revoked({ domainId: 'd9', userId: 'dave', workspaceId: '', issuedAtMs: Date.now() - 60_000 })).toBe(true);
+    expect(late.revoked({ domainId: 'd9', userId: 'dave', workspaceId: '', issuedAtMs: Date.now() + 1 })).toBe(false);
+  });
+
+  it('prunes entries older than the longest token lifetime, and ignores them on load', async () => {
+    await r.redis.hset(`${r.prefix}auth:revoked`, userField('d1', 'old'), String(Date.now() - 1000));
+    await new RevocationPublisher(r.redis, r.prefix, 500).revokeUser('d1', 'new');
+    expect(await r.redis.hexists(`${r.prefix}auth:revoked`, userField('d1', 'old'))).toBe(0);
+    expect(await r.redis.hexists(`${r.prefix}auth:revoked`, userField('d1', 'new'))).toBe(1);
+  });
+
+  it('ignores messages that are not entries', async () => {
+    const w = await watch();
+    await r.redis.publish(`${r.prefix}auth:revoked`, 'not json');
+    await r.redis.publish(`${r.prefix}auth:revoked`, JSON.stringify({ __proto__: 1 }));
+    await new RevocationPublisher(r.redis, r.prefix).revokeUser('d1', 'erin');
+    await until(() => w.revoked({ domainId: 'd1', userId: 'erin', workspaceId: '', issuedAtMs: 0 }));
+  });
+});
