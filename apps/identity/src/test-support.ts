@@ -1,4 +1,4 @@
-import { createLogger } from '@platform/core';
+import { createLogger, type Logger } from '@platform/core';
 import { createPrisma } from '@platform/db';
 import { createPublicKey } from 'node:crypto';
 import { TokenVerifier } from '@platform/auth';
@@ -12,7 +12,7 @@ import { loadConfig, type IdentityConfig } from './config';
 import type { IdentityDeps } from './deps';
 
 /** A real identity app on a fresh database and an isolated Redis prefix, for one test file. */
-export async function createTestIdentity(overrides: Partial<IdentityConfig> = {}) {
+export async function createTestIdentity(overrides: Partial<IdentityConfig> = {}, o: { logger?: Logger } = {}) {
   const db: TempDatabase = await createTempDatabase({ app: 'identity' });
   const r = createTestRedis('identity');
   const prisma = createPrisma(PrismaClient, db.pool);
@@ -23,7 +23,7 @@ export async function createTestIdentity(overrides: Partial<IdentityConfig> = {}
   const verifier = new TokenVerifier(createPublicKey(testKeys.publicPem)).useRevocations(revocations);
   const deps: IdentityDeps = {
     config,
-    logger: createLogger('identity', 'silent'),
+    logger: o.logger ?? createLogger('identity', 'silent'),
     pool: db.pool,
     prisma,
     redis: r.redis,
