@@ -114,4 +114,70 @@ describe('identity: requests of proto3 clients', () => {
       }
     });
   });
+
+  describe('identity management (user, workspace, role, role_binding, project .proto of identity/v2)', () => {
+    let admin: string;
+    const as = (auth: string) => async (path: string, body: object) => {
+      const res = await request(t.app).post(`/identity/${path}`).set('Authorization', auth).send(body);
+      if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body;
+    };
+    beforeAll(async () => {
+      admin = await bearer({ domainId: 'd1', roleType: 'DOMAIN_ADMIN', userId: 'admin' });
+    });
+
+    test('workspace: create, update, get, list (WorkspaceSearchQuery at its defaults), stat, disable, enable, delete (force false)', async () => {
+      const call = as(admin);
+      const w = await call('v2/workspace/create', { name: 'proto-ws', tags: {} });
+      expect(await call('v2/workspace/update', { workspace_id: w.workspace_id, name: '', tags: {} })).toMatchObject({ name: 'proto-ws' });
+      const list = await call('v2/workspace/list', { query: QUERY, workspace_id: '', name: '', state: 'NONE', created_by: '', is_managed: false, is_dormant: false, workspace_group_id: '' });
+      expect(list.results.map((x: { name: string }) => x.name)).toContain('proto-ws');
+      expect((await call('v2/workspace/stat', { query: STAT({ distinct: 'name' }) })).results).toContain('proto-ws');
+      expect((await call('v2/workspace/disable', { workspace_id: w.workspace_id })).state).toBe('DISABLED');
+      expect((await call('v2/workspace/enable', { workspace_id: w.workspace_id })).state).toBe('ENABLED');
+      expect(await call('v2/workspace/delete', { workspace_id: w.workspace_id, force: false })).toEqual({});
+    });
+
+    test('user: CreateUserRequest with auth_type NONE_BACKEND (LOCAL) and every other field at its default; update, list, stat', async () => {
+      const call = as(admin);
+      const defaults = { name: '', email: '', language: '', timezone: '', tags: {}, reset_password: false, enforce_mfa_state: '', enforce_mfa_type: '' };
+      const u = await call('v2/user/create', { user_id: 'proto-user', password: 'password-123', auth_type: 'NONE_BACKEND', ...defaults });
+      expect(u).toMatchObject({ auth_type: 'LOCAL', language: 'en', timezone: 'UTC' });
+      const ext = await call('v2/user/create', { user_id: 'proto-ext', password: '', auth_type: 'EXTERNAL', ...defaults });
+      expect(ext.auth_type).toBe('EXTERNAL');
+      expect(await call('v2/user/update', { user_id: 'proto-user', password: '', ...defaults, name: 'Proto' })).toMatchObject({ name: 'Proto', language: 'en' });
+      const list = await call('v2/user/list', { query: QUERY, user_id: '', name: '', state: 'NONE', email: '', auth_type: 'NONE_BACKEND' });
+      expect(list.results.map((x: { user_id: string }) => x.user_id)).toEqual(expect.arrayContaining(['proto-user', 'proto-ext']));
+      expect((await call('v2/user/stat', { query: STAT({ distinct: 'auth_type' }) })).results.sort()).toEqual(['EXTERNAL', 'LOCAL']);
+      expect((await call('v2/user/disable', { user_id: 'proto-ext' })).state).toBe('DISABLED');
+      expect(await call('v2/user/delete', { user_id: 'proto-ext' })).toEqual({});
+    });
+
+    test('role and role_binding: RoleSearchQuery and RoleBindingSearchQuery at their defaults', async () => {
+      const call = as(admin);
+      expect((await call('v2/role/list', { query: QUERY, role_id: '', name: '', role_type: 'NONE', state: 'NONE' })).total_count).toBe(3);
+      const b = await call('v2/role-binding/create', { user_id: 'proto-user', role_id: 'managed-workspace-member', resource_group: 'WORKSPACE', workspace_id: 'ws-1' });
+      expect(await call('v2/role-binding/update-role', { role_binding_id: b.role_binding_id, role_id: 'managed-workspace-owner' })).toMatchObject({ role_type: 'WORKSPACE_OWNER' });
+      const list = await call('v2/role-binding/list', { query: QUERY, role_binding_id: '', role_type: 'ROLE_TYPE_NONE', workspace_id: '', role_id: '', user_id: 'proto-user' });
+      expect(list.total_count).toBe(1);
+      expect((await call('v2/role-binding/stat', { query: STAT({ distinct: 'user_id' }) })).results).toContain('proto-user');
+      expect(await call('v2/role-binding/delete', { role_binding_id: b.role_binding_id })).toEqual({});
+      // the required enum stays required
+      const none = await request(t.app).post('/identity/v2/role-binding/create').set('Authorization', admin).send({ user_id: 'proto-user', role_id: 'managed-workspace-member', resource_group: 'NONE', workspace_id: 'ws-1' });
+      expect(none.status).toBe(400);
+    });
+
+    test('project: CreateProjectRequest with project_type PROJECT_TYPE_NONE (PRIVATE), ProjectSearchQuery at its defaults', async () => {
+      const call = as(owner);
+      const p = await call('v2/project/create', { name: 'proto-project', project_type: 'PROJECT_TYPE_NONE', tags: {}, project_group_id: '' });
+      expect(p).toMatchObject({ project_type: 'PRIVATE', project_group_id: '' });
+      expect(await call('v2/project/update', { project_id: p.project_id, name: '', tags: {} })).toMatchObject({ name: 'proto-project' });
+      const list = await call('v2/project/list', { query: QUERY, project_id: '', name: '', project_type: 'PROJECT_TYPE_NONE', created_by: '', include_children: false, workspace_id: '', project_group_id: '', user_id: '' });
+      expect(list.results.map((x: { name: string }) => x.name)).toContain('proto-project');
+      expect((await call('v2/project/add-users', { project_id: p.project_id, users: ['member'] })).users).toEqual(['member']);
+      expect((await call('v2/project/remove-users', { project_id: p.project_id, users: ['member'] })).users).toEqual([]);
+      expect((await call('v2/project/stat', { query: STAT({ distinct: 'name' }) })).results).toContain('proto-project');
+      expect(await call('v2/project/delete', { project_id: p.project_id })).toEqual({});
+    });
+  });
 });

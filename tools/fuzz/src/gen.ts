@@ -189,7 +189,13 @@ export interface GenEnv {
 const skipUnwind = (p: string[]) => p.includes('aggregate');
 
 const QUERY_KEYS = new Set(['query', 'search_query', 'analyze_query']);
-const DELETE_VERBS = /\/(delete|deregister|remove-users)$/;
+const DELETE_VERBS = /\/(delete|deregister|remove-users|disable|update-role)$/;
+/**
+ * identity's user and role-binding operations, and a workspace's disable and delete, revoke tokens in
+ * every module (#20): they get the identity pools' own users and workspaces, never the user "admin"
+ * or the workspace the fuzzer's tokens are minted for (which would turn every later case into a 401).
+ */
+const REVOKING = /^\/identity\/v2\/(user|role-binding)\/|^\/identity\/v2\/workspace\/(delete|disable)$/;
 
 /** Realistic values for a target, by the property they sit in. */
 function hintsFor(t: Target, env: GenEnv): Hints {
@@ -228,6 +234,10 @@ function hintsFor(t: Target, env: GenEnv): Hints {
     if (p.length === 1 && t.path.endsWith('/list') && !['domain_id', 'query', 'only'].includes(name)) return fc.oneof({ weight: 5, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: sub(schema) });
     if (name === 'only' || (parent === 'only' && name === '[]')) return name === 'only' ? fc.array(keyArb, { maxLength: 3 }) : keyArb;
     if (name === 'domain_id') return fc.oneof({ weight: 20, arbitrary: fc.constant(DOMAIN) }, { weight: 1, arbitrary: fc.constant('domain-fuzz-other') });
+    if (REVOKING.test(t.path) && (name === 'user_id' || name === 'workspace_id') && p.length === 1) {
+      const ids = pools.ids('identity', `managed_${name}`, victim);
+      if (ids.length) return fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...ids) }, { weight: 1, arbitrary: identifier });
+    }
     if (name === 'workspace_id') return fc.oneof({ weight: 8, arbitrary: fc.constant(WORKSPACE) }, { weight: 1, arbitrary: identifier });
     if (name === 'user_id' || (parent === 'users' && name === '[]')) return fc.oneof(fc.constantFrom('admin', 'fuzz-user'), identifier);
     if (name === 'token' && t.path.endsWith('/token/grant')) return fc.oneof({ weight: 4, arbitrary: fc.constant(pools.refreshToken) }, { weight: 1, arbitrary: fc.string({ minLength: 1 }) });

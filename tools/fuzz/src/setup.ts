@@ -54,6 +54,22 @@ export async function setup(h: Harness, csvUrl: string, log: (s: string) => void
     pools.add('*', 'project_id', `${PROJECT}-2`);
     pools.add('*', 'user_id', 'fuzz-user');
     pools.add('*', 'user_id', 'admin');
+    // The management operations (#20): users, role bindings, workspaces and projects of their own, a few
+    // of each as victims. The verbs that revoke tokens get only these (gen.ts, REVOKING).
+    for (const [i, userId] of ['fuzz-managed', 'fuzz-victim-0', 'fuzz-victim-1', 'fuzz-victim-2'].entries()) {
+      await must('identity', '/identity/v2/user/create', { user_id: userId, password: 'fuzz-managed-password-1', tags: { env: 'prod' } });
+      pools.add('identity', 'managed_user_id', userId, i > 0);
+      const b = await must('identity', '/identity/v2/role-binding/create', { user_id: userId, role_id: 'managed-workspace-member', resource_group: 'WORKSPACE', workspace_id: WORKSPACE });
+      pools.add('identity', 'role_binding_id', b.role_binding_id, i > 0);
+    }
+    for (let i = 0; i < 3; i++) {
+      const w = await must('identity', '/identity/v2/workspace/create', { name: `fuzz-workspace-${i}` });
+      pools.add('identity', 'managed_workspace_id', w.workspace_id, i > 0);
+      const p = await must('identity', '/identity/v2/project/create', { name: `fuzz-project-${i}`, project_group_id: groups[0] }, owner);
+      pools.add('identity', 'project_id', p.project_id, true);
+    }
+    pools.add('identity', 'role_id', 'managed-workspace-member');
+    pools.add('identity', 'role_id', 'managed-workspace-owner');
     const issued = await must('identity', '/identity/v2/token/issue', { credentials: { user_id: 'fuzz-user', password: 'fuzz-user-password-1' }, domain_id: DOMAIN });
     pools.refreshToken = issued.refresh_token;
     log('setup: identity');

@@ -170,6 +170,312 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/identity/v2/project/add-users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add workspace users to a project: they see it and its resources in every module */
+        post: operations["identity_v2_project_add_users"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/project/change-project-group": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Move a project to another project group of its workspace */
+        post: operations["identity_v2_project_change_project_group"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/project/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a project in the token's workspace, optionally in a project group */
+        post: operations["identity_v2_project_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/project/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Delete a project */
+        post: operations["identity_v2_project_delete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/project/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** One project the caller may see */
+        post: operations["identity_v2_project_get"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/project/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The projects the caller may see, filtered by a query and the fields given */
+        post: operations["identity_v2_project_list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/project/remove-users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Remove users from a project */
+        post: operations["identity_v2_project_remove_users"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/project/stat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** project stat */
+        post: operations["identity_v2_project_stat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/project/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rename a project or replace its tags */
+        post: operations["identity_v2_project_update"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/project/update-project-type": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make a project PRIVATE or PUBLIC (PUBLIC: every member of the workspace sees it) */
+        post: operations["identity_v2_project_update_project_type"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/role-binding/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Give a user a role: DOMAIN_ADMIN over the domain, or a workspace role in one workspace */
+        post: operations["identity_v2_role_binding_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/role-binding/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Take a role away: the user's tokens stop working and they leave the workspace's projects */
+        post: operations["identity_v2_role_binding_delete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/role-binding/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** One role binding (a workspace token sees its workspace's bindings only) */
+        post: operations["identity_v2_role_binding_get"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/role-binding/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Role bindings of the domain (DOMAIN_ADMIN) or of the token's workspace, filtered by a query and the fields given */
+        post: operations["identity_v2_role_binding_list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/role-binding/stat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** role-binding stat */
+        post: operations["identity_v2_role_binding_stat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/role-binding/update-role": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Change the role of a binding (within its resource group); the user's tokens stop working and they grant again */
+        post: operations["identity_v2_role_binding_update_role"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/role/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** One managed role */
+        post: operations["identity_v2_role_get"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/role/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The managed roles (DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER), filtered by a query and the fields given */
+        post: operations["identity_v2_role_list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/identity/v2/token/grant": {
         parameters: {
             query?: never;
@@ -198,6 +504,278 @@ export interface paths {
         put?: never;
         /** Issue an access and a refresh token from credentials */
         post: operations["identity_v2_token_issue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/user/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a user of the caller's domain: LOCAL with a password, or EXTERNAL (single sign-on) with none */
+        post: operations["identity_v2_user_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/user/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Delete a user with their role bindings and project memberships; their tokens stop working at once */
+        post: operations["identity_v2_user_delete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/user/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Disable a user: no login, and their access and refresh tokens stop working at once */
+        post: operations["identity_v2_user_disable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/user/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Enable a user: they can log in again */
+        post: operations["identity_v2_user_enable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/user/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** One user of the caller's domain */
+        post: operations["identity_v2_user_get"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/user/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The users of the caller's domain, filtered by a query and by the fields given */
+        post: operations["identity_v2_user_list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/user/stat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** user stat */
+        post: operations["identity_v2_user_stat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/user/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Change a user's profile or (LOCAL users) password; a new password ends their sessions */
+        post: operations["identity_v2_user_update"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/workspace/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a workspace in the caller's domain (a generated `workspace-…` id) */
+        post: operations["identity_v2_workspace_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/workspace/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Delete a workspace with its role bindings, projects and project groups; its tokens stop working */
+        post: operations["identity_v2_workspace_delete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/workspace/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Disable a workspace: no token is granted for it and the ones issued stop working at once */
+        post: operations["identity_v2_workspace_disable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/workspace/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Enable a workspace: tokens can be granted for it again */
+        post: operations["identity_v2_workspace_enable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/workspace/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** One workspace of the caller's domain */
+        post: operations["identity_v2_workspace_get"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/workspace/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The workspaces of the caller's domain, filtered by a query and by the fields given */
+        post: operations["identity_v2_workspace_list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/workspace/stat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** workspace stat */
+        post: operations["identity_v2_workspace_stat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/workspace/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rename a workspace or replace its tags */
+        post: operations["identity_v2_workspace_update"];
         delete?: never;
         options?: never;
         head?: never;
@@ -267,9 +845,48 @@ export interface components {
             results: components["schemas"]["ProjectGroupInfo"][];
             total_count: number;
         };
+        ProjectInfo: {
+            /** @description When the project was created. */
+            created_at: string;
+            /** @description The user who created it (empty for the admin CLI). */
+            created_by: string;
+            /** @description The domain. */
+            domain_id: string;
+            /** @description Managed by a trusted account sync (always false). */
+            is_managed: boolean;
+            /** @description Last sync (always empty). */
+            last_synced_at: string;
+            /** @description Display name. */
+            name: string;
+            /** @description The project group it is in, or empty. */
+            project_group_id: string;
+            /** @description The project id (`project-…`, or the one the admin CLI was given). */
+            project_id: string;
+            /**
+             * @description PRIVATE: seen by its users and its groups' users; PUBLIC: by every member of the workspace.
+             * @enum {string}
+             */
+            project_type: "PRIVATE" | "PUBLIC";
+            /** @description Id in a synced source (always empty: no sync is modelled). */
+            reference_id: string;
+            /** @description Free-form labels. */
+            tags: {
+                [key: string]: unknown;
+            };
+            /** @description Trusted account of a synced project (always empty). */
+            trusted_account_id: string;
+            /** @description Workspace users who see the project and its resources in every module. */
+            users: string[];
+            /** @description The workspace the project belongs to. */
+            workspace_id: string;
+        };
         ProjectOperand: string | number | {
             fields: components["schemas"]["ProjectOperand"][];
             operator: string;
+        };
+        ProjectsInfo: {
+            results: components["schemas"]["ProjectInfo"][];
+            total_count: number;
         };
         Query: {
             add_fields?: {
@@ -291,6 +908,72 @@ export interface components {
                 filter?: components["schemas"]["Condition"][] | null;
                 path: string;
             } | null;
+        };
+        RoleBindingInfo: {
+            /** @description When the binding was created. */
+            created_at: string;
+            /** @description The domain. */
+            domain_id: string;
+            /**
+             * @description DOMAIN (a DOMAIN_ADMIN binding) or WORKSPACE (a role in one workspace).
+             * @enum {string}
+             */
+            resource_group: "DOMAIN" | "WORKSPACE";
+            /** @description The binding id (`rb-…`). */
+            role_binding_id: string;
+            /** @description The bound role. */
+            role_id: string;
+            /**
+             * @description The type of the bound role.
+             * @enum {string}
+             */
+            role_type: "DOMAIN_ADMIN" | "WORKSPACE_OWNER" | "WORKSPACE_MEMBER";
+            /** @description The user who holds the role. */
+            user_id: string;
+            /** @description Always empty: workspace groups are not modelled. */
+            workspace_group_id: string;
+            /** @description The workspace of a WORKSPACE binding; empty for DOMAIN. */
+            workspace_id: string;
+        };
+        RoleBindingsInfo: {
+            results: components["schemas"]["RoleBindingInfo"][];
+            total_count: number;
+        };
+        RoleInfo: {
+            /** @description Empty: managed roles are built in, not created. */
+            created_at: string;
+            /** @description The caller's domain. */
+            domain_id: string;
+            /** @description A built-in role that cannot be changed (always true here). */
+            is_managed: boolean;
+            /** @description Display name. */
+            name: string;
+            /** @description Console pages the role opens (`*`: all). */
+            page_access: string[];
+            /** @description Permissions granted (`*`: every permission the role type allows). */
+            permissions: string[];
+            /** @description The role id (managed-domain-admin, managed-workspace-owner, managed-workspace-member). */
+            role_id: string;
+            /**
+             * @description What the role is: it decides which operations its holders may call.
+             * @enum {string}
+             */
+            role_type: "DOMAIN_ADMIN" | "WORKSPACE_OWNER" | "WORKSPACE_MEMBER";
+            /**
+             * @description Always ENABLED.
+             * @enum {string}
+             */
+            state: "ENABLED" | "DISABLED";
+            /** @description Free-form labels. */
+            tags: {
+                [key: string]: unknown;
+            };
+            /** @description Empty: managed roles never change. */
+            updated_at: string;
+        };
+        RolesInfo: {
+            results: components["schemas"]["RoleInfo"][];
+            total_count: number;
         };
         StatisticsQuery: {
             aggregate?: {
@@ -356,6 +1039,100 @@ export interface components {
         TokenInfo: {
             access_token: string;
             refresh_token: string;
+        };
+        UserInfo: {
+            /**
+             * @description LOCAL: a password kept here; EXTERNAL: single sign-on through the domain's identity provider.
+             * @enum {string}
+             */
+            auth_type: "LOCAL" | "EXTERNAL";
+            /** @description When the user was created. */
+            created_at: string;
+            /** @description The domain of the user. */
+            domain_id: string;
+            /** @description Contact address. */
+            email: string;
+            /** @description Whether the address was verified (always false: no mail is sent). */
+            email_verified: boolean;
+            /** @description Preferred language (default en). */
+            language: string;
+            /** @description Last successful login (empty if never). */
+            last_accessed_at: string;
+            /** @description Multi-factor authentication (turned on with the admin CLI). */
+            mfa: {
+                /** @description OTP when enabled, otherwise empty. */
+                mfa_type: string;
+                /**
+                 * @description Whether a TOTP code is asked at login.
+                 * @enum {string}
+                 */
+                state: "ENABLED" | "DISABLED";
+            };
+            /** @description Display name. */
+            name: string;
+            /** @description Lifetime of their refresh tokens, in seconds. */
+            refresh_timeout: number;
+            /** @description Actions asked of the user at next login (none are modelled). */
+            required_actions: string[];
+            /** @description The DOMAIN_ADMIN role they hold, or empty. */
+            role_id: string;
+            /**
+             * @description DOMAIN_ADMIN when they hold that role binding, otherwise USER.
+             * @enum {string}
+             */
+            role_type: "DOMAIN_ADMIN" | "USER";
+            /**
+             * @description ENABLED, or DISABLED: they cannot log in and their tokens stop working.
+             * @enum {string}
+             */
+            state: "ENABLED" | "DISABLED";
+            /** @description Free-form labels. */
+            tags: {
+                [key: string]: unknown;
+            };
+            /** @description Preferred time zone (default UTC). */
+            timezone: string;
+            /** @description The user id, unique in the domain (what they log in with). */
+            user_id: string;
+        };
+        UsersInfo: {
+            results: components["schemas"]["UserInfo"][];
+            total_count: number;
+        };
+        WorkspaceInfo: {
+            /** @description When its state last changed (empty if never). */
+            changed_at: string;
+            /** @description When it was created (ISO 8601 UTC). */
+            created_at: string;
+            /** @description The user who created it (empty for the bootstrap and the admin CLI). */
+            created_by: string;
+            /** @description The domain the workspace belongs to. */
+            domain_id: string;
+            /** @description Dormant workspace (always false: dormancy is not modelled). */
+            is_dormant: boolean;
+            /** @description Managed by a trusted account sync (always false here: no sync is modelled). */
+            is_managed: boolean;
+            /** @description Display name. */
+            name: string;
+            /**
+             * @description ENABLED, or DISABLED: no token can be granted for it and its tokens stop working.
+             * @enum {string}
+             */
+            state: "ENABLED" | "DISABLED";
+            /** @description Free-form key/value labels. */
+            tags: {
+                [key: string]: unknown;
+            };
+            /** @description Users with a role binding in the workspace. */
+            user_count: number;
+            /** @description Workspace group (always empty: workspace groups are not modelled). */
+            workspace_group_id: string;
+            /** @description The workspace id (`workspace-…`, or the one the admin CLI was given). */
+            workspace_id: string;
+        };
+        WorkspacesInfo: {
+            results: components["schemas"]["WorkspaceInfo"][];
+            total_count: number;
         };
     };
     responses: never;
@@ -1832,6 +2609,2707 @@ export interface operations {
             };
         };
     };
+    identity_v2_project_add_users: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string;
+                    /** @description The project. */
+                    project_id: string;
+                    /** @description User ids; each needs a role in the workspace (or DOMAIN_ADMIN). */
+                    users: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_project_change_project_group: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string;
+                    /** @description The new project group (same workspace). */
+                    project_group_id: string;
+                    /** @description The project. */
+                    project_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_project_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string;
+                    /** @description Display name. */
+                    name: string;
+                    /** @description A project group of the same workspace. */
+                    project_group_id?: string;
+                    /**
+                     * @description PRIVATE (default): its users and its groups' users see it; PUBLIC: every member of the workspace does.
+                     * @enum {string}
+                     */
+                    project_type?: "PRIVATE" | "PUBLIC";
+                    /** @description Free-form labels. */
+                    tags?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: ERROR_ALREADY_EXISTS */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_ALREADY_EXISTS";
+                            /** @constant */
+                            status?: 409;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_project_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string;
+                    /** @description The project. */
+                    project_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Empty"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_project_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string;
+                    /** @description The project. */
+                    project_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_project_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Only projects this user created. */
+                    created_by?: string;
+                    domain_id?: string;
+                    /** @description With project_group_id: also the projects of every group below it. */
+                    include_children?: boolean;
+                    /** @description Only projects with this name. */
+                    name?: string;
+                    /** @description Only projects of this group. */
+                    project_group_id?: string;
+                    /** @description Only this project. */
+                    project_id?: string;
+                    /**
+                     * @description Only PRIVATE or only PUBLIC projects.
+                     * @enum {string}
+                     */
+                    project_type?: "PRIVATE" | "PUBLIC";
+                    /** @description Filter, sort, page, keyword, only. */
+                    query?: components["schemas"]["Query"];
+                    /** @description Only projects whose users include this user. */
+                    user_id?: string;
+                    /** @description Only projects of this workspace. */
+                    workspace_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectsInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_QUERY_TIMEOUT, ERROR_INVALID_COLUMN */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_QUERY_TIMEOUT" | "ERROR_INVALID_COLUMN";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_project_remove_users: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string;
+                    /** @description The project. */
+                    project_id: string;
+                    /** @description User ids (one that is not there is no error). */
+                    users: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_project_stat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string;
+                    query: components["schemas"]["StatisticsQuery"];
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatResult"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_QUERY_TIMEOUT, ERROR_INVALID_COLUMN */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_QUERY_TIMEOUT" | "ERROR_INVALID_COLUMN";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_project_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string;
+                    /** @description New display name. */
+                    name?: string;
+                    /** @description The project. */
+                    project_id: string;
+                    /** @description New labels (replace the old ones). */
+                    tags?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_project_update_project_type: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string;
+                    /** @description The project. */
+                    project_id: string;
+                    /**
+                     * @description PRIVATE or PUBLIC.
+                     * @enum {string}
+                     */
+                    project_type: "PRIVATE" | "PUBLIC";
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_role_binding_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string;
+                    /**
+                     * @description DOMAIN for DOMAIN_ADMIN, WORKSPACE for a workspace role.
+                     * @enum {string}
+                     */
+                    resource_group: "DOMAIN" | "WORKSPACE";
+                    /** @description A managed role: managed-domain-admin, managed-workspace-owner or managed-workspace-member. */
+                    role_id: string;
+                    /** @description The user who gets the role. */
+                    user_id: string;
+                    /** @description The workspace of a WORKSPACE binding (a workspace owner's own by default). */
+                    workspace_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleBindingInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_NOT_ALLOWED_ROLE_TYPE, ERROR_DUPLICATED_ROLE_BINDING, ERROR_DUPLICATED_WORKSPACE_ROLE_BINDING */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_NOT_ALLOWED_ROLE_TYPE" | "ERROR_DUPLICATED_ROLE_BINDING" | "ERROR_DUPLICATED_WORKSPACE_ROLE_BINDING";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_role_binding_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string;
+                    /** @description The role binding. */
+                    role_binding_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Empty"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_NOT_ALLOWED_ROLE_TYPE, ERROR_NOT_ALLOWED_TO_UPDATE_OR_DELETE_ROLE_BY_SELF, ERROR_LAST_DOMAIN_ADMIN_CANNOT_DELETE */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_NOT_ALLOWED_ROLE_TYPE" | "ERROR_NOT_ALLOWED_TO_UPDATE_OR_DELETE_ROLE_BY_SELF" | "ERROR_LAST_DOMAIN_ADMIN_CANNOT_DELETE";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_role_binding_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string;
+                    /** @description The role binding. */
+                    role_binding_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleBindingInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_role_binding_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string;
+                    /** @description Filter, sort, page, keyword, only. */
+                    query?: components["schemas"]["Query"];
+                    /** @description Only this binding. */
+                    role_binding_id?: string;
+                    /** @description Only bindings of this role. */
+                    role_id?: string;
+                    /**
+                     * @description Only bindings of this role type.
+                     * @enum {string}
+                     */
+                    role_type?: "DOMAIN_ADMIN" | "WORKSPACE_OWNER" | "WORKSPACE_MEMBER";
+                    /** @description Only bindings of this user. */
+                    user_id?: string;
+                    /** @description Only bindings in this workspace. */
+                    workspace_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleBindingsInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_QUERY_TIMEOUT, ERROR_INVALID_COLUMN */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_QUERY_TIMEOUT" | "ERROR_INVALID_COLUMN";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_role_binding_stat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string;
+                    query: components["schemas"]["StatisticsQuery"];
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatResult"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_QUERY_TIMEOUT, ERROR_INVALID_COLUMN */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_QUERY_TIMEOUT" | "ERROR_INVALID_COLUMN";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_role_binding_update_role: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string;
+                    /** @description The role binding. */
+                    role_binding_id: string;
+                    /** @description The new role. */
+                    role_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleBindingInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_NOT_ALLOWED_ROLE_TYPE, ERROR_NOT_ALLOWED_TO_UPDATE_OR_DELETE_ROLE_BY_SELF */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_NOT_ALLOWED_ROLE_TYPE" | "ERROR_NOT_ALLOWED_TO_UPDATE_OR_DELETE_ROLE_BY_SELF";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_role_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string;
+                    /** @description The role. */
+                    role_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_role_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string;
+                    /** @description Only roles with this name. */
+                    name?: string;
+                    /** @description Filter, sort, page, keyword, only. */
+                    query?: components["schemas"]["Query"];
+                    /** @description Only this role. */
+                    role_id?: string;
+                    /**
+                     * @description Only roles of this type.
+                     * @enum {string}
+                     */
+                    role_type?: "DOMAIN_ADMIN" | "WORKSPACE_OWNER" | "WORKSPACE_MEMBER";
+                    /**
+                     * @description Only roles in this state.
+                     * @enum {string}
+                     */
+                    state?: "ENABLED" | "DISABLED";
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RolesInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_QUERY_TIMEOUT, ERROR_INVALID_COLUMN */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_QUERY_TIMEOUT" | "ERROR_INVALID_COLUMN";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     identity_v2_token_grant: {
         parameters: {
             query?: never;
@@ -2094,6 +5572,2436 @@ export interface operations {
                             code?: "ERROR_TOO_MANY_REQUESTS";
                             /** @constant */
                             status?: 429;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_user_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description LOCAL (default) or EXTERNAL.
+                     * @enum {string}
+                     */
+                    auth_type?: "LOCAL" | "EXTERNAL";
+                    domain_id?: string;
+                    /** @description Contact address. */
+                    email?: "" | string;
+                    /**
+                     * @description Upstream's enforced MFA; MFA is turned on with the admin CLI here, so only DISABLED is accepted.
+                     * @enum {string}
+                     */
+                    enforce_mfa_state?: "ENABLED" | "DISABLED";
+                    /** @description Upstream's enforced MFA type; not accepted here (see enforce_mfa_state). */
+                    enforce_mfa_type?: string;
+                    /** @description Preferred language (e.g. en, ko). */
+                    language?: string;
+                    /** @description Display name. */
+                    name?: string;
+                    /** @description A LOCAL user's password: 8 to 128 characters. Never answered or logged. */
+                    password?: string;
+                    /** @description Upstream mails a temporary password; no mail is sent here, so only false is accepted. */
+                    reset_password?: boolean;
+                    /** @description Free-form labels. */
+                    tags?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description Preferred IANA time zone (e.g. UTC, Asia/Seoul). */
+                    timezone?: string;
+                    /** @description The id they log in with (letters, digits, . _ @ -; e.g. their email). For EXTERNAL users, the value of the provider's user_id_claim. */
+                    user_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: ERROR_ALREADY_EXISTS */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_ALREADY_EXISTS";
+                            /** @constant */
+                            status?: 409;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_user_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string;
+                    /** @description The user. */
+                    user_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Empty"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_LAST_ADMIN_CANNOT_DISABLED_DELETED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_LAST_ADMIN_CANNOT_DISABLED_DELETED";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_user_disable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string;
+                    /** @description The user. */
+                    user_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_LAST_ADMIN_CANNOT_DISABLED_DELETED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_LAST_ADMIN_CANNOT_DISABLED_DELETED";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_user_enable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string;
+                    /** @description The user. */
+                    user_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_user_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string;
+                    /** @description The user. */
+                    user_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_user_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Only LOCAL or only EXTERNAL users.
+                     * @enum {string}
+                     */
+                    auth_type?: "LOCAL" | "EXTERNAL";
+                    domain_id?: string;
+                    /** @description Only users with this address. */
+                    email?: string;
+                    /** @description Only users with this name. */
+                    name?: string;
+                    /** @description Filter, sort, page, keyword, only. */
+                    query?: components["schemas"]["Query"];
+                    /**
+                     * @description Only users in this state (PENDING: none, invitations are not modelled).
+                     * @enum {string}
+                     */
+                    state?: "ENABLED" | "DISABLED" | "PENDING";
+                    /** @description Only this user. */
+                    user_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsersInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_QUERY_TIMEOUT, ERROR_INVALID_COLUMN */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_QUERY_TIMEOUT" | "ERROR_INVALID_COLUMN";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_user_stat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string;
+                    query: components["schemas"]["StatisticsQuery"];
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatResult"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_QUERY_TIMEOUT, ERROR_INVALID_COLUMN */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_QUERY_TIMEOUT" | "ERROR_INVALID_COLUMN";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_user_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string;
+                    /** @description Contact address. */
+                    email?: "" | string;
+                    /**
+                     * @description Upstream's enforced MFA; MFA is turned on with the admin CLI here, so only DISABLED is accepted.
+                     * @enum {string}
+                     */
+                    enforce_mfa_state?: "ENABLED" | "DISABLED";
+                    /** @description Upstream's enforced MFA type; not accepted here (see enforce_mfa_state). */
+                    enforce_mfa_type?: string;
+                    /** @description Preferred language (e.g. en, ko). */
+                    language?: string;
+                    /** @description Display name. */
+                    name?: string;
+                    /** @description A LOCAL user's password: 8 to 128 characters. Never answered or logged. */
+                    password?: string;
+                    /** @description Upstream mails a temporary password; no mail is sent here, so only false is accepted. */
+                    reset_password?: boolean;
+                    /** @description Free-form labels. */
+                    tags?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description Preferred IANA time zone (e.g. UTC, Asia/Seoul). */
+                    timezone?: string;
+                    /** @description The user. */
+                    user_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_UNABLE_TO_RESET_PASSWORD_IN_EXTERNAL_AUTH */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_UNABLE_TO_RESET_PASSWORD_IN_EXTERNAL_AUTH";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_workspace_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string;
+                    /** @description Display name. */
+                    name: string;
+                    /** @description Free-form labels. */
+                    tags?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: ERROR_ALREADY_EXISTS */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_ALREADY_EXISTS";
+                            /** @constant */
+                            status?: 409;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_workspace_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string;
+                    /** @description Accepted for upstream clients; deletion always removes identity's records in the workspace. */
+                    force?: boolean;
+                    /** @description The workspace. */
+                    workspace_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Empty"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_workspace_disable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string;
+                    /** @description The workspace. */
+                    workspace_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_workspace_enable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string;
+                    /** @description The workspace. */
+                    workspace_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_workspace_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string;
+                    /** @description The workspace. */
+                    workspace_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_workspace_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Only workspaces this user created. */
+                    created_by?: string;
+                    domain_id?: string;
+                    /** @description Only dormant (true) workspaces: none, dormancy is not modelled. */
+                    is_dormant?: boolean;
+                    /** @description Only managed (true) workspaces. */
+                    is_managed?: boolean;
+                    /** @description Only workspaces with this name. */
+                    name?: string;
+                    /** @description Filter, sort, page, keyword, only. */
+                    query?: components["schemas"]["Query"];
+                    /**
+                     * @description Only workspaces in this state.
+                     * @enum {string}
+                     */
+                    state?: "ENABLED" | "DISABLED";
+                    /** @description Only workspaces of this group: none, groups are not modelled. */
+                    workspace_group_id?: string;
+                    /** @description Only this workspace. */
+                    workspace_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspacesInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_QUERY_TIMEOUT, ERROR_INVALID_COLUMN */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_QUERY_TIMEOUT" | "ERROR_INVALID_COLUMN";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_workspace_stat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string;
+                    query: components["schemas"]["StatisticsQuery"];
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatResult"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_QUERY_TIMEOUT, ERROR_INVALID_COLUMN */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_QUERY_TIMEOUT" | "ERROR_INVALID_COLUMN";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_workspace_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string;
+                    /** @description New display name. */
+                    name?: string;
+                    /** @description New labels (replace the old ones). */
+                    tags?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description The workspace. */
+                    workspace_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
                         };
                     };
                 };
