@@ -3,6 +3,8 @@ import { postgresCheck } from '@platform/db';
 import type { IdentityDeps } from './deps';
 import { DirectorySync } from './directory/sync';
 import { endpointOperations } from './endpoint/operations';
+import { externalAuthOperations } from './external-auth/operations';
+import { ExternalAuthService } from './external-auth/service';
 import { loadEndpointConfig } from './endpoint/service';
 import { projectGroupOperations } from './project-group/operations';
 import { ProjectGroupService } from './project-group/service';
@@ -20,6 +22,7 @@ export function createApp(deps: IdentityDeps) {
     operations: [
       ...tokenOperations(new TokenService(deps)),
       ...projectGroupOperations(new ProjectGroupService(deps, directory)),
+      ...externalAuthOperations(new ExternalAuthService(deps)),
       ...endpointOperations(loadEndpointConfig(deps.config.publicBaseUrl)),
     ],
   });
