@@ -162,11 +162,11 @@ export class TokenService {
    */
   private async issueExternal(input: IssueInput) {
     const { config, prisma, logger } = this.deps;
-    const token = externalToken(input.credentials);
     const settings = await externalAuthSettings(this.deps, input.domain_id);
     if (!settings) {
       throw new ApiError(400, 'ERROR_EXTERNAL_AUTH_NOT_CONFIGURED', `External authentication is not configured for domain ${input.domain_id}.`);
     }
+    const token = externalToken(input.credentials);
     const refuse = (reason: string, userId?: string) => {
       logger.warn({ domain_id: input.domain_id, ...(userId !== undefined && { user_id: userId }), reason }, 'external login refused');
       return authFailure();
