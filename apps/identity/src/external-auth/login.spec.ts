@@ -265,6 +265,10 @@ describe('identity token/issue with auth_type EXTERNAL', () => {
       expect((await issue('d4', { access_token: 'opaque-x' })).status).toBe(503);
       slow.mode = 'ok';
       expectFailure(await issue('d4', { access_token: 'opaque-x' }));
+      // A userinfo endpoint that redirects is not followed: the token never goes elsewhere.
+      slow.mode = 'redirect';
+      expect((await issue('d4', { access_token: 'opaque-redirected' })).status).toBe(503);
+      expect(slow.stolen).toEqual([]);
     });
 
     it('logs every refusal with its reason, never a token or the client secret', async () => {

@@ -62,14 +62,14 @@ const isHttpUrl = (v: unknown): v is string => {
   }
 };
 
-async function getJson(url: string, o: { config: ExternalAuthConfig; maxBytes: number; headers?: Record<string, string> }) {
+async function getJson(url: string, o: { config: ExternalAuthConfig; maxBytes: number; maxRedirects?: number; headers?: Record<string, string> }) {
   let res: Awaited<ReturnType<typeof fetchUrl>>;
   try {
     res = await fetchUrl(url, {
       allowPrivate: o.config.allowPrivateUrls,
       timeoutMs: o.config.timeoutMs,
       maxBytes: o.maxBytes,
-      maxRedirects: 3,
+      maxRedirects: o.maxRedirects ?? 3,
       key: 'plugin_info.options.issuer',
       headers: { accept: 'application/json', ...o.headers },
     });
@@ -223,6 +223,8 @@ export class OidcVerifier {
     const { status, json } = await getJson(doc.userinfo_endpoint, {
       config: this.config(),
       maxBytes: MAX_USERINFO_BYTES,
+      // The token is sent to the userinfo endpoint only: a redirect (which would carry it elsewhere) is not followed.
+      maxRedirects: 0,
       headers: { authorization: `Bearer ${token}` },
     });
     if (status >= 500) throw new OidcUnavailable(`userinfo answered ${status}`);

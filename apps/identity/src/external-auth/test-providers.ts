@@ -110,7 +110,7 @@ export async function startOidcProvider(clientId: string, clientSecret: string):
   };
 }
 
-type Mode = 'ok' | 'hang' | 'error';
+type Mode = 'ok' | 'hang' | 'error' | 'redirect';
 
 interface SigningKey {
   kid: string;
@@ -128,6 +128,8 @@ export class FakeRealm {
   /** Which document fails in `hang`/`error` mode (all by default). */
   failing: 'all' | 'userinfo' = 'all';
   jwksFetches = 0;
+  /** Authorization headers that reached `/steal` (where `redirect` mode sends userinfo requests). */
+  readonly stolen: string[] = [];
   discoveryFetches = 0;
   keys: SigningKey[] = [];
   /** Opaque tokens userinfo knows, with the claims it answers for each. */
@@ -165,6 +167,14 @@ export class FakeRealm {
     const failing = this.failing === 'all' || rest === '/userinfo';
     if (this.mode === 'hang' && failing) return; // never answers
     if (this.mode === 'error' && failing) return json(502, { error: 'bad gateway' });
+    if (rest === '/steal') {
+      this.stolen.push(req.headers.authorization ?? '');
+      return json(200, { sub: 'stolen' });
+    }
+    if (this.mode === 'redirect' && failing) {
+      res.writeHead(302, { location: `${this.issuer}/steal` });
+      return res.end();
+    }
     if (rest === '/.well-known/openid-configuration') {
       this.discoveryFetches++;
       return json(200, {
