@@ -198,6 +198,18 @@ describe('identity token/issue with auth_type EXTERNAL', () => {
       expect(acme.discoveryFetches).toBeLessThanOrEqual(2);
     });
 
+    it('fetches discovery and JWKS once for a burst of concurrent logins', async () => {
+      const burst = await fake.realm('burst');
+      await t.admin.createDomain({ domainId: 'd6', name: 'd6' });
+      await t.admin.createUser({ domainId: 'd6', userId: 'admin', password: 'password-1', roleType: 'DOMAIN_ADMIN' });
+      await externalUser('d6', 'fay');
+      await setAuth('d6', { issuer: burst.issuer, client_id: 'platform', user_id_claim: 'sub' });
+      const token = await burst.sign({ sub: 'fay', aud: 'platform' });
+      const answers = await Promise.all(Array.from({ length: 8 }, () => issue('d6', { id_token: token })));
+      for (const res of answers) expectTokens(res, 'fay', 'd6');
+      expect([burst.discoveryFetches, burst.jwksFetches]).toEqual([2, 1]); // set's own discovery, then one of each
+    });
+
     it('logs in with an opaque token userinfo vouches for, naming the user by the claim', async () => {
       acme.opaque.set('opaque-dora-1', { sub: 'dora' });
       acme.opaque.set('opaque-nosub-1', { email: 'dora' });
