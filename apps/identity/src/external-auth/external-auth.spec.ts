@@ -152,7 +152,7 @@ describe('identity external-auth set/unset/get', () => {
     expect((await t.prisma.externalAuth.findUniqueOrThrow({ where: { domain_id: 'd1' } })).secret_data).toBeNull();
   });
 
-  it('asks the provider first: a wrong issuer is a 400 naming what the provider says, an unreachable one a 503', async () => {
+  it('asks the provider first: a wrong or unreachable issuer is a 400 naming what went wrong', async () => {
     const slash = await call('set', admin, oidc({ issuer: `${provider.issuer}/` }));
     expectError(slash, 400, 'ERROR_INVALID_PARAMETER', 'plugin_info.options.issuer');
     expect(slash.body.error.message).toContain(`names its issuer "${provider.issuer}"`);
@@ -161,10 +161,12 @@ describe('identity external-auth set/unset/get', () => {
     realm.mode = 'hang';
     const started = Date.now();
     const hung = await call('set', admin, oidc({ issuer: realm.issuer }));
-    expectError(hung, 503, 'ERROR_SERVICE_UNAVAILABLE');
+    expectError(hung, 400, 'ERROR_INVALID_PARAMETER', 'plugin_info.options.issuer');
+    expect(hung.body.error.message).toContain('cannot be reached');
     expect(Date.now() - started).toBeLessThan(5000);
     realm.mode = 'error';
-    expectError(await call('set', admin, oidc({ issuer: realm.issuer })), 503, 'ERROR_SERVICE_UNAVAILABLE');
+    expectError(await call('set', admin, oidc({ issuer: realm.issuer })), 400, 'ERROR_INVALID_PARAMETER', 'plugin_info.options.issuer');
+    expectError(await call('set', admin, oidc({ issuer: 'http://127.0.0.1:1' })), 400, 'ERROR_INVALID_PARAMETER', 'plugin_info.options.issuer');
     realm.mode = 'ok';
     expect((await call('set', admin, oidc({ issuer: realm.issuer }))).status).toBe(200);
   });

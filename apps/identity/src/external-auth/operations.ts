@@ -64,7 +64,7 @@ export function externalAuthOperations(service: ExternalAuthService) {
       summary: 'Set (replace) the domain\'s external authentication: an OpenID Connect provider whose tokens log users in',
       schema: request({ plugin_info: pluginInfo }),
       response: ExternalAuthInfo,
-      errors: { 400: ['ERROR_ADDRESS_NOT_ALLOWED'], 503: ['ERROR_SERVICE_UNAVAILABLE'] },
+      errors: { 400: ['ERROR_ADDRESS_NOT_ALLOWED'] },
       handler: (input, { auth }) => service.set(auth, input),
     }),
     operation({

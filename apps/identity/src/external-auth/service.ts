@@ -75,10 +75,9 @@ export class ExternalAuthService {
       doc = await fetchDiscovery(p.options.issuer, this.deps.config.externalAuth);
     } catch (e) {
       if (e instanceof OidcMisconfigured) throw errors.invalidParameter('plugin_info.options.issuer', e.message);
-      if (e instanceof OidcUnavailable) {
-        this.deps.logger.warn({ domain_id: auth.domainId, reason: e.message }, 'external-auth/set: the OpenID provider cannot be reached');
-        throw errors.unavailable(`The OpenID provider at ${p.options.issuer} cannot be reached.`);
-      }
+      // The issuer is what the caller gave: one that cannot be reached is refused as a parameter (not a
+      // 503), whether it is mistyped or down for now.
+      if (e instanceof OidcUnavailable) throw errors.invalidParameter('plugin_info.options.issuer', `the OpenID provider cannot be reached (${e.message})`);
       throw e;
     }
     const secret = p.secret_data?.client_secret ? { client_secret: p.secret_data.client_secret } : undefined;
