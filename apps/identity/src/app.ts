@@ -5,6 +5,8 @@ import type { IdentityDeps } from './deps';
 import { DirectorySync } from './directory/sync';
 import { Effects } from './directory/effects';
 import { endpointOperations } from './endpoint/operations';
+import { externalAuthOperations } from './external-auth/operations';
+import { ExternalAuthService } from './external-auth/service';
 import { loadEndpointConfig } from './endpoint/service';
 import { projectGroupOperations } from './project-group/operations';
 import { ProjectGroupService } from './project-group/service';
@@ -38,6 +40,7 @@ export function createApp(deps: IdentityDeps) {
       ...roleBindingOperations(new RoleBindingService(deps, effects)),
       ...projectGroupOperations(new ProjectGroupService(deps, directory)),
       ...projectOperations(new ProjectService(deps, new DirectoryClient(deps.redis, deps.redisPrefix), effects)),
+      ...externalAuthOperations(new ExternalAuthService(deps)),
       ...endpointOperations(loadEndpointConfig(deps.config.publicBaseUrl)),
     ],
   });

@@ -14,6 +14,21 @@ export interface IdentityConfig {
   secretKeys: Buffer[];
   /** Requests to token/issue per caller address and per (domain_id, user_id); `points` 0 turns a limit off. */
   issueRateLimit: { perAddress: RateLimitSetting; perUser: RateLimitSetting };
+  /** External authentication (OIDC, external-auth/set): how identity talks to a domain's issuer. */
+  externalAuth: ExternalAuthConfig;
+}
+
+export interface ExternalAuthConfig {
+  /** Issuers (and their JWKS and userinfo URLs) on private or loopback addresses are refused unless set (ALLOW_PRIVATE_URLS). */
+  allowPrivateUrls: boolean;
+  /** Bound of each exchange with an issuer (discovery, JWKS, userinfo); past it a login answers 503. */
+  timeoutMs: number;
+  /** How long an issuer's discovery document and JWKS are kept before they are fetched again. */
+  cacheSeconds: number;
+  /** A token with an unknown `kid` refetches the JWKS only if it was fetched longer ago than this. */
+  jwksCooldownSeconds: number;
+  /** Tolerance on `exp` and `nbf` of a provider's JWT. */
+  clockSkewSeconds: number;
 }
 
 export interface RateLimitSetting {
@@ -58,5 +73,12 @@ export function loadConfig(): IdentityConfig {
       perUser: rateLimit('TOKEN_ISSUE_RATE_USER', 20, 60),
     },
     secretKeys: loadSecretKeys(),
+    externalAuth: {
+      allowPrivateUrls: envBool('ALLOW_PRIVATE_URLS', false),
+      timeoutMs: envInt('EXTERNAL_AUTH_TIMEOUT_MS', 5000),
+      cacheSeconds: envInt('EXTERNAL_AUTH_CACHE_SECONDS', 600),
+      jwksCooldownSeconds: envInt('EXTERNAL_AUTH_JWKS_COOLDOWN_SECONDS', 30),
+      clockSkewSeconds: 30,
+    },
   };
 }

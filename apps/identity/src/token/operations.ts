@@ -13,9 +13,16 @@ export function tokenOperations(service: TokenService) {
       access: 'public',
       summary: 'Issue an access and a refresh token from credentials',
       schema: z.strictObject({
-        credentials: z.record(z.string(), z.unknown()),
+        credentials: z
+          .record(z.string(), z.unknown())
+          .describe(
+            'LOCAL: {user_id, password}; MFA: {user_id} (with verify_code); EXTERNAL: {access_token} or {id_token}, a token of the domain\'s OpenID provider (external-auth/set).',
+          ),
         domain_id: z.string().min(1).max(255),
-        auth_type: z.enum(['LOCAL', 'EXTERNAL', 'MFA']).optional(),
+        auth_type: z
+          .enum(['LOCAL', 'EXTERNAL', 'MFA'])
+          .optional()
+          .describe('LOCAL (default): a password; EXTERNAL: a token of the domain\'s OpenID provider; MFA: the second step with verify_code.'),
         timeout: timeout.optional(),
         verify_code: z.string().max(32).optional(),
       }),
@@ -24,6 +31,8 @@ export function tokenOperations(service: TokenService) {
         400: ['ERROR_EXTERNAL_AUTH_NOT_CONFIGURED'],
         401: ['ERROR_AUTHENTICATE_FAILURE', 'ERROR_LOGIN_BLOCKED', 'ERROR_MFA_REQUIRED', 'ERROR_INVALID_CREDENTIALS'],
         429: ['ERROR_TOO_MANY_REQUESTS'],
+        // EXTERNAL: the domain's OpenID provider cannot be reached (or answers 5xx).
+        503: ['ERROR_SERVICE_UNAVAILABLE'],
       },
       handler: (input, ctx) => service.issue(input, ctx.clientIp),
     }),

@@ -7,6 +7,8 @@ import { openMfaSecret } from '../mfa/secret';
 import { managedRole } from './roles';
 import { AttemptCounter } from './attempts';
 import { IssueRateLimits } from './rate-limits';
+import { OidcRejection, OidcUnavailable, OidcVerifier } from '../external-auth/oidc';
+import { externalAuthSettings } from '../external-auth/service';
 
 export interface IssueInput {
   credentials: Record<string, unknown>;
@@ -28,6 +30,18 @@ export interface GrantInput {
 
 const authFailure = () => errors.authenticateFailure('Authenticate failure. (credentials are invalid)');
 
+/** The provider's token of an EXTERNAL issue: `credentials.access_token` or `credentials.id_token`, one of them. */
+function externalToken(credentials: Record<string, unknown>): string {
+  const given = (['access_token', 'id_token'] as const).filter((k) => Object.hasOwn(credentials, k) && credentials[k] !== undefined && credentials[k] !== '');
+  if (!given.length) throw errors.requiredParameter('credentials.access_token');
+  if (given.length > 1) throw errors.invalidParameter('credentials', 'give access_token or id_token, not both');
+  const key = given[0];
+  const token = credentials[key];
+  if (typeof token !== 'string') throw errors.invalidParameterType(`credentials.${key}`, 'str');
+  if (token.length > 16384) throw errors.invalidParameter(`credentials.${key}`, 'too long');
+  return token;
+}
+
 const loginBlocked = (limit: number, seconds: number) =>
   new ApiError(401, 'ERROR_LOGIN_BLOCKED', `Login is blocked after ${limit} failed attempts; retry in at most ${seconds} seconds.`);
 
@@ -35,6 +49,7 @@ export class TokenService {
   private readonly rateLimits: IssueRateLimits;
   private readonly loginAttempts: AttemptCounter;
   private readonly mfaAttempts: AttemptCounter;
+  private readonly oidc: OidcVerifier;
 
   constructor(private readonly deps: IdentityDeps) {
     const { config, redis } = deps;
@@ -42,6 +57,7 @@ export class TokenService {
     // Settings are read per attempt, so a test (or a reload) can change them on a running service.
     this.loginAttempts = new AttemptCounter(redis, () => ({ limit: config.login.maxFailures, windowSeconds: config.login.blockSeconds }));
     this.mfaAttempts = new AttemptCounter(redis, () => ({ limit: config.login.mfaMaxFailures, windowSeconds: config.login.mfaBlockSeconds }));
+    this.oidc = new OidcVerifier(() => config.externalAuth);
   }
 
   private key(kind: string, domainId: string, userId: string) {
@@ -58,10 +74,7 @@ export class TokenService {
     const { config } = this.deps;
     await this.rateLimits.consumeAddress(clientIp);
     const authType = input.auth_type ?? 'LOCAL';
-    if (authType === 'EXTERNAL') {
-      // No external auth plugin (OIDC, LDAP, ...) can be configured for a domain in this deployment.
-      throw new ApiError(400, 'ERROR_EXTERNAL_AUTH_NOT_CONFIGURED', `External authentication is not configured for domain ${input.domain_id}.`);
-    }
+    if (authType === 'EXTERNAL') return this.issueExternal(input);
     const userId = input.credentials.user_id;
     const password = input.credentials.password;
     if (typeof userId !== 'string' || !userId) throw errors.requiredParameter('credentials.user_id');
@@ -102,7 +115,8 @@ export class TokenService {
     // First factor: the password, or (second MFA step) a password check passed in the last minutes.
     const firstFactor =
       password !== undefined ? await verifyPassword(user?.password_hash, password.slice(0, 1024)) : Boolean(user) && (await redis.get(pendingKey)) === '1';
-    if (!firstFactor || !domain || domain.state !== 'ENABLED' || !user || user.state !== 'ENABLED') throw authFailure();
+    // An EXTERNAL user logs in through its provider only (its password_hash is empty anyway).
+    if (!firstFactor || !domain || domain.state !== 'ENABLED' || !user || user.state !== 'ENABLED' || user.auth_type !== 'LOCAL') throw authFailure();
 
     if (user.mfa_enabled && user.mfa_secret) {
       if (!input.verify_code) {
@@ -124,14 +138,75 @@ export class TokenService {
       await redis.del(pendingKey);
     }
 
-    await prisma.user.update({ where: { domain_id_user_id: { domain_id: user.domain_id, user_id: userId } }, data: { last_accessed_at: new Date() } });
+    return this.userTokens(user.domain_id, userId, input.timeout);
+  }
 
-    const base = { user_id: userId, domain_id: user.domain_id, workspace_id: '', role_type: 'USER' as RoleType, role_id: '', scope: 'USER' as Scope, permissions: ['*'], user_type: 'USER' as const };
+  /** A logged-in user's USER-scoped access and refresh tokens; its last_accessed_at is now. */
+  private async userTokens(domainId: string, userId: string, timeout: number | undefined) {
+    const { prisma, config } = this.deps;
+    await prisma.user.update({ where: { domain_id_user_id: { domain_id: domainId, user_id: userId } }, data: { last_accessed_at: new Date() } });
+
+    const base = { user_id: userId, domain_id: domainId, workspace_id: '', role_type: 'USER' as RoleType, role_id: '', scope: 'USER' as Scope, permissions: ['*'], user_type: 'USER' as const };
     const [access_token, refresh_token] = await Promise.all([
-      this.deps.signer.sign({ ...base, token_type: 'ACCESS_TOKEN' }, this.accessTtl(input.timeout)),
+      this.deps.signer.sign({ ...base, token_type: 'ACCESS_TOKEN' }, this.accessTtl(timeout)),
       this.deps.signer.sign({ ...base, token_type: 'REFRESH_TOKEN' }, config.token.refreshTimeout),
     ]);
     return { access_token, refresh_token };
+  }
+
+  /**
+   * token/issue with auth_type EXTERNAL: the token the domain's OpenID provider gave the caller names the
+   * user (docs/decisions/identity.md). Every refusal is the same 401, its reason only in the log; a
+   * provider that cannot be asked is a 503. Once the user is known, the per-user rate limit and the
+   * login lockout apply exactly as to a password.
+   */
+  private async issueExternal(input: IssueInput) {
+    const { config, prisma, logger } = this.deps;
+    const settings = await externalAuthSettings(this.deps, input.domain_id);
+    if (!settings) {
+      throw new ApiError(400, 'ERROR_EXTERNAL_AUTH_NOT_CONFIGURED', `External authentication is not configured for domain ${input.domain_id}.`);
+    }
+    const token = externalToken(input.credentials);
+    const refuse = (reason: string, userId?: string) => {
+      logger.warn({ domain_id: input.domain_id, ...(userId !== undefined && { user_id: userId }), reason }, 'external login refused');
+      return authFailure();
+    };
+
+    let claims: Record<string, unknown>;
+    try {
+      claims = await this.oidc.verify(settings, token);
+    } catch (e) {
+      if (e instanceof OidcRejection) throw refuse(e.message);
+      if (e instanceof OidcUnavailable) {
+        logger.warn({ domain_id: input.domain_id, issuer: settings.issuer, reason: e.message }, 'external login: the OpenID provider cannot be reached');
+        throw errors.unavailable('The external identity provider cannot be reached; try again later.');
+      }
+      throw e;
+    }
+    const claim = Object.hasOwn(claims, settings.user_id_claim) ? claims[settings.user_id_claim] : undefined;
+    if (typeof claim !== 'string' || !claim || claim.length > 255) throw refuse(`the token has no usable ${settings.user_id_claim} claim`);
+    const userId = claim;
+
+    await this.rateLimits.consumeUser(input.domain_id, userId);
+    const loginKey = this.key('login-attempts', input.domain_id, userId);
+    if (!(await this.loginAttempts.begin(loginKey))) throw loginBlocked(config.login.maxFailures, config.login.blockSeconds);
+    let tokens: { access_token: string; refresh_token: string };
+    try {
+      const [domain, user] = await Promise.all([
+        prisma.domain.findUnique({ where: { domain_id: input.domain_id } }),
+        prisma.user.findUnique({ where: { domain_id_user_id: { domain_id: input.domain_id, user_id: userId } } }),
+      ]);
+      if (!domain || domain.state !== 'ENABLED') throw refuse('the domain is not enabled', userId);
+      if (!user) throw refuse('no such user in the domain', userId);
+      if (user.auth_type !== 'EXTERNAL') throw refuse(`the user's auth_type is ${user.auth_type}, not EXTERNAL`, userId);
+      if (user.state !== 'ENABLED') throw refuse(`the user is ${user.state}`, userId);
+      tokens = await this.userTokens(input.domain_id, userId, input.timeout);
+    } catch (e) {
+      await this.loginAttempts.fail(loginKey);
+      throw e;
+    }
+    await this.loginAttempts.succeed(loginKey);
+    return tokens;
   }
 
   async grant(input: GrantInput) {
