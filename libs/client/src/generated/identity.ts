@@ -17,6 +17,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/identity/v2/external-auth/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The domain's external authentication (state DISABLED when none is set) */
+        post: operations["identity_v2_external_auth_get"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/external-auth/set": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set (replace) the domain's external authentication: an OpenID Connect provider whose tokens log users in */
+        post: operations["identity_v2_external_auth_set"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/external-auth/unset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Remove the domain's external authentication (its users can no longer log in with auth_type EXTERNAL) */
+        post: operations["identity_v2_external_auth_unset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/identity/v2/project-group/add-users": {
         parameters: {
             query?: never;
@@ -813,6 +864,51 @@ export interface components {
                 status: number;
             };
         };
+        /** @description A domain's external authentication (single sign-on with an OpenID Connect provider). */
+        ExternalAuthInfo: {
+            /** @description The domain (the caller's) whose external auth this is. */
+            domain_id: string;
+            /** @description The plugin and its options; absent when no external auth is set. */
+            plugin_info?: components["schemas"]["ExternalAuthPluginInfo"];
+            /**
+             * @description ENABLED when users of the domain may log in with auth_type EXTERNAL; DISABLED when none is set.
+             * @enum {string}
+             */
+            state: "ENABLED" | "DISABLED";
+            /** @description When the external auth was last set (ISO 8601); `''` when none is set. */
+            updated_at: string;
+        };
+        /** @description How tokens of the OpenID provider are checked and mapped to platform users. */
+        ExternalAuthOidcOptions: {
+            /** @description The client registered at the provider for this platform; tokens must name it in `aud` (or `azp`). */
+            client_id: string;
+            /** @description The OpenID provider's issuer URL; tokens must carry it as `iss`. */
+            issuer: string;
+            /** @description The token (or userinfo) claim whose value is the platform user_id. */
+            user_id_claim: string;
+        };
+        /** @description The external auth plugin of a domain and its options; secret_data is never answered. */
+        ExternalAuthPluginInfo: {
+            /** @description What the provider's discovery document said when the auth was set: issuer, authorization/token/userinfo/end-session endpoints, jwks_uri, client_id. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The plugin options as set. */
+            options: components["schemas"]["ExternalAuthOidcOptions"];
+            /** @description The external auth plugin: `plugin-oidc-identity-auth`, the one built in. */
+            plugin_id: string;
+            /** @description Always `''`: the plugin's options need no schema. */
+            schema_id: string;
+            /** @description Always `''`: secret_data is kept sealed in identity, not in a secret service. */
+            secret_id: string;
+            /**
+             * @description upstream's plugin upgrade mode (informational: the plugin is built in).
+             * @enum {string}
+             */
+            upgrade_mode: "AUTO" | "MANUAL" | "NONE";
+            /** @description The plugin version the caller asked for (informational: the plugin is built in). */
+            version: string;
+        };
         GrantTokenInfo: {
             access_token: string;
             domain_id: string;
@@ -1215,6 +1311,446 @@ export interface operations {
                             code?: "ERROR_PERMISSION_DENIED";
                             /** @constant */
                             status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_external_auth_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExternalAuthInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_external_auth_set: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string;
+                    /** @description The plugin to authenticate the domain's users with, and its options. */
+                    plugin_info: {
+                        /** @description Options of the OIDC plugin. */
+                        options: {
+                            /** @description The client registered at the provider for this platform: tokens must name it in `aud` (or `azp`). */
+                            client_id: string;
+                            /** @description The OpenID provider's issuer URL, exactly as its discovery document and tokens name it (e.g. https://sso.example.com/realms/acme). */
+                            issuer: string;
+                            /**
+                             * @description The claim whose value is the platform user_id (default `email`; `sub` or `preferred_username` are common).
+                             * @default email
+                             */
+                            user_id_claim?: string;
+                        };
+                        /** @description The external auth plugin: only `plugin-oidc-identity-auth` (built in) exists. */
+                        plugin_id: string;
+                        /** @description upstream's schema of secret_data (ignored: the plugin has one fixed form). */
+                        schema_id?: string;
+                        /** @description Secrets of the plugin, sealed at rest and never answered. */
+                        secret_data?: {
+                            /** @description The client's secret at the provider; kept sealed, never answered. */
+                            client_secret?: string;
+                        };
+                        /**
+                         * @description upstream's upgrade mode (informational: the plugin is built in).
+                         * @enum {string}
+                         */
+                        upgrade_mode?: "AUTO" | "MANUAL" | "NONE";
+                        /** @description The plugin version (informational: the plugin is built in). */
+                        version?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExternalAuthInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_ADDRESS_NOT_ALLOWED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_ADDRESS_NOT_ALLOWED";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_external_auth_unset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExternalAuthInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
                         };
                     };
                 };
@@ -5475,8 +6011,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @enum {string} */
+                    /**
+                     * @description LOCAL (default): a password; EXTERNAL: a token of the domain's OpenID provider; MFA: the second step with verify_code.
+                     * @enum {string}
+                     */
                     auth_type?: "LOCAL" | "EXTERNAL" | "MFA";
+                    /** @description LOCAL: {user_id, password}; MFA: {user_id} (with verify_code); EXTERNAL: {access_token} or {id_token}, a token of the domain's OpenID provider (external-auth/set). */
                     credentials: {
                         [key: string]: unknown;
                     };
