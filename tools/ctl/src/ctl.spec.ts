@@ -125,6 +125,30 @@ describe('platformctl against the platform', () => {
     expect(wide).toMatch(/^PROJECT_GROUP_ID/);
   });
 
+  it('onboards a team as the README shows: a workspace, an EXTERNAL user, a role binding, a project and its users', async () => {
+    const config = mkdtempSync(path.join(os.tmpdir(), 'platformctl-org-'));
+    const as = (args: string[]) => json(args, { config });
+    const login = (extra: string[] = []) =>
+      ok(['login', '--endpoint', p.base, '--domain-id', 'domain-local', '--user-id', 'admin', ...extra], { config, env: { PLATFORM_PASSWORD: PASSWORD } });
+    await login(); // domain scope
+    const ws = (await as(['exec', 'create', 'identity.Workspace', '-p', 'name=payments-team'])).workspace_id;
+    expect(ws).toMatch(/^workspace-/);
+    expect(await as(['exec', 'create', 'identity.User', '-p', 'user_id=alice@example.com', '-p', 'auth_type=EXTERNAL', '-p', 'email=alice@example.com'])).toMatchObject({
+      user_id: 'alice@example.com',
+      auth_type: 'EXTERNAL',
+    });
+    const binding = await as(['exec', 'create', 'identity.RoleBinding', '-p', 'user_id=alice@example.com', '-p', 'role_id=managed-workspace-member', '-p', 'resource_group=WORKSPACE', '-p', `workspace_id=${ws}`]);
+    expect(binding).toMatchObject({ role_type: 'WORKSPACE_MEMBER', workspace_id: ws });
+    expect((await as(['list', 'identity.RoleBinding', '-f', `workspace_id=${ws}`])).total_count).toBe(1);
+    await login(['--workspace-id', ws]);
+    const project = await as(['exec', 'create', 'identity.Project', '-p', 'name=checkout']);
+    expect(project).toMatchObject({ workspace_id: ws, project_type: 'PRIVATE' });
+    const added = await as(['exec', 'add-users', 'identity.Project', '-p', `project_id=${project.project_id}`, '-p', 'users:=["alice@example.com"]']);
+    expect(added.users).toEqual(['alice@example.com']);
+    const resources = await ok(['api-resources', 'identity'], { config });
+    for (const r of ['identity.Workspace', 'identity.User', 'identity.Role', 'identity.RoleBinding', 'identity.Project', 'identity.ExternalAuth']) expect(resources).toContain(r);
+  });
+
   it('answers an API error with exit code 1 and the envelope\'s code and message on stderr', async () => {
     const missing = await ctl(['get', 'identity.ProjectGroup', 'pg-000000000000']);
     expect(missing.code).toBe(1);

@@ -8,6 +8,7 @@ import { PrismaClient } from '../generated/prisma/client';
 import { loadConfig } from '../config';
 import { Effects } from '../directory/effects';
 import { sealMfaSecrets } from '../mfa/secret';
+import { sealExternalAuthSecrets } from '../external-auth/secret';
 import { AdminService } from './service';
 
 const USAGE = `usage: npm run admin -- <noun> <verb> [--flags]
@@ -18,7 +19,7 @@ const USAGE = `usage: npm run admin -- <noun> <verb> [--flags]
   project create --domain-id D --workspace-id W --project-id P --name N [--project-group-id G]
   project add-users --domain-id D --project-id P --users U1,U2      (users of the project's workspace)
   project remove-users --domain-id D --project-id P --users U1,U2
-  secrets seal      seal MFA secrets stored in plain text or with a previous key (idempotent)`;
+  secrets seal      seal MFA secrets and external-auth secret_data stored in plain text or with a previous key (idempotent)`;
 
 function parseFlags(args: string[]): Record<string, string> {
   const flags: Record<string, string> = {};
@@ -86,7 +87,10 @@ async function main() {
         out = await admin.enableMfa({ domainId: need('domain-id'), userId: need('user-id') });
         break;
       case 'secrets seal':
-        out = { column: 'user.mfa_secret', ...(await sealMfaSecrets(pool, config.secretKeys)) };
+        out = [
+          { column: 'user.mfa_secret', ...(await sealMfaSecrets(pool, config.secretKeys)) },
+          { column: 'external_auth.secret_data', ...(await sealExternalAuthSecrets(pool, config.secretKeys)) },
+        ];
         break;
       case 'project create':
         out = await admin.createProject({

@@ -1,4 +1,5 @@
-import { openJson, sealJson, secretAad, secretBoxFor, type SealedColumn, type SealedJson } from '@platform/secrets';
+import type { Pool } from 'pg';
+import { openJson, sealColumn, sealJson, secretAad, secretBoxFor, type SealedColumn, type SealedJson, type SealReport } from '@platform/secrets';
 
 /**
  * A domain's external-auth `secret_data` (the OIDC client_secret) at rest: sealed with libs/secrets
@@ -20,4 +21,12 @@ export function sealExternalAuthSecret(keys: readonly Buffer[], domainId: string
 export function openExternalAuthSecret(keys: readonly Buffer[], row: { domain_id: string; secret_data: unknown }): Record<string, unknown> {
   const value = openJson(secretBoxFor(keys), row.secret_data ?? {}, externalAuthSecretColumn.aad({ domain_id: row.domain_id }));
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+/**
+ * The backfill (`admin secrets seal`, run by every migration): seals again with the current key the
+ * secret_data sealed with a previous one (and seals any plain value). Idempotent.
+ */
+export function sealExternalAuthSecrets(pool: Pool, keys: readonly Buffer[]): Promise<SealReport> {
+  return sealColumn(pool, secretBoxFor(keys), externalAuthSecretColumn);
 }

@@ -5,6 +5,7 @@ import { isSealedText } from '@platform/secrets';
 import { createTempDatabase, withEnv, type TempDatabase } from '@platform/testing';
 import { loadConfig } from '../config';
 import { openMfaSecret } from './secret';
+import { openExternalAuthSecret, sealExternalAuthSecret } from '../external-auth/secret';
 
 /**
  * The backfill where deployments run it: tools/prisma/migrate.mjs (npm run migrate, the compose and
@@ -44,6 +45,21 @@ describe('the migration step seals MFA secrets', () => {
     expect(rows[1].mfa_secret).not.toContain('JBSWY3DPEHPK3PXP');
     expect(openMfaSecret([key], rows[1])).toBe('JBSWY3DPEHPK3PXP');
     expect(migrate({ SECRET_ENCRYPTION_KEY: key.toString('base64') }).stdout).toMatch(/"sealed": 0/);
+  });
+
+  it("seals external auth's secret_data again under the current key after a rotation", async () => {
+    const old = randomBytes(32);
+    await db.pool.query(`INSERT INTO domain (domain_id, name) VALUES ('d2', 'd2') ON CONFLICT DO NOTHING`);
+    await db.pool.query(`INSERT INTO external_auth (domain_id, plugin_id, secret_data) VALUES ('d2', 'plugin-oidc-identity-auth', $1)`, [
+      JSON.stringify(sealExternalAuthSecret([old], 'd2', { client_secret: 'oidc-client-secret' })),
+    ]);
+    // The new key first, the old one still configured to open what it sealed.
+    const run = migrate({ SECRET_ENCRYPTION_KEY: key.toString('base64'), SECRET_ENCRYPTION_PREVIOUS_KEYS: old.toString('base64') });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/"column": "external_auth.secret_data",\s+"sealed": 0,\s+"resealed": 1/);
+    const { rows } = await db.pool.query(`SELECT domain_id, secret_data FROM external_auth WHERE domain_id = 'd2'`);
+    expect(JSON.stringify(rows[0].secret_data)).not.toContain('oidc-client-secret');
+    expect(openExternalAuthSecret([key], rows[0])).toEqual({ client_secret: 'oidc-client-secret' });
   });
 
   it('refuses to start in production without SECRET_ENCRYPTION_KEY', () => {
