@@ -244,6 +244,9 @@ describe('the platform end to end, through nginx', () => {
    * Issue #20's walk: a platform team onboards a team with single sign-on, all through the gateway. A
    * real OpenID provider (npm oidc-provider) runs beside the platform; its users log in with a real
    * authorization-code flow and hand its tokens to token/issue. The steps share state and run in order.
+   * On this file's platform (one start for the whole file), and declared before the test of logs, which
+   * Jest runs after it (tests and describes run in the order declared; the report lists nested describes
+   * last): the provider's tokens and the client secrets gathered here are among the secrets it checks.
    */
   describe('onboarding a team with single sign-on', () => {
     const CLIENT_SECRET = 'e2e-oidc-client-secret-5d1f0a';
