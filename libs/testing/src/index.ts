@@ -7,3 +7,4 @@ export * from './platform';
 export * from './browser';
 export * from './totp';
 export * from './fixtures';
+export * from './oidc';

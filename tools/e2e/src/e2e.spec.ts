@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { PlatformApiError, PlatformClient } from '@platform/client';
 import { undocumentedAnswers } from '@platform/http';
-import { waitFor } from '@platform/testing';
+import { startOidcProvider, waitFor, type ProviderTokens, type RealProvider } from '@platform/testing';
 import { call, startPlatform, type Platform } from './platform';
 
 const fixtures = path.resolve(__dirname, '../fixtures');
@@ -238,6 +238,212 @@ describe('the platform end to end, through nginx', () => {
     } finally {
       await new Promise((r) => files.close(r));
     }
+  });
+
+  /**
+   * Issue #20's walk: a platform team onboards a team with single sign-on, all through the gateway. A
+   * real OpenID provider (npm oidc-provider) runs beside the platform; its users log in with a real
+   * authorization-code flow and hand its tokens to token/issue. The steps share state and run in order.
+   * On this file's platform (one start for the whole file), and declared before the test of logs, which
+   * Jest runs after it (tests and describes run in the order declared; the report lists nested describes
+   * last): the provider's tokens and the client secrets gathered here are among the secrets it checks.
+   */
+  describe('onboarding a team with single sign-on', () => {
+    const CLIENT_SECRET = 'e2e-oidc-client-secret-5d1f0a';
+    /** Another application's client at the same provider: its tokens are not addressed to the platform. */
+    const OTHER_CLIENT_SECRET = 'e2e-oidc-other-app-secret-8c27e4';
+    const USER = 'dana@team.example'; // the provider's email claim, and so the platform user_id
+    const FAILURE = { code: 'ERROR_AUTHENTICATE_FAILURE', status: 401 };
+    let provider: RealProvider;
+    let adminDomain: string; // the bootstrap admin, DOMAIN scope
+    let adminRefresh: string;
+    let owner: string; // the bootstrap admin, WORKSPACE scope in the new workspace (WORKSPACE_OWNER)
+    let workspaceId: string;
+    let mine: string; // the project the user is added to
+    let theirs: string; // the project the user is not in
+    const services: Record<string, { cloud_service_id: string; project_id: string }> = {};
+    let member: { access: string; refresh: string };
+
+    const as = (t: string) => (path: string, body: unknown) => call(p.base, path, body, t);
+    const ok = async (res: Promise<{ status: number; body: any }>) => {
+      const r = await res;
+      expect([r.status, r.status === 200 ? 'ok' : r.body]).toEqual([200, 'ok']);
+      return r.body;
+    };
+    const error = (res: { status: number; body: any }) => [res.status, res.body?.error?.code];
+    /** A real login at the provider; every token it answers is a secret of the run. */
+    const providerLogin = async (o: { jwt?: boolean; client?: string } = {}): Promise<ProviderTokens> => {
+      const tokens = await provider.login(USER, o);
+      secrets.add(tokens.access_token).add(tokens.id_token);
+      return tokens;
+    };
+    const issueExternal = (credentials: { access_token?: string; id_token?: string }) =>
+      call(p.base, '/identity/v2/token/issue', { domain_id: 'domain-local', auth_type: 'EXTERNAL', credentials });
+    const grantWorkspace = (refresh: string, workspace_id = workspaceId) =>
+      call(p.base, '/identity/v2/token/grant', { grant_type: 'REFRESH_TOKEN', token: refresh, scope: 'WORKSPACE', workspace_id });
+    /** token/issue (EXTERNAL) then a WORKSPACE grant for the new workspace: the user's platform tokens. */
+    const memberLogin = async (credentials: { access_token?: string; id_token?: string }) => {
+      const issued = await ok(issueExternal(credentials));
+      const granted = await ok(grantWorkspace(issued.refresh_token));
+      expect(granted).toMatchObject({ role_type: 'WORKSPACE_MEMBER', workspace_id: workspaceId });
+      for (const t of [issued.access_token, issued.refresh_token, granted.access_token]) secrets.add(t);
+      return { access: granted.access_token as string, refresh: issued.refresh_token as string };
+    };
+    const names = (body: { results: { name: string }[] }) => body.results.map((c) => c.name).sort();
+
+    beforeAll(async () => {
+      provider = await startOidcProvider('platform', CLIENT_SECRET, { 'other-app': OTHER_CLIENT_SECRET });
+      secrets.add(CLIENT_SECRET).add(OTHER_CLIENT_SECRET);
+    });
+    afterAll(async () => {
+      await provider?.stop();
+    });
+
+    it('the bootstrap admin sets the domain\'s external auth to the OpenID provider', async () => {
+      const session = await new PlatformClient({ endpoint: p.base }).login({ domainId: 'domain-local', userId: 'admin', password: 'e2e-admin-password' });
+      expect(session).toMatchObject({ scope: 'DOMAIN' });
+      adminDomain = session.access_token;
+      adminRefresh = session.refresh_token!;
+      secrets.add(adminDomain).add(adminRefresh);
+      const admin = as(adminDomain);
+      const set = await ok(
+        admin('/identity/v2/external-auth/set', {
+          plugin_info: {
+            plugin_id: 'plugin-oidc-identity-auth',
+            options: { issuer: provider.issuer, client_id: 'platform', user_id_claim: 'email' },
+            secret_data: { client_secret: CLIENT_SECRET },
+          },
+        }),
+      );
+      expect(set).toMatchObject({ domain_id: 'domain-local', state: 'ENABLED' });
+      const got = await ok(admin('/identity/v2/external-auth/get', {}));
+      expect(got.plugin_info.options).toEqual({ issuer: provider.issuer, client_id: 'platform', user_id_claim: 'email' });
+      // What a console needs to start the login, from the provider's discovery document; never the secret.
+      expect(got.plugin_info.metadata).toMatchObject({ authorization_endpoint: expect.stringMatching(new RegExp(`^${provider.issuer}/`)) });
+      expect(JSON.stringify(got)).not.toContain(CLIENT_SECRET);
+      // Only a DOMAIN_ADMIN sets it: the workspace owner's token of the first test may not.
+      const byOwner = await post('/identity/v2/external-auth/set', { plugin_info: { plugin_id: 'plugin-oidc-identity-auth', options: { issuer: provider.issuer, client_id: 'x' } } });
+      expect(error(byOwner)).toEqual([403, 'ERROR_PERMISSION_DENIED']);
+    });
+
+    it('creates a workspace, an EXTERNAL user bound as its member, two projects, and puts the user in one', async () => {
+      const admin = as(adminDomain);
+      const ws = await ok(admin('/identity/v2/workspace/create', { name: 'Team Dana' }));
+      workspaceId = ws.workspace_id;
+      expect(workspaceId).toMatch(/^workspace-/);
+      const user = await ok(admin('/identity/v2/user/create', { user_id: USER, auth_type: 'EXTERNAL', email: USER }));
+      expect(user).toMatchObject({ user_id: USER, auth_type: 'EXTERNAL', state: 'ENABLED' });
+      const binding = await ok(
+        admin('/identity/v2/role-binding/create', { user_id: USER, role_id: 'managed-workspace-member', resource_group: 'WORKSPACE', workspace_id: workspaceId }),
+      );
+      expect(binding).toMatchObject({ user_id: USER, role_type: 'WORKSPACE_MEMBER', workspace_id: workspaceId });
+
+      // Projects live in a workspace: the admin works there with a WORKSPACE grant (as its owner).
+      const grant = await ok(grantWorkspace(adminRefresh));
+      expect(grant).toMatchObject({ role_type: 'WORKSPACE_OWNER', workspace_id: workspaceId });
+      owner = grant.access_token;
+      secrets.add(owner);
+      const inWorkspace = as(owner);
+      mine = (await ok(inWorkspace('/identity/v2/project/create', { name: 'payments' }))).project_id;
+      theirs = (await ok(inWorkspace('/identity/v2/project/create', { name: 'search' }))).project_id;
+      const added = await ok(inWorkspace('/identity/v2/project/add-users', { project_id: mine, users: [USER] }));
+      expect(added).toMatchObject({ project_id: mine, workspace_id: workspaceId, users: [USER] });
+      const projects = await ok(inWorkspace('/identity/v2/project/list', {}));
+      expect(projects.results.map((x: { project_id: string }) => x.project_id).sort()).toEqual([mine, theirs].sort());
+    });
+
+    it('creates cloud services in inventory in both projects of the new workspace', async () => {
+      const inWorkspace = as(owner);
+      for (const [name, project_id] of [['pay-api', mine], ['pay-db', mine], ['search-index', theirs]]) {
+        const cs = await ok(
+          inWorkspace('/inventory/v1/cloud-service/create', {
+            cloud_service_type: 'Instance',
+            cloud_service_group: 'EC2',
+            provider: 'aws',
+            name,
+            region_code: 'eu-west-1',
+            data: { owner: 'team-dana' },
+            project_id,
+          }),
+        );
+        expect(cs).toMatchObject({ name, project_id, workspace_id: workspaceId });
+        services[name] = cs;
+      }
+      // The owner sees the three, and none of the bootstrap workspace's.
+      const all = await ok(inWorkspace('/inventory/v1/cloud-service/list', {}));
+      expect(names(all)).toEqual(['pay-api', 'pay-db', 'search-index']);
+    });
+
+    it('the user logs in through the provider and sees exactly the cloud services of their project', async () => {
+      // A real authorization-code login; its id_token goes to token/issue with auth_type EXTERNAL.
+      const tokens = await providerLogin();
+      member = await memberLogin({ id_token: tokens.id_token });
+      const asMember = as(member.access);
+      const list = await ok(asMember('/inventory/v1/cloud-service/list', {}));
+      expect([list.total_count, names(list)]).toEqual([2, ['pay-api', 'pay-db']]);
+      expect(list.results.every((c: { project_id: string }) => c.project_id === mine)).toBe(true);
+      const own = await ok(asMember('/inventory/v1/cloud-service/get', { cloud_service_id: services['pay-api'].cloud_service_id }));
+      expect(own).toMatchObject({ name: 'pay-api', project_id: mine });
+      const other = await asMember('/inventory/v1/cloud-service/get', { cloud_service_id: services['search-index'].cloud_service_id });
+      expect(error(other)).toEqual([404, 'ERROR_NOT_FOUND']);
+      // Asking for the other project by name is refused outright.
+      const filtered = await asMember('/inventory/v1/cloud-service/list', { project_id: theirs });
+      expect(error(filtered)).toEqual([403, 'ERROR_PERMISSION_DENIED']);
+      // The user has no role in the bootstrap workspace: no grant there.
+      const elsewhere = await grantWorkspace(member.refresh, 'workspace-local');
+      expect(error(elsewhere)).toEqual([403, 'ERROR_PERMISSION_DENIED']);
+      // A JWT access token of the provider (aud = the platform's client) logs in as well.
+      const jwt = await providerLogin({ jwt: true });
+      expect(JSON.parse(Buffer.from(jwt.access_token.split('.')[1], 'base64url').toString())).toMatchObject({ aud: 'platform', email: USER });
+      const second = await memberLogin({ access_token: jwt.access_token });
+      expect(names(await ok(as(second.access)('/inventory/v1/cloud-service/list', {})))).toEqual(['pay-api', 'pay-db']);
+    });
+
+    it('refuses a member who would make themselves WORKSPACE_OWNER (403), and nothing changes', async () => {
+      const escalate = await as(member.access)('/identity/v2/role-binding/create', {
+        user_id: USER,
+        role_id: 'managed-workspace-owner',
+        resource_group: 'WORKSPACE',
+        workspace_id: workspaceId,
+      });
+      expect(error(escalate)).toEqual([403, 'ERROR_PERMISSION_DENIED']);
+      const bindings = await ok(as(adminDomain)('/identity/v2/role-binding/list', { user_id: USER }));
+      expect(bindings.results.map((b: { role_type: string; workspace_id: string }) => [b.role_type, b.workspace_id])).toEqual([['WORKSPACE_MEMBER', workspaceId]]);
+    });
+
+    it('refuses a token the provider gave another application (wrong audience): 401', async () => {
+      const other = await providerLogin({ client: 'other-app', jwt: true });
+      // The same user at the same provider, but addressed to another client: the test's premise, checked.
+      const claims = (t: string) => JSON.parse(Buffer.from(t.split('.')[1], 'base64url').toString());
+      expect(claims(other.access_token)).toMatchObject({ aud: 'other-app', email: USER, iss: provider.issuer });
+      expect(claims(other.id_token)).toMatchObject({ aud: 'other-app', email: USER, iss: provider.issuer });
+      for (const credentials of [{ access_token: other.access_token }, { id_token: other.id_token }]) {
+        const res = await issueExternal(credentials);
+        expect([res.status, res.body.error]).toEqual([401, expect.objectContaining(FAILURE)]);
+      }
+    });
+
+    it('the admin disables the user: their access token is refused at once and their refresh token cannot grant; enabled again, they log in again', async () => {
+      const admin = as(adminDomain);
+      const asMember = as(member.access);
+      expect((await ok(asMember('/inventory/v1/cloud-service/list', {}))).total_count).toBe(2); // still good right before
+      expect(await ok(admin('/identity/v2/user/disable', { user_id: USER }))).toMatchObject({ user_id: USER, state: 'DISABLED' });
+      // The very next request, in inventory and in identity: refused, no waiting.
+      expect(error(await asMember('/inventory/v1/cloud-service/list', {}))).toEqual([401, 'ERROR_AUTHENTICATE_FAILURE']);
+      expect(error(await asMember('/inventory/v1/cloud-service/get', { cloud_service_id: services['pay-api'].cloud_service_id }))).toEqual([401, 'ERROR_AUTHENTICATE_FAILURE']);
+      expect(error(await asMember('/identity/v2/project/list', {}))).toEqual([401, 'ERROR_AUTHENTICATE_FAILURE']);
+      expect(error(await grantWorkspace(member.refresh))).toEqual([401, 'ERROR_AUTHENTICATE_FAILURE']);
+      // Nor can they log in through the provider while disabled.
+      const whileDisabled = await providerLogin();
+      expect(error(await issueExternal({ id_token: whileDisabled.id_token }))).toEqual([401, 'ERROR_AUTHENTICATE_FAILURE']);
+
+      expect(await ok(admin('/identity/v2/user/enable', { user_id: USER }))).toMatchObject({ user_id: USER, state: 'ENABLED' });
+      // Enabling does not bring the old access token back; a new login through the provider gives the same view as before.
+      expect(error(await asMember('/inventory/v1/cloud-service/list', {}))).toEqual([401, 'ERROR_AUTHENTICATE_FAILURE']);
+      const again = await memberLogin({ id_token: (await providerLogin()).id_token });
+      const list = await ok(as(again.access)('/inventory/v1/cloud-service/list', {}));
+      expect(names(list)).toEqual(['pay-api', 'pay-db']);
+    });
   });
 
   it('writes no secret into any log: the apps\' request lines, their errors, the gateway\'s access log', async () => {

@@ -1,9 +1,8 @@
 import request from 'supertest';
-import { bearer } from '@platform/testing';
+import { bearer, FakeProvider, startOidcProvider, type FakeRealm, type RealProvider } from '@platform/testing';
 import { isSealedJson } from '@platform/secrets';
 import { createTestIdentity, seedDomain } from '../test-support';
 import { openExternalAuthSecret } from './secret';
-import { FakeProvider, startOidcProvider, type FakeRealm, type RealProvider } from './test-providers';
 
 const CLIENT_SECRET = 'client-secret-9f2c41d7';
 const EXTERNAL = { allowPrivateUrls: true, timeoutMs: 1000, cacheSeconds: 600, jwksCooldownSeconds: 1, clockSkewSeconds: 30 };

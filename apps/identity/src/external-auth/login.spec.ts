@@ -2,9 +2,8 @@ import { Writable } from 'node:stream';
 import request from 'supertest';
 import { decodeJwt, SignJWT, UnsecuredJWT } from 'jose';
 import { createLogger } from '@platform/core';
-import { bearer } from '@platform/testing';
+import { bearer, FakeProvider, startOidcProvider, strangerKey, type FakeRealm, type ProviderTokens, type RealProvider } from '@platform/testing';
 import { createTestIdentity, seedDomain } from '../test-support';
-import { FakeProvider, startOidcProvider, strangerKey, type FakeRealm, type ProviderTokens, type RealProvider } from './test-providers';
 
 const CLIENT_SECRET = 'client-secret-5e81c0aa';
 const EXTERNAL = { allowPrivateUrls: true, timeoutMs: 1000, cacheSeconds: 600, jwksCooldownSeconds: 1, clockSkewSeconds: 30 };

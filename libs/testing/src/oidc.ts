@@ -6,10 +6,10 @@ import readline from 'node:readline';
 import { exportJWK, generateKeyPair, SignJWT, type JWTPayload, type KeyLike } from 'jose';
 
 /**
- * OpenID providers for the SSO tests.
+ * OpenID providers for the SSO tests (identity's specs and the end-to-end suite).
  *
  * `startOidcProvider`: the real thing (the npm package oidc-provider, ESM-only, so in a child process,
- * fixtures/oidc-provider.mjs) and `login`, a real authorization-code login against it over HTTP:
+ * oidc-provider.mjs beside this file) and `login`, a real authorization-code login against it over HTTP:
  * GET /auth → the login form → the consent form → the redirect with the code → POST /token.
  *
  * `FakeProvider`: a tiny issuer whose keys the test holds, to make tokens no real provider would give
@@ -17,8 +17,8 @@ import { exportJWK, generateKeyPair, SignJWT, type JWTPayload, type KeyLike } fr
  * (hang, 5xx). Each realm is an issuer of its own: `http://127.0.0.1:<port>/<realm>`.
  */
 
-export const REDIRECT_URI = 'http://127.0.0.1/callback';
-export const RESOURCE = 'urn:platform:api';
+const REDIRECT_URI = 'http://127.0.0.1/callback';
+const RESOURCE = 'urn:platform:api';
 
 export interface ProviderTokens {
   access_token: string;
@@ -29,14 +29,29 @@ export interface ProviderTokens {
 export interface RealProvider {
   issuer: string;
   clientId: string;
-  /** A full authorization-code login of `user`; with `jwt`, a JWT access token (aud = client_id), else an opaque one. */
-  login(user: string, o?: { jwt?: boolean }): Promise<ProviderTokens>;
+  /**
+   * A full authorization-code login of `user`; with `jwt`, a JWT access token (aud = the client), else
+   * an opaque one. With `client`, as one of the `otherClients` (tokens addressed to that client).
+   */
+  login(user: string, o?: LoginOptions): Promise<ProviderTokens>;
   stop(): Promise<void>;
 }
 
-export async function startOidcProvider(clientId: string, clientSecret: string): Promise<RealProvider> {
-  const script = path.join(__dirname, 'fixtures', 'oidc-provider.mjs');
-  const child: ChildProcess = spawn(process.execPath, [script, clientId, clientSecret], { stdio: ['pipe', 'pipe', 'pipe'] });
+export interface LoginOptions {
+  jwt?: boolean;
+  /** The client id to log in at (one of `otherClients`); the main client by default. */
+  client?: string;
+}
+
+/**
+ * A real OpenID provider with one client (`clientId`, `clientSecret`) and, with `otherClients`
+ * (client id → secret), more: another application's client, whose tokens are not addressed to the main one.
+ */
+export async function startOidcProvider(clientId: string, clientSecret: string, otherClients: Record<string, string> = {}): Promise<RealProvider> {
+  const script = path.join(__dirname, 'oidc-provider.mjs');
+  const clients = { [clientId]: clientSecret, ...otherClients };
+  const args = Object.entries(clients).flat();
+  const child: ChildProcess = spawn(process.execPath, [script, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (c) => (stderr += String(c)));
   const line = await new Promise<string>((resolve, reject) => {
@@ -46,7 +61,10 @@ export async function startOidcProvider(clientId: string, clientSecret: string):
   });
   const { issuer } = JSON.parse(line) as { issuer: string };
 
-  async function login(user: string, o: { jwt?: boolean } = {}): Promise<ProviderTokens> {
+  async function login(user: string, o: LoginOptions = {}): Promise<ProviderTokens> {
+    const client = o.client ?? clientId;
+    const secret = clients[client];
+    if (secret === undefined) throw new Error(`no client ${client} at the provider`);
     // A browser of its own per login: no session of an earlier login is reused.
     const jar = new Map<string, string>();
     const go = async (url: URL, init: RequestInit = {}) => {
@@ -60,7 +78,7 @@ export async function startOidcProvider(clientId: string, clientSecret: string):
       return res;
     };
     const params = new URLSearchParams({
-      client_id: clientId,
+      client_id: client,
       response_type: 'code',
       scope: o.jwt ? 'openid email api' : 'openid email',
       redirect_uri: REDIRECT_URI,
@@ -88,7 +106,7 @@ export async function startOidcProvider(clientId: string, clientSecret: string):
     const token = await fetch(`${issuer}/token`, {
       method: 'POST',
       headers: {
-        authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
+        authorization: `Basic ${Buffer.from(`${client}:${secret}`).toString('base64')}`,
         'content-type': 'application/x-www-form-urlencoded',
       },
       body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI }),
