@@ -28,6 +28,20 @@ export interface GrantInput {
   workspace_id?: string;
 }
 
+/**
+ * A refresh token counts only for the user it was issued to and only until their sessions were ended:
+ * issued after the user row was created (a deleted user's token never opens a new user of the same id)
+ * and after `refresh_valid_after` (a disable, a new password). Tokens from before `iat_ms` existed are
+ * placed at the end of their second for the first check, at its start for the second.
+ */
+function refreshStillValid(claims: { iat?: number; iat_ms?: number }, user: { created_at: Date; refresh_valid_after: Date | null }): boolean {
+  const exact = typeof claims.iat_ms === 'number' && Number.isFinite(claims.iat_ms);
+  const earliest = exact ? claims.iat_ms! : (claims.iat ?? 0) * 1000;
+  const latest = exact ? claims.iat_ms! : earliest + 999;
+  if (latest < user.created_at.getTime()) return false;
+  return !user.refresh_valid_after || earliest > user.refresh_valid_after.getTime();
+}
+
 const authFailure = () => errors.authenticateFailure('Authenticate failure. (credentials are invalid)');
 
 /** The provider's token of an EXTERNAL issue: `credentials.access_token` or `credentials.id_token`, one of them. */
@@ -222,6 +236,7 @@ export class TokenService {
       prisma.user.findUnique({ where: { domain_id_user_id: { domain_id: domainId, user_id: claims.user_id } } }),
     ]);
     if (!domain || domain.state !== 'ENABLED' || !user || user.state !== 'ENABLED') throw authFailure();
+    if (!refreshStillValid(claims, user)) throw errors.authenticateFailure('The session has ended (the user was disabled or their password changed); log in again.');
 
     const bindings = await prisma.roleBinding.findMany({ where: { domain_id: domainId, user_id: user.user_id } });
     const domainAdmin = bindings.find((b) => b.role_type === 'DOMAIN_ADMIN');

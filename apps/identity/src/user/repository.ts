@@ -39,4 +39,5 @@ export interface UserRow {
   tags: unknown;
   created_at: Date;
   last_accessed_at: Date | null;
+  refresh_valid_after: Date | null;
 }

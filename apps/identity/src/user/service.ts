@@ -164,7 +164,8 @@ export class UserService {
         ...(input.language !== undefined && { language: input.language }),
         ...(input.timezone !== undefined && { timezone: input.timezone }),
         ...(input.tags !== undefined && { tags: input.tags as Prisma.InputJsonValue }),
-        ...(passwordHash !== undefined && { password_hash: passwordHash }),
+        // A new password ends the sessions made with the old one: refresh tokens too.
+        ...(passwordHash !== undefined && { password_hash: passwordHash, refresh_valid_after: new Date() }),
       },
     });
     return this.info(updated);
@@ -198,7 +199,11 @@ export class UserService {
     const u = await this.find(auth.domainId, userId);
     const updated = await this.withAdminCheck(u, async (tx) => {
       await this.effects?.revokeUser(u.domain_id, u.user_id);
-      return tx.user.update({ where: { domain_id_user_id: { domain_id: u.domain_id, user_id: u.user_id } }, data: { state: 'DISABLED' } });
+      // Refresh tokens from before stay refused after a later enable: the user logs in again.
+      return tx.user.update({
+        where: { domain_id_user_id: { domain_id: u.domain_id, user_id: u.user_id } },
+        data: { state: 'DISABLED', refresh_valid_after: new Date() },
+      });
     });
     return this.info(updated);
   }

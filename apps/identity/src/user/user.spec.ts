@@ -170,11 +170,31 @@ describe('identity user', () => {
       const again = (await login('dana', 'password-1')).body.refresh_token;
       const fresh = (await request(t.app).post('/identity/v2/token/grant').send({ grant_type: 'REFRESH_TOKEN', token: again, scope: 'WORKSPACE', workspace_id: 'ws-1' })).body.access_token;
       expect((await otherModule.authenticate(fresh)).userId).toBe('dana');
-      // The old access token stays revoked.
+      // The old access token stays revoked, and so does the refresh token from before the disable.
       expect((await pg()).status).toBe(401);
+      const old = await request(t.app).post('/identity/v2/token/grant').send({ grant_type: 'REFRESH_TOKEN', token: issued.refresh_token, scope: 'USER' });
+      expect([old.status, old.body.error.code]).toEqual([401, 'ERROR_AUTHENTICATE_FAILURE']);
+      const current = await request(t.app).post('/identity/v2/token/grant').send({ grant_type: 'REFRESH_TOKEN', token: again, scope: 'USER' });
+      expect(current.status).toBe(200);
     } finally {
       elsewhere.stop();
     }
+  });
+
+  it('a new password ends the sessions of the old one: access and refresh tokens', async () => {
+    await t.admin.createUser({ domainId: 'd1', userId: 'frank', password: 'password-1', roleType: 'WORKSPACE_MEMBER', workspaceId: 'ws-1' });
+    const before = (await login('frank', 'password-1')).body;
+    await new Promise((r) => setTimeout(r, 2));
+    expect((await call('update', admin, { user_id: 'frank', password: 'password-2' })).status).toBe(200);
+    const grant = (token: string) => request(t.app).post('/identity/v2/token/grant').send({ grant_type: 'REFRESH_TOKEN', token, scope: 'USER' });
+    expect((await grant(before.refresh_token)).status).toBe(401);
+    expect((await request(t.app).post('/identity/v2/workspace/list').set('Authorization', `Bearer ${before.access_token}`).send({})).status).toBe(401);
+    expect((await login('frank', 'password-1')).status).toBe(401);
+    const after = (await login('frank', 'password-2')).body;
+    expect((await grant(after.refresh_token)).status).toBe(200);
+    // A profile change ends nothing.
+    expect((await call('update', admin, { user_id: 'frank', name: 'Frank' })).status).toBe(200);
+    expect((await grant(after.refresh_token)).status).toBe(200);
   });
 
   it('deleting a user removes their bindings and memberships and stops their tokens; the id can be reused clean', async () => {
@@ -182,12 +202,18 @@ describe('identity user', () => {
     await t.admin.createProject({ domainId: 'd1', workspaceId: 'ws-1', projectId: 'p-erin', name: 'erin' });
     await t.admin.addProjectUsers({ domainId: 'd1', projectId: 'p-erin', users: ['erin', 'member'] });
     const token = await bearer({ domainId: 'd1', workspaceId: 'ws-1', roleType: 'WORKSPACE_MEMBER', userId: 'erin' });
+    const erinRefresh = (await login('erin', 'password-1')).body.refresh_token;
     await new Promise((r) => setTimeout(r, 2));
     expect((await call('delete', admin, { user_id: 'erin' })).body).toEqual({});
     expect((await call('get', admin, { user_id: 'erin' })).status).toBe(404);
     expect(await t.prisma.roleBinding.count({ where: { domain_id: 'd1', user_id: 'erin' } })).toBe(0);
     expect((await t.prisma.project.findUnique({ where: { domain_id_project_id: { domain_id: 'd1', project_id: 'p-erin' } } }))?.users).toEqual(['member']);
     expect((await request(t.app).post('/identity/v2/project-group/list').set('Authorization', token).send({})).status).toBe(401);
+    const erinBefore = (await t.prisma.user.count({ where: { domain_id: 'd1', user_id: 'erin' } })) === 0;
+    expect(erinBefore).toBe(true);
     expect((await call('create', admin, { user_id: 'erin', password: 'password-123' })).status).toBe(200);
+    // The old incarnation's tokens open nothing of the new user.
+    expect((await request(t.app).post('/identity/v2/project-group/list').set('Authorization', token).send({})).status).toBe(401);
+    expect((await request(t.app).post('/identity/v2/token/grant').send({ grant_type: 'REFRESH_TOKEN', token: erinRefresh, scope: 'USER' })).status).toBe(401);
   });
 });

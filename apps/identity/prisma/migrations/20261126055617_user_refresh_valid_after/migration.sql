@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "user" ADD COLUMN     "refresh_valid_after" TIMESTAMPTZ(3);
