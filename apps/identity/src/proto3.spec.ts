@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { decodeJwt } from 'jose';
-import { bearer } from '@platform/testing';
+import { bearer, FakeProvider } from '@platform/testing';
 import { createTestIdentity, seedDomain } from './test-support';
 
 /**
@@ -165,6 +165,26 @@ describe('identity: requests of proto3 clients', () => {
       // the required enum stays required
       const none = await request(t.app).post('/identity/v2/role-binding/create').set('Authorization', admin).send({ user_id: 'proto-user', role_id: 'managed-workspace-member', resource_group: 'NONE', workspace_id: 'ws-1' });
       expect(none.status).toBe(400);
+    });
+
+    test('external_auth: SetExternalAuthRequest with PluginRequest at its defaults (version "", upgrade_mode NONE, schema_id "", secret_data {})', async () => {
+      const call = as(admin);
+      const fake = await new FakeProvider().start();
+      const allow = t.deps.config.externalAuth.allowPrivateUrls;
+      t.deps.config.externalAuth.allowPrivateUrls = true;
+      try {
+        const realm = await fake.realm('proto');
+        const set = await call('v2/external-auth/set', {
+          plugin_info: { plugin_id: 'plugin-oidc-identity-auth', version: '', upgrade_mode: 'NONE', options: { issuer: realm.issuer, client_id: 'platform' }, schema_id: '', secret_data: {} },
+        });
+        expect(set).toMatchObject({ state: 'ENABLED', plugin_info: { plugin_id: 'plugin-oidc-identity-auth', options: { issuer: realm.issuer, client_id: 'platform', user_id_claim: 'email' } } });
+        expect((await call('v2/external-auth/get', {})).state).toBe('ENABLED');
+        expect((await call('v2/external-auth/unset', {})).domain_id).toBe('d1');
+        expect((await call('v2/external-auth/get', {})).state).toBe('DISABLED');
+      } finally {
+        t.deps.config.externalAuth.allowPrivateUrls = allow;
+        await fake.stop();
+      }
     });
 
     test('project: CreateProjectRequest with project_type PROJECT_TYPE_NONE (PRIVATE), ProjectSearchQuery at its defaults', async () => {
