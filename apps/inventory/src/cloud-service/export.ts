@@ -3,16 +3,15 @@ import type { Response } from 'express';
 import type { PoolClient } from 'pg';
 import type { AuthContext } from '@platform/auth';
 import { bearerToken } from '@platform/auth';
-import { generateSecret, type Logger } from '@platform/core';
+import { csvLine, generateSecret, type Logger } from '@platform/core';
 import { ApiError, errors } from '@platform/errors';
 import { compileListRows, runAnalyze, runListRows, splitKey, type AnalyzeQuery, type Condition, type Query, type SortItem, type Unwind } from '@platform/query';
 import { dbTimeouts } from '@platform/db';
 import { ProjectScope } from '@platform/directory';
 import type { InventoryDeps } from '../deps';
-import { cellText, isTimeZone, sheetNamer, type CellOptions } from '../export/format';
+import { csvCell, isTimeZone, sheetNamer, type Cell, type CellOptions } from '../export/format';
 import { bindForCopy, copyCsvLines } from '../export/copy-out';
 import { copyable, csvCopySelect, rawSelect, type ExportCell } from '../export/csv-sql';
-import { csvLine } from '../export/csv';
 import { CsvWriter, CsvZipWriter, XlsxWriter, type TableWriter } from '../export/writers';
 import { cloudServiceExportResource as resource } from './repository';
 import type { QueryScoper } from './scope';
@@ -292,13 +291,13 @@ export class CloudServiceExporter {
     const cells = fields.map((f) => f.cell);
     /** The cells of a row from its raw values, as Node formats them. */
     const format = async (raw: unknown[], unwoundElement?: unknown) => {
-      const out: string[] = new Array(fields.length);
+      const out: Cell[] = new Array(fields.length);
       for (let k = 0; k < fields.length; k++) {
         const f = fields[k];
         let v = raw[k];
         if (f.unwound) v = dig(setIn(v, c.unwind!.path, [unwoundElement]), f.path);
         if (f.projectRef) v = await this.projectName(domainId, v, projectNames);
-        out[k] = cellText(v, f.opts);
+        out[k] = csvCell(v, f.opts);
       }
       return out;
     };
@@ -306,7 +305,7 @@ export class CloudServiceExporter {
     if (writer.lines && copyable(cells)) {
       const sql = await bindForCopy(client, csvCopySelect(c.text, cells, param), values);
       await writer.begin(sheet, p.title, header);
-      await copyCsvLines(client, sql, writer.lines.bind(writer), (raw) => csvLine(fields.map((f, k) => cellText(raw[k], f.opts))));
+      await copyCsvLines(client, sql, writer.lines.bind(writer), (raw) => csvLine(fields.map((f, k) => csvCell(raw[k], f.opts))));
       await writer.end();
       return;
     }
@@ -322,7 +321,7 @@ export class CloudServiceExporter {
         pending = undefined;
         if (rows.length === 0) break;
         pending = client.query(fetch);
-        const out: string[][] = new Array(rows.length);
+        const out: Cell[][] = new Array(rows.length);
         for (let r = 0; r < rows.length; r++) out[r] = await format(rows[r], rows[r][fields.length]);
         await writer.rows(out);
       }
@@ -359,7 +358,7 @@ export class CloudServiceExporter {
       }
     }
     await writer.begin(sheet, p.title, header);
-    await writer.rows(results.map((r) => header.map((k) => cellText(r[k], undefined))));
+    await writer.rows(results.map((r) => header.map((k) => csvCell(r[k], undefined))));
     await writer.end();
   }
 }
