@@ -2,7 +2,7 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { isApiError } from '@platform/errors';
-import { resolveAllowedAddress } from './address-guard';
+import { resolveAllowedAddress, type Resolver } from './address-guard';
 
 export interface FetchOptions {
   /** Private, loopback and link-local targets are refused unless this is set (configuration). */
@@ -15,6 +15,8 @@ export interface FetchOptions {
   key: string;
   maxRedirects?: number;
   headers?: Record<string, string>;
+  /** How host names are resolved (the system's resolver; tests answer names with given addresses). */
+  resolve?: Resolver;
 }
 
 /** A fetch that did not succeed: unreachable, timed out, too large, too many redirects. */
@@ -69,7 +71,7 @@ export async function openUrl(source: string, o: FetchOptions): Promise<{ url: s
   const maxRedirects = o.maxRedirects ?? 5;
   let url = parseFetchableUrl(source);
   for (let hop = 0; ; hop++) {
-    const { address, family } = await resolveAllowedAddress(url.hostname.replace(/^\[|\]$/g, ''), o.allowPrivate, o.key);
+    const { address, family } = await resolveAllowedAddress(url.hostname.replace(/^\[|\]$/g, ''), o.allowPrivate, o.key, o.resolve);
     const hopTimeout = new AbortController();
     const timer = setTimeout(() => hopTimeout.abort(), o.timeoutMs);
     const signal = o.signal ? AbortSignal.any([o.signal, hopTimeout.signal]) : hopTimeout.signal;
