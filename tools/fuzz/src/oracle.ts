@@ -44,9 +44,14 @@ export function formulaCellIn(csv: string): string | undefined {
     let cell = '';
     if (csv[i] === '"') {
       for (i++; i < csv.length; i++) {
-        if (csv[i] === '"' && csv[i + 1] === '"') (cell += '"'), i++;
-        else if (csv[i] === '"') break;
-        else cell += csv[i];
+        if (csv[i] === '"' && csv[i + 1] === '"') {
+          cell += '"';
+          i++;
+        } else if (csv[i] === '"') {
+          break;
+        } else {
+          cell += csv[i];
+        }
       }
       i++;
     } else {
