@@ -12,6 +12,7 @@ import type { InventoryDeps } from '../deps';
 import { csvCell, isTimeZone, sheetNamer, type Cell, type CellOptions } from '../export/format';
 import { bindForCopy, copyCsvLines } from '../export/copy-out';
 import { copyable, csvCopySelect, rawSelect, type ExportCell } from '../export/csv-sql';
+import { DownloadSlots } from '../export/slots';
 import { CsvWriter, CsvZipWriter, XlsxWriter, type TableWriter } from '../export/writers';
 import { cloudServiceExportResource as resource } from './repository';
 import type { QueryScoper } from './scope';
@@ -102,10 +103,14 @@ function contentDisposition(fileName: string): string {
  * is downloaded, streaming rows from a database cursor into a CSV / ZIP / XLSX writer.
  */
 export class CloudServiceExporter {
+  private readonly slots: DownloadSlots;
+
   constructor(
     private readonly deps: InventoryDeps,
     private readonly scoper: QueryScoper,
-  ) {}
+  ) {
+    this.slots = new DownloadSlots(deps.config.export.maxDownloads, deps.config.export.maxDownloadsPerUser);
+  }
 
   private fieldsOf(o: ExportOption, i: number): ExportField[] {
     const fields = o.search_query?.fields;
@@ -201,6 +206,16 @@ export class CloudServiceExporter {
       const auth = await this.deps.verifier.authenticate(bearerToken(authorization));
       if (auth.domainId !== record.domain_id) throw errors.notFound('download_url', 'expired or unknown');
     }
+    // A download holds a database connection while it streams: a bounded number at once (export/slots.ts).
+    const release = this.slots.take(`${record.domain_id}/${record.user_id}`);
+    try {
+      await this.stream(record, res, logger);
+    } finally {
+      release();
+    }
+  }
+
+  private async stream(record: { domain_id: string; workspace_id: string; user_id: string; request: unknown }, res: Response, logger: Logger): Promise<void> {
     const spec = record.request as unknown as StoredExport;
     if (spec.member) {
       // The scope was resolved at request time; a member's projects may have shrunk since: the file
