@@ -1,12 +1,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { FetchFailure, fetchUrl, openUrl } from './fetch';
+import { FetchFailure, fetchUrl, openUrl, urlForDisplay } from './fetch';
 
 describe('guarded fetch', () => {
   let server: http.Server;
   let base: string;
   beforeAll(async () => {
-    server = http.createServer((req, res) => {
+    server = http.createServer((request, res) => {
+      const req = { url: (request.url ?? '').split('?')[0] };
       if (req.url === '/ok') return res.end('hello');
       if (req.url === '/big') return res.end('x'.repeat(5000));
       if (req.url === '/hop') return res.writeHead(302, { location: '/ok' }).end();
@@ -61,6 +62,25 @@ describe('guarded fetch', () => {
     expect(asked).toEqual(['first.invalid', 'second.invalid']);
     // the same redirect with private addresses refused: the first hop already is
     await expect(fetchUrl(`http://first.invalid:${port}/hop`, { ...opts, allowPrivate: false, resolve })).rejects.toMatchObject({ code: 'ERROR_ADDRESS_NOT_ALLOWED' });
+  });
+
+  it('never puts a URL\'s credentials, query or fragment in a failure message (pre-signed URLs, tokens)', async () => {
+    const secret = 'SIG-s3cr3t-42';
+    const failures = [
+      () => fetchUrl(`http://127.0.0.1:1/x.csv?X-Amz-Signature=${secret}#${secret}`, opts),
+      () => fetchUrl(`${base}/big?token=${secret}`, opts),
+      () => fetchUrl(`${base}/slow?token=${secret}`, { ...opts, timeoutMs: 100 }),
+      () => fetchUrl(`${base}/drip?token=${secret}`, { ...opts, timeoutMs: 100 }),
+      () => fetchUrl(`http://user:${secret}@127.0.0.1:1/`, opts),
+      () => fetchUrl(`http://[${secret}/`, opts),
+    ];
+    for (const f of failures) {
+      const e = await f().then(() => undefined, (err: Error) => err);
+      expect(e).toBeInstanceOf(FetchFailure);
+      expect(e!.message).not.toContain(secret);
+    }
+    expect(urlForDisplay(`https://u:p@h.example:8443/a/b.csv?sig=${secret}#f`)).toBe('https://h.example:8443/a/b.csv?…');
+    expect(urlForDisplay('not a url')).toBe('(not a URL)');
   });
 
   it('bounds size, redirects and time, and refuses other schemes and credentials', async () => {
