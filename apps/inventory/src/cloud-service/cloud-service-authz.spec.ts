@@ -120,4 +120,20 @@ describe('inventory cloud-service: authorization on every path', () => {
     expect(await files.file('k.csv')!.async('string')).toBe('name\r\nbeta-mine\r\n');
     expect(await files.file('a.csv')!.async('string')).toBe('project_id,n\r\nmine,2\r\n');
   });
+
+  it('bounds what one request may carry: 200 tags, 1,000 addresses, 255-character names, a 1 MiB body (API4)', async () => {
+    const tags = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, 'v']));
+    expect((await call('create', owner, { ...base, name: 'tagged', data: {}, tags: tags(200) })).status).toBe(200);
+    const tooMany = await call('create', owner, { ...base, name: 'tagged', data: {}, tags: tags(201) });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.error.message).toContain('key = tags');
+    const ips = await call('create', owner, { ...base, name: 'ips', data: {}, ip_addresses: Array.from({ length: 1001 }, (_, i) => `10.0.${i >> 8}.${i & 255}`) });
+    expect(ips.status).toBe(400);
+    expect((await call('create', owner, { ...base, name: 'n'.repeat(256), data: {} })).status).toBe(400);
+    const huge = await call('create', owner, { ...base, name: 'huge', data: { blob: 'x'.repeat(1024 * 1024) } });
+    expect(huge.status).toBe(413);
+    expect(huge.body.error.status).toBe(413);
+    const update = await call('update', owner, { cloud_service_id: ids['alpha-mine'], tags: tags(201) });
+    expect(update.status).toBe(400);
+  });
 });
