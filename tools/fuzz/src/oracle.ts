@@ -1,8 +1,10 @@
 import type { Outcome } from './client';
+import type { Case } from './gen';
+import type { Pools } from './vocab';
 
 /** One thing wrong with an answer (or with the process after it). */
 export interface Problem {
-  /** `5xx`, `envelope`, `leak`, `csv-formula`, `no-answer`, `crash`, `liveness`, `poisoned`. */
+  /** `5xx`, `envelope`, `leak`, `authz`, `csv-formula`, `no-answer`, `crash`, `liveness`, `poisoned`. */
   kind: string;
   detail: string;
   status?: number;
@@ -121,4 +123,23 @@ export function checkAnswer(o: Outcome, method: string): Problem[] {
     if (formula) problems.push({ kind: 'csv-formula', status: o.status, detail: `a CSV cell a spreadsheet would run as a formula: ${formula}` });
   }
   return problems;
+}
+
+/** Verbs that do not address one record by its id (they list, count or make records). */
+const NOT_BY_ID = new Set(['list', 'stat', 'analyze', 'create', 'register', 'export', 'issue', 'grant']);
+
+/**
+ * Object-level authorization (OWASP API1, docs/security.md): an operation that addresses one record by
+ * its id (`<resource>/get`, `update`, `delete`, `enable`, ...), called with another domain's token and
+ * the id of a record the setup made in the fuzz domain, must not succeed.
+ */
+export function checkTenancy(c: Case, o: Outcome, pools: Pools): Problem[] {
+  if (c.auth.kind !== 'other-domain' || o.status === undefined || o.status >= 300 || c.target.kind !== 'operation') return [];
+  const [resource, verb] = c.path.split('/').slice(-2);
+  if (!resource || !verb || NOT_BY_ID.has(verb)) return [];
+  const key = `${resource.replace(/-/g, '_')}_id`;
+  const body = c.body as Record<string, unknown> | undefined;
+  const id = body && typeof body === 'object' && !Array.isArray(body) && Object.hasOwn(body, key) ? body[key] : undefined;
+  if (!pools.owns(c.target.app, key, id)) return [];
+  return [{ kind: 'authz', status: o.status, detail: `another domain's token reached ${key} ${String(id)} of the fuzz domain: HTTP ${o.status} ${o.text.slice(0, 200)}` }];
 }
