@@ -15,6 +15,8 @@ export interface InventoryConfig {
     /** Downloads this process streams at once (each holds a database connection), and per requester. */
     maxDownloads: number;
     maxDownloadsPerUser: number;
+    /** Exports a requester may have pending (requested, URL not yet expired) at once. */
+    maxPendingPerUser: number;
   };
 }
 
@@ -30,6 +32,7 @@ export function loadConfig(): InventoryConfig {
       batchSize: envInt('EXPORT_BATCH_SIZE', 2000),
       maxDownloads: envInt('EXPORT_MAX_DOWNLOADS', 4),
       maxDownloadsPerUser: envInt('EXPORT_MAX_DOWNLOADS_PER_USER', 2),
+      maxPendingPerUser: envInt('EXPORT_MAX_PENDING_PER_USER', 100),
     },
   };
 }

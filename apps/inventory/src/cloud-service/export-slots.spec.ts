@@ -86,4 +86,28 @@ describe('inventory cloud-service export: concurrent downloads are bounded', () 
     expect((await get(url)).status).toBe(200);
     expect((await get(url)).status).toBe(200);
   });
+
+  it('refuses an export request past the requester\'s pending exports with 429, before any work; others still export', async () => {
+    const t2 = await createTestInventory({ export: { ...loadConfig().export, maxPendingPerUser: 2 } });
+    try {
+      const call = (auth: string) =>
+        request(t2.app)
+          .post('/inventory/v1/cloud-service/export')
+          .set('Authorization', auth)
+          .send({ file_format: 'CSV', options: [{ name: 'x', query_type: 'SEARCH', search_query: { fields: ['name'] } }] });
+      expect((await request(t2.app).post('/inventory/v1/cloud-service/create').set('Authorization', alice).send({ provider: 'aws', cloud_service_group: 'EC2', cloud_service_type: 'Instance', name: 'vm', data: {} })).status).toBe(200);
+      expect((await call(alice)).status).toBe(200);
+      expect((await call(alice)).status).toBe(200);
+      const third = await call(alice);
+      expect(third.status).toBe(429);
+      expect(third.body.error).toMatchObject({ code: 'ERROR_TOO_MANY_EXPORTS', status: 429 });
+      expect(third.headers['retry-after']).toBe('60');
+      expect((await call(bob)).status).toBe(200);
+      // once they expire, the requester exports again
+      await t2.deps.pool.query(`UPDATE cloud_service_export SET expires_at = now() - interval '1 second' WHERE user_id = 'alice'`);
+      expect((await call(alice)).status).toBe(200);
+    } finally {
+      await t2.close();
+    }
+  });
 });

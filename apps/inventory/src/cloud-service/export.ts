@@ -161,6 +161,17 @@ export class CloudServiceExporter {
   }
 
   async request(auth: AuthContext, input: ExportRequest): Promise<{ download_url: string }> {
+    // Each export is a stored plan until its URL expires, and its request probes every option: a
+    // requester has a bounded number pending (issue #23), refused before any of that work.
+    const { prisma, config } = this.deps;
+    const pending = await prisma.cloudServiceExport.count({
+      where: { domain_id: auth.domainId, user_id: auth.userId, expires_at: { gt: new Date() } },
+    });
+    if (pending >= config.export.maxPendingPerUser) {
+      throw new ApiError(429, 'ERROR_TOO_MANY_EXPORTS', `Too many exports at once: ${config.export.maxPendingPerUser} of yours are pending; retry when one has expired.`, {
+        retryAfterSeconds: 60,
+      });
+    }
     const timezone = input.timezone ?? 'UTC';
     // The name must be an IANA zone that both Node and PostgreSQL (which formats the timestamps) know.
     const known = isTimeZone(timezone) && (await this.deps.pool.query('SELECT now() AT TIME ZONE $1', [timezone]).then(() => true, () => false));
@@ -180,7 +191,6 @@ export class CloudServiceExporter {
       ...((await this.scoper.projects(auth)).restricted && { member: true }),
     };
     const token = generateSecret(32);
-    const { prisma, config } = this.deps;
     await prisma.cloudServiceExport.deleteMany({ where: { expires_at: { lt: new Date() } } });
     await prisma.cloudServiceExport.create({
       data: {
