@@ -303,4 +303,40 @@ describe('server time limits', () => {
       server.close();
     }
   });
+
+  it('closes a connection whose body trickles in past the request timeout (slow POST), and one that goes silent', async () => {
+    const { app, handled } = makeApp();
+    const server = createHttpServer(app, { headersTimeout: 300, requestTimeout: 600, keepAliveTimeout: 200, socketTimeout: 400 });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    const token = await bearer();
+    const before = handled();
+    const talk = (send: (s: net.Socket) => void) =>
+      new Promise<{ got: string; ms: number }>((resolve) => {
+        const start = Date.now();
+        const s = net.connect(port, '127.0.0.1');
+        let got = '';
+        s.on('data', (d) => (got += d));
+        s.on('close', () => resolve({ got, ms: Date.now() - start }));
+        s.on('error', () => {});
+        send(s);
+      });
+    try {
+      // headers at once, then one byte of a 10,000-byte body every 50 ms: never a complete request
+      const slow = await talk((s) => {
+        s.write(`POST /hard/v1/thing/create HTTP/1.1\r\nHost: x\r\nAuthorization: ${token}\r\nContent-Type: application/json\r\nContent-Length: 10000\r\n\r\n{`);
+        const drip = setInterval(() => (s.writable ? s.write(' ') : clearInterval(drip)), 50);
+        s.on('close', () => clearInterval(drip));
+      });
+      expect(slow.got === '' || /^HTTP\/1.1 408/.test(slow.got)).toBe(true);
+      expect(slow.ms).toBeLessThan(5_000);
+      // a connection that says nothing at all after connecting
+      const silent = await talk(() => {});
+      expect(silent.got === '' || /^HTTP\/1.1 408/.test(silent.got)).toBe(true);
+      expect(silent.ms).toBeLessThan(5_000);
+      expect(handled()).toBe(before);
+    } finally {
+      server.close();
+    }
+  });
 });
