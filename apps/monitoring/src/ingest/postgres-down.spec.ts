@@ -92,6 +92,9 @@ describe('the webhook URL while PostgreSQL is unreachable (the webhooks’ copy 
       const answers = [];
       for (let i = 0; i < 40; i++) answers.push((await post(i % 2 ? replicaB : t.app, w, `k-${i}`)).status);
       expect(answers).toEqual(Array(40).fill(200));
+      // event/create checks the webhook the same way.
+      const op = await request(replicaB).post('/monitoring/v1/event/create').send({ webhook_id: w.webhook_id, access_key: w.access_key, data: { event_key: 'k-op', title: 'x' } });
+      expect(op.status).toBe(200);
       // PostgreSQL is down for the replicas: readiness says so, an operation that reads it answers 503.
       expect((await request(t.app).get('/readyz')).body.checks).toMatchObject({ postgres: 'unavailable' });
       const get = await api('webhook/get', { webhook_id: w.webhook_id });
@@ -106,13 +109,13 @@ describe('the webhook URL while PostgreSQL is unreachable (the webhooks’ copy 
     } finally {
       await proxy.restore();
     }
-    await waitFor(async () => (await stored(w.webhook_id)) >= 40, 30_000, 'the deliveries stored once PostgreSQL is back', 100);
+    await waitFor(async () => (await stored(w.webhook_id)) >= 41, 30_000, 'the deliveries stored once PostgreSQL is back', 100);
     await sleep(1000);
     const { rows } = await t.db.pool.query<{ event_key: string; n: number }>(`SELECT event_key, count(*)::int AS n FROM event WHERE webhook_id = $1 GROUP BY 1 ORDER BY 1`, [w.webhook_id]);
-    expect(rows).toHaveLength(40);
+    expect(rows).toHaveLength(41);
     expect(rows.filter((r) => r.n !== 1)).toEqual([]);
-    expect(await stored(w.webhook_id)).toBe(40);
-    expect((await api('webhook/get', { webhook_id: w.webhook_id })).body.requests).toEqual({ total: 40, error: 0 });
+    expect(await stored(w.webhook_id)).toBe(41);
+    expect((await api('webhook/get', { webhook_id: w.webhook_id })).body.requests).toEqual({ total: 41, error: 0 });
     expect(await t.queue.getJobCounts('failed')).toEqual({ failed: 0 });
   }, 60_000);
 
