@@ -181,6 +181,8 @@ describe('chaos: worker kills, a Redis kill and PostgreSQL restarts during webho
   let jobId = '';
   /** The one-shot senders' webhook and what each of their posts was answered (key → status; 0 = no answer). */
   let oneShotWebhookId = '';
+  /** The two webhooks' access keys: no log line may hold them. */
+  const accessKeys: string[] = [];
   const oneShot = new Map<string, number>();
   let oneShotWindowMs = 0;
   const jobStatusAtFaults: string[] = [];
@@ -189,10 +191,12 @@ describe('chaos: worker kills, a Redis kill and PostgreSQL restarts during webho
     const hook = await post(monitoring, '/monitoring/v1/webhook/create', { name: 'chaos', plugin_info: { plugin_id: 'plugin-api-direct-mon-webhook' }, project_id: PROJECT });
     expect(hook.status).toBe(200);
     webhookId = hook.body.webhook_id;
+    accessKeys.push(hook.body.access_key);
     const hookUrl = `${monitoring}${new URL(hook.body.webhook_url).pathname}`;
     const once = await post(monitoring, '/monitoring/v1/webhook/create', { name: 'chaos-one-shot', plugin_info: { plugin_id: 'plugin-api-direct-mon-webhook' }, project_id: PROJECT });
     expect(once.status).toBe(200);
     oneShotWebhookId = once.body.webhook_id;
+    accessKeys.push(once.body.access_key);
     const oneShotUrl = `${monitoring}${new URL(once.body.webhook_url).pathname}`;
     const ds = await post(cost, '/cost-analysis/v1/data-source/register', {
       name: 'chaos',
@@ -392,6 +396,10 @@ describe('chaos: worker kills, a Redis kill and PostgreSQL restarts during webho
     const r = new Redis(redis.url);
     try {
       expect(await r.zcard('bull:monitoring-webhook-events:failed')).toBe(0);
+      // The webhooks' copy the URL read while PostgreSQL was down: both webhooks, their keys as digests only.
+      const copy = await r.hgetall('monitoring:webhooks');
+      expect(Object.keys(copy).sort()).toEqual(['_', oneShotWebhookId, webhookId].sort());
+      expect(Object.values(copy).filter((v) => accessKeys.some((k) => v.includes(k)))).toEqual([]);
     } finally {
       r.disconnect();
     }
@@ -472,6 +480,9 @@ describe('chaos: worker kills, a Redis kill and PostgreSQL restarts during webho
     // The faults were seen, and logged as connection errors, not as crashes.
     expect(log).toMatch(/postgres connection error|terminating connection/);
     expect(log).not.toMatch(/Unhandled|uncaught/i);
+    // Nor did any line hold an access key (the URL carries it; the copy in Redis keeps only its digest).
+    expect(accessKeys.length).toBe(2);
+    expect(accessKeys.filter((k) => log.includes(k))).toEqual([]);
     process.stdout.write(`chaos: total ${Date.now() - startedAt} ms\n`);
   });
 });
