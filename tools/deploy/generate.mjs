@@ -108,6 +108,9 @@ ${locations}
 `;
 }
 
+/** compose's Redis password, from the environment (.env) like SECRET_ENCRYPTION_KEY: required, never a default. */
+const REDIS_PASSWORD = '${REDIS_PASSWORD:?set REDIS_PASSWORD (a long random string)}';
+
 export function compose() {
   const services = {
     postgres: {
@@ -119,7 +122,10 @@ export function compose() {
     redis: {
       image: 'redis:7',
       // Queued work (webhook payloads, collection tasks) is acknowledged once in Redis: keep it on disk.
-      command: ['redis-server', '--appendonly', 'yes', '--appendfsync', 'always'],
+      // A password of its own (issue #23): whoever reaches Redis could otherwise rewrite the project
+      // directory, the login counters and queued jobs. redis-cli reads REDISCLI_AUTH.
+      command: ['redis-server', '--appendonly', 'yes', '--appendfsync', 'always', '--requirepass', REDIS_PASSWORD],
+      environment: { REDISCLI_AUTH: REDIS_PASSWORD },
       volumes: ['redisdata:/data'],
       healthcheck: { test: ['CMD', 'redis-cli', 'ping'], interval: '5s', timeout: '3s', retries: 20 },
     },
@@ -130,7 +136,7 @@ export function compose() {
     const env = {
       PORT: String(c.port),
       DATABASE_URL: `postgresql://postgres@postgres:5432/${dbName(m)}`,
-      REDIS_URL: 'redis://redis:6379',
+      REDIS_URL: `redis://:${REDIS_PASSWORD}@redis:6379`,
       PUBLIC_BASE_URL: `http://localhost:${GATEWAY_PORT}`,
       JWT_PUBLIC_KEY_FILE: '/run/secrets/jwt_public_key',
     };

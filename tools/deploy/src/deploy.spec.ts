@@ -115,6 +115,11 @@ describe('deployment files', () => {
     }
     expect(c.services.postgres.healthcheck).toBeDefined();
     expect(c.services.redis.healthcheck).toBeDefined();
+    // Redis asks for a password, and every app and worker connects with it (issue #23).
+    expect(c.services.redis.command).toEqual(expect.arrayContaining(['--requirepass', expect.stringMatching(/^\$\{REDIS_PASSWORD:\?/)]));
+    for (const [name, svc] of Object.entries<any>(c.services)) {
+      if (svc.environment?.REDIS_URL) expect([name, svc.environment.REDIS_URL]).toEqual([name, expect.stringMatching(/^redis:\/\/:\$\{REDIS_PASSWORD:\?[^}]*\}@redis:6379$/)]);
+    }
   });
 
   it('the Dockerfile is multi-stage, runs as non-root with production dependencies only', () => {
