@@ -6,6 +6,7 @@ import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client
 import { MODULES, repeatFilter, requestLineLogger, type Logger } from '@platform/core';
 import { ApiError, errors, isApiError } from '@platform/errors';
 import { bearerToken, isAllowed, type TokenVerifier } from '@platform/auth';
+import { nameRequestSpan, requestSpan, tracingEnabled, type RequestSpan } from '@platform/telemetry';
 import type { Operation, RequestContext } from './operation';
 import { parseRequest } from './validation';
 import { buildOpenApi } from './openapi';
@@ -86,6 +87,8 @@ class Exchange {
   operation: string | undefined = undefined;
   caller: { domain_id: string; user_id: string } | undefined = undefined;
   input: unknown = undefined;
+  /** The request's server span, while tracing is on (libs/telemetry). */
+  span: RequestSpan | undefined = undefined;
   private child: Logger | undefined = undefined;
   constructor(
     readonly requestId: string,
@@ -241,13 +244,18 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
     try {
       const ms = performance.now() - ex.start;
       metricsFor(ex.operation ?? 'other', statusCode).observe(ms / 1000);
+      const span = ex.span;
+      if (span && ex.operation !== undefined) nameRequestSpan(span, method, ex.operation);
       if (logRequest) {
-        requestLine.info(
-          ex.caller
-            ? { req_id: ex.requestId, domain_id: ex.caller.domain_id, user_id: ex.caller.user_id, method, path: redactPath(rawPath), status: statusCode, duration_ms: Math.round(ms * 100) / 100 }
-            : { req_id: ex.requestId, method, path: redactPath(rawPath), status: statusCode, duration_ms: Math.round(ms * 100) / 100 },
-          'request',
-        );
+        const line: Record<string, unknown> = ex.caller
+          ? { req_id: ex.requestId, domain_id: ex.caller.domain_id, user_id: ex.caller.user_id, method, path: redactPath(rawPath), status: statusCode, duration_ms: Math.round(ms * 100) / 100 }
+          : { req_id: ex.requestId, method, path: redactPath(rawPath), status: statusCode, duration_ms: Math.round(ms * 100) / 100 };
+        // The request's own trace (its server span), whatever span is active when the answer ends.
+        if (span) {
+          line.trace_id = span.ids.trace_id;
+          line.span_id = span.ids.span_id;
+        }
+        requestLine.info(line, 'request');
       }
     } catch (e) {
       try {
@@ -259,9 +267,16 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
   };
 
   /** A request's exchange, made as it arrives and kept on its answer (where the error handler finds it). */
+  const tracing = tracingEnabled();
   const openExchange = (req: IncomingMessage, res: ServerResponse) => {
     const ex = new Exchange(requestIdOf(req), logger, performance.now());
     (res as WithExchange)[EXCHANGE] = ex;
+    if (tracing) {
+      // The span's attributes hold the path: its secret segments are replaced as in the log lines.
+      const q = (req.url ?? '').indexOf('?');
+      const rawPath = q < 0 ? (req.url ?? '') : (req.url ?? '').slice(0, q);
+      ex.span = requestSpan(req, rawPath, redactPath(rawPath));
+    }
     return ex;
   };
 
