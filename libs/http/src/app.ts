@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import proxyaddr from 'proxy-addr';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { MODULES, repeatFilter, requestLineLogger, type Logger } from '@platform/core';
 import { ApiError, errors, isApiError } from '@platform/errors';
 import { bearerToken, isAllowed, type TokenVerifier } from '@platform/auth';
@@ -27,6 +27,11 @@ export interface ServiceAppOptions {
   bodyLimit?: string;
   /** Extra routes (e.g. webhook ingestion), mounted before the 404 fallback. */
   routes?: (app: express.Express, helpers: RouteHelpers) => void;
+  /**
+   * BullMQ queues (anything with a name and getJobCounts) whose jobs /metrics counts per state at each
+   * scrape (`platform_queue_jobs`): the backlog, and the dead letters (`failed`).
+   */
+  queues?: { name: string; getJobCounts(...types: string[]): Promise<Record<string, number>> }[];
   /**
    * Paths that carry a secret, as templates (`/monitoring/v1/webhook/*\/:secret`), besides the
    * module's own in config/modules.json: every logged path passes through them (see redact.ts),
@@ -74,6 +79,8 @@ function compileRoute(pattern: string) {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const READY_TIMEOUT_MS = 2000;
+/** The job states /metrics reports per queue (platform_queue_jobs). */
+const QUEUE_STATES = ['waiting', 'prioritized', 'active', 'delayed', 'failed'];
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -216,6 +223,38 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
     labelNames: ['operation', 'status'],
     registers: [registry],
   });
+
+  // Scraped, never on a request's path: each readiness check (1 up, 0 down) and each queue's jobs by state.
+  const readiness = Object.entries(options.readiness ?? {});
+  new Gauge({
+    name: 'platform_ready',
+    help: 'Readiness of each dependency as /readyz checks it (1 ok, 0 unavailable)',
+    labelNames: ['check'],
+    registers: [registry],
+    async collect() {
+      const results = await Promise.all(readiness.map(([, check]) => withTimeout(check(), READY_TIMEOUT_MS).then(() => 1, () => 0)));
+      readiness.forEach(([name], i) => this.set({ check: name }, results[i]));
+    },
+  });
+  const queues = options.queues ?? [];
+  if (queues.length) {
+    new Gauge({
+      name: 'platform_queue_jobs',
+      help: 'Jobs of each BullMQ queue by state (failed: dead letters, their attempts spent)',
+      labelNames: ['queue', 'state'],
+      registers: [registry],
+      async collect() {
+        // A queue whose Redis is down has no samples (not stale ones); platform_ready says why.
+        this.reset();
+        await Promise.all(
+          queues.map(async (q) => {
+            const counts = await withTimeout(q.getJobCounts(...QUEUE_STATES), READY_TIMEOUT_MS).catch(() => undefined);
+            for (const state of QUEUE_STATES) if (counts) this.set({ queue: q.name, state }, counts[state] ?? 0);
+          }),
+        );
+      },
+    });
+  }
 
   // Label children per (operation, status), made once: the hot path then only adds numbers.
   const children = new Map<string, { observe(seconds: number): void }>();
