@@ -4,109 +4,17 @@
 // through the app, the queue and the worker down to the SQL statements, with no secret and no bound
 // value in any attribute.
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import request from 'supertest';
-import { bearer, testKeys, TEST_REDIS_URL } from '@platform/testing';
+import { bearer, freeTcpPort, otlpEnv, otlpReceiver, spanAttribute, spanText, testKeys, TEST_REDIS_URL, startBundledProcess, type OtlpReceiver, type OtlpSpan } from '@platform/testing';
 import { createTestMonitoring, type TestMonitoring } from '../test-support';
 import { buildEntry, killProcess } from './test-processes';
 
-const ROOT = path.resolve(__dirname, '../../../..');
-
-interface Attr {
-  key: string;
-  value: Record<string, unknown>;
-}
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-  attributes?: Attr[];
-  events?: { name: string; attributes?: Attr[] }[];
-  links?: { traceId: string; spanId: string }[];
-}
-interface ReceivedSpan extends OtlpSpan {
-  service: string;
-}
-
-/** An OTLP/HTTP receiver: takes the exporter's POST /v1/traces as JSON (OTEL_EXPORTER_OTLP_PROTOCOL=http/json). */
-function otlpReceiver(): Promise<{ url: string; spans: ReceivedSpan[]; bodies: string[]; contentTypes: string[]; close(): void }> {
-  const spans: ReceivedSpan[] = [];
-  const bodies: string[] = [];
-  const contentTypes: string[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      if (req.method !== 'POST' || req.url !== '/v1/traces') return void res.writeHead(404).end();
-      const text = Buffer.concat(chunks).toString('utf8');
-      bodies.push(text);
-      contentTypes.push(String(req.headers['content-type']));
-      const body = JSON.parse(text) as {
-        resourceSpans: { resource: { attributes: Attr[] }; scopeSpans: { spans: OtlpSpan[] }[] }[];
-      };
-      for (const rs of body.resourceSpans) {
-        const service = String(rs.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue);
-        for (const ss of rs.scopeSpans) for (const s of ss.spans) spans.push({ ...s, service });
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({
-        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-        spans,
-        bodies,
-        contentTypes,
-        close: () => {
-          server.closeAllConnections();
-          server.close();
-        },
-      }),
-    ),
-  );
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
-/** A bundled entry as its own process; its stdout lines are collected; resolves once `ready` says it started. */
-async function startProcess(file: string, env: Record<string, string>, ready: (lines: string[]) => Promise<boolean>) {
-  const lines: string[] = [];
-  const child = spawn(process.execPath, [file], {
-    env: { ...process.env, NODE_PATH: path.join(ROOT, 'node_modules'), LOG_SYNC: 'true', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let rest = '';
-  child.stdout!.on('data', (d: Buffer) => {
-    const parts = (rest + d.toString()).split('\n');
-    rest = parts.pop() ?? '';
-    lines.push(...parts);
-  });
-  for (const end = Date.now() + 20_000; !(await ready(lines)); ) {
-    if (child.exitCode !== null) throw new Error(`${file} exited early (${child.exitCode})`);
-    if (Date.now() > end) throw new Error(`${file} did not start`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { child, lines };
-}
-
-const values = (attrs: Attr[] | undefined) => (attrs ?? []).map((a) => JSON.stringify(a.value));
-const attr = (s: OtlpSpan, key: string) => s.attributes?.find((a) => a.key === key)?.value;
+const attr = spanAttribute;
 
 describe('traces through the monitoring app, the queue and the worker', () => {
   let t: TestMonitoring;
-  let receiver: Awaited<ReturnType<typeof otlpReceiver>>;
+  let receiver: OtlpReceiver;
   const children: ChildProcess[] = [];
   let base: string;
   let app: { child: ChildProcess; lines: string[] };
@@ -116,7 +24,7 @@ describe('traces through the monitoring app, the queue and the worker', () => {
     receiver = await otlpReceiver();
     t = await createTestMonitoring({ worker: false });
     await t.publishProjects('d1', [{ project_id: 'project-1', workspace_id: 'ws-1' }]);
-    const port = await freePort();
+    const port = await freeTcpPort();
     base = `http://127.0.0.1:${port}`;
     const env = {
       DATABASE_URL: t.db.url,
@@ -124,21 +32,16 @@ describe('traces through the monitoring app, the queue and the worker', () => {
       QUEUE_PREFIX: t.queuePrefix,
       JWT_PUBLIC_KEY: testKeys.publicPem,
       LOG_LEVEL: 'info',
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-      OTEL_BSP_SCHEDULE_DELAY: '100',
-      OTEL_SERVICE_NAME: '',
-      OTEL_SDK_DISABLED: '',
-      OTEL_TRACES_SAMPLER: 'parentbased_always_on',
+      ...otlpEnv(receiver),
     };
-    app = await startProcess(mainFile, { ...env, PORT: String(port) }, () =>
+    app = await startBundledProcess(mainFile, { ...env, PORT: String(port) }, () =>
       fetch(`${base}/healthz`).then(
         (r) => r.ok,
         () => false,
       ),
     );
     children.push(app.child);
-    const worker = await startProcess(workerFile, env, async (lines) => lines.some((l) => l.startsWith('worker ready')));
+    const worker = await startBundledProcess(workerFile, env, (lines) => lines.some((l) => l.startsWith('worker ready')));
     children.push(worker.child);
   }, 120_000);
 
@@ -173,8 +76,9 @@ describe('traces through the monitoring app, the queue and the worker', () => {
 
     // Spans of both processes under the caller's trace, the worker's SQL among them.
     const ours = () => receiver.spans.filter((s) => s.traceId === traceId);
-    const isSql = (s: ReceivedSpan) => attr(s, 'db.system')?.stringValue === 'postgresql' || attr(s, 'db.system.name')?.stringValue === 'postgresql';
-    const insert = (s: ReceivedSpan) => s.service === 'monitoring-worker' && isSql(s) && /INSERT/i.test(String(attr(s, 'db.statement')?.stringValue ?? attr(s, 'db.query.text')?.stringValue));
+    const isSql = (s: OtlpSpan) => (attr(s, 'db.system') ?? attr(s, 'db.system.name')) === 'postgresql';
+    const statement = (s: OtlpSpan) => String(attr(s, 'db.statement') ?? attr(s, 'db.query.text'));
+    const insert = (s: OtlpSpan) => s.service === 'monitoring-worker' && isSql(s) && /INSERT/i.test(statement(s));
     for (const end = Date.now() + 15_000; !ours().some(insert) && Date.now() < end; ) await new Promise((r) => setTimeout(r, 100));
     const spans = ours();
     const byId = new Map(spans.map((s) => [s.spanId, s]));
@@ -184,7 +88,7 @@ describe('traces through the monitoring app, the queue and the worker', () => {
     expect(server).toBeDefined();
     expect(server!.parentSpanId).toBe(parentSpanId);
     expect(server!.name).toBe('POST /monitoring/v1/webhook/{webhook_id}/{access_key}/events');
-    expect(values(server!.attributes).join(' ')).toContain(`/monitoring/v1/webhook/${w.webhook_id}/`);
+    expect(spanText(server!)).toContain(`/monitoring/v1/webhook/${w.webhook_id}/`);
     // The app looked the webhook up in SQL, under its server span; and queued the job (producer span).
     const appSql = spans.filter((s) => s.service === 'monitoring' && isSql(s));
     expect(appSql.length).toBeGreaterThan(0);
@@ -202,16 +106,15 @@ describe('traces through the monitoring app, the queue and the worker', () => {
     expect(inserts.length).toBeGreaterThan(0);
     for (const s of inserts) expect(byId.get(s.parentSpanId!)?.service).toBe('monitoring-worker');
     // Statements as text with placeholders.
-    expect(inserts.some((s) => /\$1/.test(String(attr(s, 'db.statement')?.stringValue ?? attr(s, 'db.query.text')?.stringValue)))).toBe(true);
+    expect(inserts.some((s) => /\$1/.test(statement(s)))).toBe(true);
 
     // Nothing anywhere carries the access key or a payload value: names, attributes, events, of every span received.
     const everything = receiver.bodies.join('\n');
     expect(everything).not.toContain(accessKey);
     expect(everything).not.toContain(marker);
     for (const s of receiver.spans) {
-      const text = [s.name, ...values(s.attributes), ...(s.events ?? []).flatMap((e) => [e.name, ...values(e.attributes)])].join(' ');
-      expect(text).not.toContain(accessKey);
-      expect(text).not.toContain(marker);
+      expect(spanText(s)).not.toContain(accessKey);
+      expect(spanText(s)).not.toContain(marker);
     }
     expect(receiver.contentTypes.every((c) => c.startsWith('application/json'))).toBe(true);
 
