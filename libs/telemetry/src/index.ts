@@ -157,13 +157,24 @@ export function traceLogMixin(): (() => object) | undefined {
 
 /**
  * The server span of an incoming request, or undefined (tracing off, an untraced path): its attributes
- * get `redactedPath` wherever they held `rawPath` (a webhook URL's access key never leaves the process).
+ * get `redactedPath` wherever they held `rawPath` (a webhook URL's access key never leaves the process),
+ * and lose the query string, as the log lines do (the API takes its input in bodies; a query is a
+ * caller's mistake, which may hold a secret).
  */
 export function requestSpan(req: IncomingMessage, rawPath: string, redactedPath: string): RequestSpan | undefined {
   if (!api) return undefined;
   const span = (req as unknown as Record<symbol, Span | undefined>)[SERVER_SPAN];
   if (!span) return undefined;
-  if (rawPath !== redactedPath && rawPath) rewriteAttributes(span, (v) => v.split(rawPath).join(redactedPath));
+  const url = req.url ?? '';
+  const q = url.indexOf('?');
+  const query = q < 0 ? '' : url.slice(q + 1);
+  if ((rawPath !== redactedPath && rawPath) || query) {
+    rewriteAttributes(span, (v) => {
+      let out = query ? (v === query ? '' : v.split(`?${query}`).join('')) : v;
+      if (rawPath !== redactedPath && rawPath) out = out.split(rawPath).join(redactedPath);
+      return out;
+    });
+  }
   return { span, ids: idsOf(span) };
 }
 
