@@ -1,14 +1,17 @@
 // Traces end to end (issue #21) in cost-analysis: the app and the collection worker as real processes
 // (bundled as the build bundles them), exporting OTLP/HTTP JSON to a receiver this test runs. A sync
 // carrying a `traceparent` continues that trace through the app, the queue and the worker's task down
-// to its SQL statements, with no collected value and no URL query (a signature) in any attribute.
+// to its SQL statements, with no collected value and no URL query (a signature) in any attribute; a
+// scheduled sync is one trace from the scheduler's tick to its tasks' SQL.
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import path from 'node:path';
 import { buildSync } from 'esbuild';
 import { bearer, freeTcpPort, otlpEnv, otlpReceiver, spanAttribute, spanText, startBundledProcess, testKeys, waitFor, type OtlpReceiver, type OtlpSpan } from '@platform/testing';
+import { createQueue } from '@platform/queue';
 import { COLLECT_QUEUE } from './collector/queue';
+import { SCHEDULE_QUEUE } from './data-source/scheduler';
 import { createTestCostAnalysis, serveFiles } from './test-support';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -137,5 +140,42 @@ describe('traces through the cost-analysis app, the queue and the collection wor
       expect(receiver.bodies.join('\n')).not.toContain(secret);
       for (const s of receiver.spans) expect(spanText(s)).not.toContain(secret);
     }
+  }, 60_000);
+
+  it("traces a scheduled sync from the scheduler's tick to the collection of its tasks, in the worker", async () => {
+    const owner = await bearer({ domainId: 'd1', workspaceId: 'ws-1', roleType: 'WORKSPACE_OWNER' });
+    const call = async (p: string, body: object) => {
+      const res = await fetch(`${base}/cost-analysis/v1/${p}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: owner }, body: JSON.stringify(body) });
+      return (await res.json()) as any;
+    };
+    const ds = await call('data-source/register', {
+      name: 'scheduled',
+      resource_group: 'WORKSPACE',
+      plugin_info: { plugin_id: 'plugin-http-file-cost-datasource', options: { base_url: files.url(`/costs.csv?signature=${signature}`) } },
+    });
+    // Its slot is due now; a tick (the scheduler's, each minute, or this one) starts its sync.
+    await t.db.pool.query(`UPDATE data_source SET next_sync_at = now() - interval '1 minute' WHERE data_source_id = $1`, [ds.data_source_id]);
+    const schedule = createQueue(SCHEDULE_QUEUE, { connection: t.queueConnection, prefix: t.config.queuePrefix });
+    await schedule.add('tick', {}, { attempts: 1, removeOnComplete: true });
+    await schedule.close();
+    const job = await waitFor(async () => (await call('job/list', { data_source_id: ds.data_source_id })).results?.find((j: { status: string }) => j.status === 'SUCCESS'), 30_000, 'the scheduled job');
+
+    // The task's span continues the tick's trace: tick (consumer) → collect publish → collect process → SQL.
+    const process = () => receiver.spans.find((s) => s.service === 'cost-analysis-worker' && s.name === `${COLLECT_QUEUE} process` && spanAttribute(s, 'messaging.message.id') !== undefined && receiver.spans.some((x) => x.traceId === s.traceId && x.name === `${SCHEDULE_QUEUE} process`));
+    const task = await waitFor(process, 15_000, 'the task span of the scheduled sync');
+    const trace = receiver.spans.filter((s) => s.traceId === task.traceId);
+    const byId = new Map(trace.map((s) => [s.spanId, s]));
+    const tick = trace.find((s) => s.name === `${SCHEDULE_QUEUE} process`)!;
+    expect(tick).toMatchObject({ service: 'cost-analysis-worker', kind: 5 });
+    expect(tick.parentSpanId ?? '').toBe('');
+    const publish = byId.get(task.parentSpanId!);
+    expect(publish).toMatchObject({ name: `${COLLECT_QUEUE} publish`, kind: 4, service: 'cost-analysis-worker', parentSpanId: tick.spanId });
+    const statements = trace.filter((s) => s.parentSpanId === task.spanId && (spanAttribute(s, 'db.system.name') ?? spanAttribute(s, 'db.system')) === 'postgresql');
+    expect(statements.map((s) => String(spanAttribute(s, 'db.query.text') ?? spanAttribute(s, 'db.statement')))).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^UPDATE job SET status = 'SUCCESS'/)]),
+    );
+    // The job the tick created is the one whose task this is.
+    expect(trace.some((s) => s.service === 'cost-analysis-worker' && /^INSERT INTO job \(/.test(String(spanAttribute(s, 'db.query.text'))))).toBe(true);
+    expect(job.job_id).toMatch(/^job-/);
   }, 60_000);
 });
