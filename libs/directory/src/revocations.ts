@@ -66,6 +66,7 @@ function failed(replies: [Error | null, unknown][] | null) {
 
 interface Logger {
   info(o: object, msg: string): void;
+  warn(o: object, msg: string): void;
   error(o: object, msg: string): void;
 }
 
@@ -77,6 +78,7 @@ interface Logger {
 export class AccessRevocations implements RevocationCheck {
   private readonly entries = new Map<string, number>();
   private subscriber?: Redis;
+  private retry?: NodeJS.Timeout;
 
   constructor(
     private readonly redis: Redis,
@@ -122,23 +124,32 @@ export class AccessRevocations implements RevocationCheck {
       }
     });
     // Subscribed first, then the hash: an entry published in between is in one or the other. Again
-    // after every reconnection (ioredis emits 'ready' each time), for what was published meanwhile.
+    // after every reconnection (ioredis emits 'ready' each time), for what was published meanwhile. A
+    // load that fails (the main connection not ready yet, say) is tried again, 0.5 s doubling to 30 s.
+    let retryMs = 500;
     const sync = async () => {
       await sub.subscribe(channel(this.prefix));
       const n = await this.load();
+      retryMs = 500;
       this.o.logger?.info({ entries: n }, 'access revocations loaded');
     };
-    await new Promise<void>((resolve) => {
-      sub.on('ready', () => {
-        sync().then(resolve, (err: Error) => {
-          this.o.logger?.error({ err: err.message }, 'access revocations reload failed');
-          resolve();
-        });
+    const attempt = (done: () => void) => {
+      clearTimeout(this.retry);
+      sync().then(done, (err: Error) => {
+        this.o.logger?.warn({ err: err.message, retry_ms: retryMs }, 'access revocations load failed; retrying');
+        this.retry = setTimeout(() => attempt(done), retryMs);
+        this.retry.unref?.();
+        retryMs = Math.min(retryMs * 2, 30_000);
       });
+    };
+    await new Promise<void>((resolve) => {
+      sub.on('ready', () => attempt(resolve));
+      if (sub.status === 'wait') sub.connect().catch(() => {}); // a lazyConnect original: connect the duplicate
     });
   }
 
   stop() {
+    clearTimeout(this.retry);
     this.subscriber?.disconnect();
     this.subscriber = undefined;
   }
