@@ -121,8 +121,10 @@ describe('startTelemetry in a process of its own', () => {
     const lines = (env: Record<string, string>) => {
       const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_') && k !== 'JEST_WORKER_ID'));
       const out = spawnSync(process.execPath, ['-e', script], { cwd: ROOT, env: { ...clean, NODE_PATH: path.join(ROOT, 'node_modules'), LOG_SYNC: 'true', ...env }, encoding: 'utf8' });
-      if (out.status !== 0) throw new Error(out.stderr);
-      return out.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      if (out.status !== 0) throw new Error(`exit ${out.status}: ${out.stderr}`);
+      const lines = out.stdout.trim().split('\n');
+      expect({ lines: lines.length, stderr: out.stderr }).toEqual({ lines: 2, stderr: '' });
+      return lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     };
     const [outside, inside] = lines({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_TRACES_EXPORTER: 'otlp' });
     expect(outside.trace_id).toBeUndefined();
