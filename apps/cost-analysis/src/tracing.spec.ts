@@ -5,7 +5,7 @@
 // scheduled sync is one trace from the scheduler's tick to its tasks' SQL.
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { buildSync } from 'esbuild';
 import { bearer, freeTcpPort, otlpEnv, otlpReceiver, spanAttribute, spanText, startBundledProcess, testKeys, waitFor, type OtlpReceiver, type OtlpSpan } from '@platform/testing';
@@ -47,8 +47,10 @@ describe('traces through the cost-analysis app, the queue and the collection wor
   // A signed URL's signature: the download's span keeps its URL without the query.
   const signature = `sig${randomBytes(12).toString('hex')}`;
 
+  const bundles: string[] = [];
   beforeAll(async () => {
     const [mainFile, workerFile] = [bundle('main'), bundle('worker')];
+    bundles.push(path.dirname(mainFile), path.dirname(workerFile));
     receiver = await otlpReceiver();
     t = await createTestCostAnalysis();
     files = await serveFiles({ [`/costs.csv?signature=${signature}`]: `cost,currency,provider,product,year,month,day\n1.5,USD,aws,${marker},2024,1,2\n2.5,USD,aws,${marker},2024,1,3\n` });
@@ -86,6 +88,7 @@ describe('traces through the cost-analysis app, the queue and the collection wor
     receiver?.close();
     await files?.close();
     await t?.close();
+    for (const dir of bundles) rmSync(dir, { recursive: true, force: true });
   });
 
   it('continues an incoming traceparent from data-source/sync to the worker task and its SQL', async () => {
