@@ -91,6 +91,10 @@ ${secretPathMap()}
   proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
   proxy_set_header X-Forwarded-Proto $scheme;
   proxy_set_header X-Request-Id $request_id;
+  # W3C trace context, passed on as the caller sent it (absent: not sent). nginx passes request headers
+  # on by default; said here so that it stays true: the apps continue the caller's trace (libs/telemetry).
+  proxy_set_header traceparent $http_traceparent;
+  proxy_set_header tracestate $http_tracestate;
   proxy_read_timeout 120s;
   default_type application/json;
   # Per client address (the connection's, not X-Forwarded-For: this gateway faces the clients).

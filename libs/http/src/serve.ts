@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type express from 'express';
 import { collectGarbageWhenIdle, envInt, type Logger } from '@platform/core';
+import { shutdownTelemetry } from '@platform/telemetry';
 
 /**
  * The HTTP server's time limits, set on purpose rather than left at Node's defaults (milliseconds):
@@ -50,7 +51,10 @@ export function serve(app: express.Express, o: { port: number; logger: Logger; s
   return server;
 }
 
-/** Runs `fn` once on the first SIGINT/SIGTERM, then exits; a second signal or 10 s forces the exit. */
+/**
+ * Runs `fn` once on the first SIGINT/SIGTERM, exports the spans still buffered (when tracing is on),
+ * then exits; a second signal or 10 s forces the exit.
+ */
 export function onShutdownSignal(logger: Logger, fn: () => Promise<unknown>) {
   let stopping = false;
   const stop = (signal: string) => {
@@ -59,7 +63,7 @@ export function onShutdownSignal(logger: Logger, fn: () => Promise<unknown>) {
     logger.info({ signal }, 'shutting down');
     setTimeout(() => process.exit(1), 10_000).unref();
     fn().then(
-      () => process.exit(0),
+      () => shutdownTelemetry().then(() => process.exit(0)),
       (err) => {
         logger.error({ err }, 'shutdown failed');
         process.exit(1);

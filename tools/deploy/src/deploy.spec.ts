@@ -1,6 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import YAML from 'yaml';
 import Ajv2019 from 'ajv/dist/2019';
@@ -180,6 +182,40 @@ describe('deployment files', () => {
       expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
     } finally {
       spawnSync(nginx, ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-s', 'stop'], { stdio: 'ignore' });
+    }
+  });
+
+  it('nginx passes the W3C trace context (traceparent, tracestate) on to the app as the caller sent it', async () => {
+    const nginx = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
+    if (!nginx) throw new Error('nginx is not installed (apt-get install nginx-light); .ci/run installs it');
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'nginx-trace-'));
+    const port = 32_000 + (process.pid % 1000);
+    // Every upstream is this server, which answers the headers it was sent.
+    const app = http.createServer((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(req.headers)));
+    await new Promise<void>((r) => app.listen(0, '127.0.0.1', r));
+    const conf = read('docker/nginx.conf')
+      .replace(/server ([a-z-]+):(\d+);/g, `server 127.0.0.1:${(app.address() as AddressInfo).port};`)
+      .replace('pid /tmp/nginx.pid', `pid ${dir}/nginx.pid`)
+      .replace(/access_log [^;]+;/, `access_log ${dir}/access.log platform;`)
+      .replace(/error_log [^;]+;/, `error_log ${dir}/error.log info;`)
+      .replace(/listen \d+;/, `listen 127.0.0.1:${port};`)
+      .replace(/\/tmp\/nginx-(body|proxy|fastcgi|uwsgi|scgi);/g, `${dir}/nginx-$1;`);
+    writeFileSync(path.join(dir, 'nginx.conf'), conf);
+    const start = spawnSync(nginx, ['-p', dir, '-c', path.join(dir, 'nginx.conf')], { stdio: 'ignore' });
+    expect(start.status).toBe(0);
+    try {
+      const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+      const tracestate = 'vendor1=opaque,vendor2=x';
+      const seen = (await (await fetch(`http://127.0.0.1:${port}/monitoring/v1/event/list`, { method: 'POST', headers: { traceparent, tracestate }, body: '{}' })).json()) as Record<string, string>;
+      expect(seen).toMatchObject({ traceparent, tracestate });
+      // Without them, nothing is made up.
+      const none = (await (await fetch(`http://127.0.0.1:${port}/identity/v2/token/issue`, { method: 'POST', body: '{}' })).json()) as Record<string, string>;
+      expect(none.traceparent).toBeUndefined();
+      expect(none.tracestate).toBeUndefined();
+      expect(none['x-request-id']).toMatch(/^[0-9a-f]{32}$/);
+    } finally {
+      spawnSync(nginx, ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-s', 'stop'], { stdio: 'ignore' });
+      app.close();
     }
   });
 
