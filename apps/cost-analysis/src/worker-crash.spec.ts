@@ -104,9 +104,10 @@ describe('worker crash', () => {
       return jan.status === 'SUCCESS' && feb.status === 'IN_PROGRESS' && requests === 1;
     }, 30_000);
     // The kill lands mid-COPY: PostgreSQL is inside the task's `COPY cost FROM STDIN`, February's first
-    // 15,000 rows received and not committed.
+    // 15,000 rows received and not committed. (The view is cluster-wide and every test database is a
+    // clone of one template, so `cost` has the same oid in each: filter on this database.)
     const copying = async () =>
-      (await t.db.pool.query(`SELECT tuples_processed::int AS n FROM pg_stat_progress_copy WHERE relid = 'cost'::regclass`)).rows.map((r) => r.n);
+      (await t.db.pool.query(`SELECT tuples_processed::int AS n FROM pg_stat_progress_copy WHERE datname = current_database() AND relid = 'cost'::regclass`)).rows.map((r) => r.n);
     await waitFor(async () => (await copying())[0] === 15_000, 30_000, 'the COPY to hold 15,000 rows');
     crashed = true;
     child.kill('SIGKILL');

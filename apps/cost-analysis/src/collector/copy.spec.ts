@@ -156,7 +156,7 @@ describe('collection through COPY', () => {
     let checks = 0;
     /** Rows the COPY into cost has processed so far (another session's view of the running statement). */
     const copied = async () =>
-      (await t.db.pool.query(`SELECT coalesce(max(tuples_processed), 0)::int AS n FROM pg_stat_progress_copy WHERE relid = 'cost'::regclass`)).rows[0].n as number;
+      (await t.db.pool.query(`SELECT coalesce(max(tuples_processed), 0)::int AS n FROM pg_stat_progress_copy WHERE datname = current_database() AND relid = 'cost'::regclass`)).rows[0].n as number;
     modes.stream = async function* () {
       while (produced < ROWS) {
         if (produced && produced % 5_000 === 0) {
