@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger } from '@platform/core';
-import { createPrisma } from '@platform/db';
+import { createPrisma, ReadRouter } from '@platform/db';
 import { DirectoryClient, DirectoryPublisher } from '@platform/directory';
 import { createQueue, createQueueConnection } from '@platform/queue';
 import { createTempDatabase, createTestRedis, testVerifier } from '@platform/testing';
@@ -49,6 +49,7 @@ export async function createTestCostAnalysis(overrides: Partial<CostAnalysisConf
     config,
     logger: createLogger('cost-analysis', process.env.TEST_LOG_LEVEL || 'silent'),
     pool: db.pool,
+    reads: new ReadRouter({ primary: db.pool }),
     prisma,
     redis: r.redis,
     directory: new DirectoryClient(r.redis, config.directoryPrefix),

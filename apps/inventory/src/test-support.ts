@@ -1,5 +1,5 @@
 import { createLogger } from '@platform/core';
-import { createPrisma } from '@platform/db';
+import { createPrisma, ReadRouter } from '@platform/db';
 import { DirectoryClient, DirectoryPublisher, type DomainDirectory } from '@platform/directory';
 import { createTempDatabase, createTestRedis, testVerifier } from '@platform/testing';
 import { PrismaClient } from './generated/prisma/client';
@@ -16,6 +16,7 @@ export async function createTestInventory(overrides: Partial<InventoryConfig> = 
     config: { ...loadConfig(), publicBaseUrl: 'http://gateway.test', ...overrides },
     logger: createLogger('inventory', 'silent'),
     pool: db.pool,
+    reads: new ReadRouter({ primary: db.pool }),
     prisma,
     redis: r.redis,
     directory: new DirectoryClient(r.redis, r.prefix),

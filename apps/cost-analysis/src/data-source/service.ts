@@ -230,12 +230,12 @@ export class DataSourceService {
 
   async list(auth: AuthContext, input: ListInput) {
     const scope = [...visibility(auth, true), ...eqFilters(input, ['data_source_id', 'name', 'state', 'data_source_type', 'provider', 'workspace_id'])];
-    const { rows, total_count } = await runList(this.deps.pool, dataSourceResource, input.query, scope);
+    const { rows, total_count } = await runList(this.deps.reads.for(auth), dataSourceResource, input.query, scope);
     return { results: rows.map((r) => applyOnly(toDataSourceInfo(r as DataSourceRow), input.query?.only)), total_count };
   }
 
   async stat(auth: AuthContext, query: StatisticsQuery) {
-    return runStat(this.deps.pool, dataSourceResource, query, visibility(auth, true));
+    return runStat(this.deps.reads.for(auth), dataSourceResource, query, visibility(auth, true));
   }
 
   /**

@@ -202,12 +202,12 @@ export class ProjectGroupService {
     for (const key of ['project_group_id', 'name', 'workspace_id', 'parent_group_id'] as const) {
       if (input[key] !== undefined) scope.push({ key, value: input[key], operator: 'eq' });
     }
-    const { rows, total_count } = await runList(this.deps.pool, projectGroupResource, input.query, scope);
+    const { rows, total_count } = await runList(this.deps.reads.for(auth), projectGroupResource, input.query, scope);
     const only = resolveOnly(projectGroupResource, input.query);
     return { results: rows.map((r) => applyOnly(toProjectGroupInfo(r as ProjectGroupRow), only)), total_count };
   }
 
   async stat(auth: AuthContext, query: StatisticsQuery) {
-    return runStat(this.deps.pool, projectGroupResource, query, visibility(auth));
+    return runStat(this.deps.reads.for(auth), projectGroupResource, query, visibility(auth));
   }
 }

@@ -61,7 +61,7 @@ export function checkUsers(users: string[]): string[] {
  */
 export class ProjectService {
   constructor(
-    private readonly deps: Pick<IdentityDeps, 'prisma' | 'pool'>,
+    private readonly deps: Pick<IdentityDeps, 'prisma' | 'pool' | 'reads'>,
     private readonly directory: Pick<DirectoryClient, 'memberProjects' | 'projectsInGroup'>,
     private readonly effects?: Effects,
   ) {}
@@ -220,12 +220,12 @@ export class ProjectService {
         scope.push({ key: 'project_group_id', value: input.project_group_id, operator: 'eq' });
       }
     }
-    const { rows, total_count } = await runList(this.deps.pool, projectResource, input.query, scope);
+    const { rows, total_count } = await runList(this.deps.reads.for(auth), projectResource, input.query, scope);
     const only = resolveOnly(projectResource, input.query);
     return { results: rows.map((r) => applyOnly(toProjectInfo(r as ProjectRow), only)), total_count };
   }
 
   async stat(auth: AuthContext, query: StatisticsQuery) {
-    return runStat(this.deps.pool, projectResource, query, await this.visibility(auth));
+    return runStat(this.deps.reads.for(auth), projectResource, query, await this.visibility(auth));
   }
 }

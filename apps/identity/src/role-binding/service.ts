@@ -55,7 +55,7 @@ function checkRoleFits(roleType: RoleType, group: ResourceGroup) {
  */
 export class RoleBindingService {
   constructor(
-    private readonly deps: Pick<IdentityDeps, 'prisma' | 'pool'>,
+    private readonly deps: Pick<IdentityDeps, 'prisma' | 'pool' | 'reads'>,
     private readonly effects?: Effects,
   ) {}
 
@@ -158,12 +158,12 @@ export class RoleBindingService {
 
   async list(auth: AuthContext, input: RoleBindingListInput) {
     const scope = [...this.scope(auth), ...fieldConditions(input, ['role_binding_id', 'role_type', 'workspace_id', 'role_id', 'user_id'])];
-    const { rows, total_count } = await runList(this.deps.pool, roleBindingResource, input.query, scope);
+    const { rows, total_count } = await runList(this.deps.reads.for(auth), roleBindingResource, input.query, scope);
     const only = resolveOnly(roleBindingResource, input.query);
     return { results: rows.map((r) => applyOnly(toRoleBindingInfo(r as RoleBindingRow), only)), total_count };
   }
 
   stat(auth: AuthContext, query: StatisticsQuery) {
-    return runStat(this.deps.pool, roleBindingResource, query, this.scope(auth));
+    return runStat(this.deps.reads.for(auth), roleBindingResource, query, this.scope(auth));
   }
 }

@@ -59,7 +59,7 @@ function checkPassword(password: string) {
  */
 export class UserService {
   constructor(
-    private readonly deps: Pick<IdentityDeps, 'prisma' | 'pool' | 'config'>,
+    private readonly deps: Pick<IdentityDeps, 'prisma' | 'pool' | 'reads' | 'config'>,
     private readonly effects?: Effects,
   ) {}
 
@@ -229,13 +229,13 @@ export class UserService {
 
   async list(auth: AuthContext, input: UserListInput) {
     const scope = [{ key: 'domain_id', value: auth.domainId, operator: 'eq' as const }, ...fieldConditions(input, ['user_id', 'name', 'state', 'email', 'auth_type'])];
-    const { rows, total_count } = await runList(this.deps.pool, userResource, input.query, scope);
+    const { rows, total_count } = await runList(this.deps.reads.for(auth), userResource, input.query, scope);
     const admins = await this.domainAdmins(auth.domainId, rows.map((r) => (r as UserRow).user_id));
     const only = resolveOnly(userResource, input.query);
     return { results: rows.map((r) => applyOnly(this.toInfo(r as UserRow, admins.get((r as UserRow).user_id)), only)), total_count };
   }
 
   stat(auth: AuthContext, query: StatisticsQuery) {
-    return runStat(this.deps.pool, userResource, query, [{ key: 'domain_id', value: auth.domainId, operator: 'eq' }]);
+    return runStat(this.deps.reads.for(auth), userResource, query, [{ key: 'domain_id', value: auth.domainId, operator: 'eq' }]);
   }
 }

@@ -44,7 +44,7 @@ export interface WorkspaceListInput {
  */
 export class WorkspaceService {
   constructor(
-    private readonly deps: Pick<IdentityDeps, 'prisma' | 'pool'>,
+    private readonly deps: Pick<IdentityDeps, 'prisma' | 'pool' | 'reads'>,
     private readonly effects?: Effects,
   ) {}
 
@@ -147,13 +147,13 @@ export class WorkspaceService {
       { key: 'domain_id', value: auth.domainId, operator: 'eq' as const },
       ...fieldConditions(input, ['workspace_id', 'name', 'state', 'created_by', 'is_managed']),
     ];
-    const { rows, total_count } = await runList(this.deps.pool, workspaceResource, input.query, scope);
+    const { rows, total_count } = await runList(this.deps.reads.for(auth), workspaceResource, input.query, scope);
     const counts = await this.userCounts(auth.domainId, rows.map((r) => (r as WorkspaceRow).workspace_id));
     const only = resolveOnly(workspaceResource, input.query);
     return { results: rows.map((r) => applyOnly(toWorkspaceInfo(r as WorkspaceRow, counts.get((r as WorkspaceRow).workspace_id) ?? 0), only)), total_count };
   }
 
   stat(auth: AuthContext, query: StatisticsQuery) {
-    return runStat(this.deps.pool, workspaceResource, query, [{ key: 'domain_id', value: auth.domainId, operator: 'eq' }]);
+    return runStat(this.deps.reads.for(auth), workspaceResource, query, [{ key: 'domain_id', value: auth.domainId, operator: 'eq' }]);
   }
 }

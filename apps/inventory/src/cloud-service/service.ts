@@ -252,21 +252,21 @@ export class CloudServiceService {
       extra.push({ key: 'project_id', value: await this.scoper.projectsOfGroups(auth, [input.project_group_id]), operator: 'in' });
     }
     const { query, scope } = await this.scoper.apply(auth, input.query ?? {}, extra);
-    const { rows, total_count } = await runList(this.deps.pool, cloudServiceResource, query, scope);
+    const { rows, total_count } = await runList(this.deps.reads.for(auth), cloudServiceResource, query, scope);
     const only = resolveOnly(cloudServiceResource, query);
     return { results: rows.map((r) => applyOnly(toCloudServiceInfo(r as CloudServiceRow), only)), total_count };
   }
 
   async stat(auth: AuthContext, q: StatisticsQuery) {
     const { query, scope } = await this.scoper.apply(auth, q);
-    return runStat(this.deps.pool, cloudServiceResource, query, scope);
+    return runStat(this.deps.reads.for(auth), cloudServiceResource, query, scope);
   }
 
   /** upstream's set_query_page_limit(1000) applies to analyze too: `page.limit` defaults to and is capped at 1000. */
   async analyze(auth: AuthContext, q: AnalyzeQuery) {
     const limit = q.page?.limit && q.page.limit > 0 ? Math.min(q.page.limit, ANALYZE_MAX_LIMIT) : ANALYZE_MAX_LIMIT;
     const { query, scope } = await this.scoper.apply(auth, { ...q, page: { ...q.page, limit } });
-    return runAnalyze(this.deps.pool, cloudServiceResource, query, scope);
+    return runAnalyze(this.deps.reads.for(auth), cloudServiceResource, query, scope);
   }
 }
 
