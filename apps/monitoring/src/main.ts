@@ -1,5 +1,5 @@
 import { createLogger } from '@platform/core';
-import { createPool, createPrisma, migrateApp } from '@platform/db';
+import { createPool, createPrisma, migrateApp, ReadRouter } from '@platform/db';
 import { runMain, serve } from '@platform/http';
 import { platformVerifier } from '@platform/directory';
 import { PrismaClient } from './generated/prisma/client';
@@ -19,13 +19,15 @@ async function main() {
   const redis = createDirectoryRedis(config.redisUrl, logger);
   const { queue, connection, ready } = createDeliveryQueue(config.redisUrl, config.ingest.queue, config.ingest.queuePrefix, logger);
 
-  serve(createApp({ config, logger, pool, prisma, redis, redisPrefix: '', verifier: platformVerifier(redis, logger), queue, queueReady: ready }), {
+  const reads = ReadRouter.fromEnv(pool, { app: 'monitoring', redis, logger });
+  serve(createApp({ config, logger, pool, reads, prisma, redis, redisPrefix: '', verifier: platformVerifier(redis, logger), queue, queueReady: ready }), {
     port: config.port,
     logger,
     service: 'monitoring',
     onShutdown: async () => {
       await queue.close().catch(() => {});
       connection.disconnect();
+      await reads.close();
       await prisma.$disconnect().catch(() => {});
       await pool.end().catch(() => {});
       redis.disconnect();

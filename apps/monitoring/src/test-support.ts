@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger } from '@platform/core';
-import { createPrisma } from '@platform/db';
+import { createPrisma, ReadRouter } from '@platform/db';
 import { DirectoryPublisher, type DomainDirectory } from '@platform/directory';
 import { createQueueConnection, type Worker } from '@platform/queue';
 import { createTempDatabase, createTestRedis, testVerifier, TEST_REDIS_URL } from '@platform/testing';
@@ -58,7 +58,7 @@ export async function createTestMonitoring(o: TestOptions = {}) {
   const prisma = createPrisma(PrismaClient, db.pool);
   const logger = createLogger('monitoring', 'silent');
   const { queue, connection, ready } = createDeliveryQueue(o.queueRedisUrl ?? redisUrl, config.ingest.queue, queuePrefix);
-  const deps: MonitoringDeps = { config, logger, pool: db.pool, prisma, redis: r.redis, redisPrefix: r.prefix, verifier: testVerifier, queue, queueReady: ready };
+  const deps: MonitoringDeps = { config, logger, pool: db.pool, reads: new ReadRouter({ primary: db.pool }), prisma, redis: r.redis, redisPrefix: r.prefix, verifier: testVerifier, queue, queueReady: ready };
   const app = createApp(deps);
 
   let worker: Worker | undefined;

@@ -1,5 +1,5 @@
 import { createLogger } from '@platform/core';
-import { createPool, createPrisma, migrateApp } from '@platform/db';
+import { createPool, createPrisma, migrateApp, ReadRouter } from '@platform/db';
 import { DirectoryClient, platformVerifier } from '@platform/directory';
 import { runMain, serve } from '@platform/http';
 import { createRedis } from '@platform/queue';
@@ -23,6 +23,7 @@ async function main() {
     config,
     logger,
     pool,
+    reads: ReadRouter.fromEnv(pool, { app: 'opsflow', redis, logger }),
     prisma,
     redis,
     verifier: platformVerifier(redis, logger),
@@ -34,6 +35,7 @@ async function main() {
     logger,
     service: 'opsflow',
     onShutdown: async () => {
+      await deps.reads.close();
       await prisma.$disconnect().catch(() => {});
       await pool.end().catch(() => {});
       redis.disconnect();
