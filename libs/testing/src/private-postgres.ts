@@ -110,7 +110,7 @@ export async function startPrivatePostgres(options: { prefix?: string } = {}) {
 export type PrivatePostgres = Awaited<ReturnType<typeof startPrivatePostgres>>;
 
 /**
- * A hot standby of `primary`, streaming from it: `pg_basebackup -R` (which writes standby.signal and
+ * A hot standby of `primary`, streaming from it: `pg_basebackup -R --checkpoint=fast` (which writes standby.signal and
  * primary_conninfo) into a temporary directory, started on a port of its own. `pauseReplay()` /
  * `resumeReplay()` stop and restart WAL replay (the standby keeps receiving, its data stands still).
  */
@@ -118,7 +118,7 @@ export async function startStandby(primary: Pick<PrivatePostgres, 'port'>, optio
   const port = await freePort();
   const dir = serverDir(options.prefix ?? 'standby-pg-');
   const data = path.join(dir, 'data');
-  pgRunner(dir)('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-D', data, '-R', '-X', 'stream', '--no-sync']);
+  pgRunner(dir)('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-D', data, '-R', '-X', 'stream', '--checkpoint=fast', '--no-sync']);
   appendFileSync(path.join(data, 'postgresql.conf'), serverConf(port, dir) + 'hot_standby = on\n');
   const c = controls(dir, data, port);
   c.start();
