@@ -109,7 +109,12 @@ if (out !== '-') {
     'A goal is a target, not a test: a missed goal is reported here, never a failed run.',
     '',
   ].join('\n');
-  writeFileSync(out, md);
+  // Hand-written sections (measurements that are not a row of the table, e.g. "Database scaling") sit
+  // below KEPT in the file and survive a run.
+  const KEPT = '<!-- kept by tools/bench/run.mjs: hand-written sections below -->';
+  const previous = existsSync(out) ? readFileSync(out, 'utf8') : '';
+  const kept = previous.includes(KEPT) ? previous.slice(previous.indexOf(KEPT)) : '';
+  writeFileSync(out, kept ? `${md}\n${kept}` : md);
   console.log(`\nwritten to ${path.relative(process.cwd(), out)}`);
 }
 process.exit(failed.length ? 1 : 0);

@@ -1,10 +1,13 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { createTempDatabase, type TempDatabase } from '@platform/testing';
 import { ensureMonthPartitions, maintainPartitions, monthOf, monthsWithPartition } from './partitions';
 
 jest.setTimeout(120_000);
 
+const root = path.resolve(__dirname, '../../..');
 const migrationsDir = path.resolve(__dirname, '../prisma/migrations');
 const migrations = readdirSync(migrationsDir).filter((d) => /^\d{14}_/.test(d)).sort();
 const PARTITIONING = '20261126060434_partition_by_month';
@@ -76,6 +79,28 @@ describe('partitioning cost and unified_cost by month', () => {
       .join('\n');
     expect(plan).toContain('unified_cost_p202401');
     expect(plan).not.toMatch(/unified_cost_p(2019|202402)|unified_cost_default/);
+  });
+
+  it('an existing database upgraded by the migration tool (as the k8s Job runs it) keeps every row', async () => {
+    const db = await createTempDatabase({ prefix: 'partition_upgrade' });
+    dbs.push(db);
+    // The database as the previous release left it: the migrations before this one, applied by the tool.
+    const old = mkdtempSync(path.join(os.tmpdir(), 'migrations-'));
+    for (const m of migrations.slice(0, migrations.indexOf(PARTITIONING))) cpSync(path.join(migrationsDir, m), path.join(old, m), { recursive: true });
+    cpSync(path.join(migrationsDir, 'migration_lock.toml'), path.join(old, 'migration_lock.toml'));
+    const script = `import { applyMigrations } from ${JSON.stringify(path.join(root, 'tools/prisma/engine.mjs'))};
+      await applyMigrations({ schemaPath: ${JSON.stringify(path.join(root, 'apps/cost-analysis/prisma/schema.prisma'))}, migrationsDir: ${JSON.stringify(old)}, databaseUrl: ${JSON.stringify(db.url)} });`;
+    const before = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' });
+    expect(before.stderr).toBe('');
+    rmSync(old, { recursive: true, force: true });
+    await db.pool.query(`INSERT INTO cost VALUES ${[costRow('2022-11', 1), costRow('2023-01', 2)].join(', ')}`);
+
+    const run = spawnSync(process.execPath, [path.join(root, 'tools/prisma/migrate.mjs'), '--app', 'cost-analysis', '--database-url', db.url], { cwd: root, encoding: 'utf8' });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain(PARTITIONING);
+    expect(await partitionsOf(db, 'cost')).toEqual({ cost_p202211: 1, cost_p202301: 1 });
+    const recorded = await db.pool.query(`SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND migration_name = $1`, [PARTITIONING]);
+    expect(recorded.rowCount).toBe(1);
   });
 
   it('makes a month partition once, however many ask; never over rows already in the default partition', async () => {

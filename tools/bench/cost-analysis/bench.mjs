@@ -28,10 +28,11 @@ const UNIFIED_ROWS = Number(process.env.COST_BENCH_UNIFIED_ROWS || 200_000);
 const REPEAT = Number(process.env.BENCH_REPEAT || 15);
 const WARMUP = Number(process.env.BENCH_WARMUP || 20);
 const COLLECT_TIMEOUT_MS = Number(process.env.COST_BENCH_TIMEOUT_MS || 30 * 60_000);
-const dbName = 'bench_cost_analysis';
+// COST_BENCH_DB / COST_BENCH_PORT: another database and port, when someone else runs this benchmark on the same host.
+const dbName = process.env.COST_BENCH_DB || 'bench_cost_analysis';
 const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 const prefix = `bench:cost:${process.pid}:`;
-const appPort = 18102;
+const appPort = Number(process.env.COST_BENCH_PORT || 18102);
 const children = [];
 const stopAll = () => children.forEach((c) => c.kill('SIGTERM'));
 process.on('exit', stopAll);
