@@ -170,7 +170,14 @@ export class Collector {
     // A crashed attempt's transaction was rolled back; this only guards against a committed leftover.
     // Outside the task's transaction: it reads every partition of cost, and the transaction must hold
     // no lock of the default partition, so that a month's partition can be attached while it runs.
-    await pool.query(`DELETE FROM cost WHERE domain_id = $1 AND data_source_id = $2 AND job_task_id = $3`, [t.domain_id, t.data_source_id, t.job_task_id]);
+    // Being committed on its own, it must never remove the rows of another attempt that finished the
+    // task meanwhile: it deletes only while the task is unfinished, in the statement's one snapshot
+    // (the rows of an attempt that commits later are not in it either).
+    await pool.query(
+      `DELETE FROM cost WHERE domain_id = $1 AND data_source_id = $2 AND job_task_id = $3
+         AND EXISTS (SELECT 1 FROM job_task WHERE domain_id = $1 AND job_task_id = $3 AND status IN ('PENDING', 'IN_PROGRESS'))`,
+      [t.domain_id, t.data_source_id, t.job_task_id],
+    );
     const client = await pool.connect();
     let copy: CopyIn | undefined;
     const copySql = `COPY cost (${COST_COLUMNS.join(', ')}) FROM STDIN`;
