@@ -57,7 +57,7 @@ export class EventService {
   ) {}
 
   async get(auth: AuthContext, id: string) {
-    const { rows } = await this.deps.pool.query<EventRow>('SELECT * FROM event WHERE domain_id = $1 AND event_id = $2', [auth.domainId, id]);
+    const { rows } = await this.deps.reads.for(auth).query<EventRow>('SELECT * FROM event WHERE domain_id = $1 AND event_id = $2', [auth.domainId, id]);
     const row = rows[0];
     if (!row || !(await this.access.visible(auth, row))) throw errors.notFound('event_id', id);
     return toEventInfo(row);
