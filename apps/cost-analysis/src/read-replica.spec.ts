@@ -87,6 +87,24 @@ describe('cost-analysis reads from a read replica', () => {
     }
   });
 
+  let dsId = '';
+  it('a get that reads through Prisma is served by the replica too', async () => {
+    const ds = await post('data-source/register', admin, {
+      name: 'replicated', resource_group: 'DOMAIN', schedule: { state: 'DISABLED' },
+      plugin_info: { plugin_id: 'plugin-http-file-cost-datasource', options: { base_url: 'http://127.0.0.1:1/costs.csv' } },
+    });
+    expect(ds.status).toBe(200);
+    dsId = ds.body.data_source_id;
+    await waitFor(async () => (await standby.query(DB, 'SELECT count(*)::int AS n FROM data_source'))[0].n === 1, 10_000, 'the data source replayed');
+    await waitFor(() => t.deps.reads.state() === 'healthy', 10_000, 'the replica healthy');
+    const before = { ...t.deps.reads.served };
+    const got = await post('data-source/get', reader, { data_source_id: dsId });
+    expect(got.status).toBe(200);
+    expect(got.body.name).toBe('replicated');
+    expect(t.deps.reads.served.replica).toBe(before.replica + 1);
+    expect(t.deps.reads.served.primary).toBe(before.primary);
+  });
+
   it('a stopped replica: reads still answer 200, from the primary', async () => {
     standby.stop('immediate');
     for (let i = 0; i < 3; i++) {
@@ -96,6 +114,7 @@ describe('cost-analysis reads from a read replica', () => {
     }
     expect(t.deps.reads.state()).toBe('down');
     expect((await post('unified-cost/list', reader, {})).status).toBe(200);
+    expect((await post('data-source/get', reader, { data_source_id: dsId })).status).toBe(200);
     standby.start();
     await waitFor(() => t.deps.reads.state() === 'healthy', 30_000, 'the replica back');
   });

@@ -18,6 +18,15 @@ describe('ReadRouter with a streaming replica', () => {
   let other: ReadRouter;
   let t: ReturnType<typeof createTestRedis>;
   const started = Date.now();
+  const make = (checkMs = 100) =>
+    new ReadRouter({
+      primary: primaryPool,
+      replica: createReplicaPool(standby.url('postgres'), { max: 4, connectTimeoutMs: 500, statementTimeoutMs: 2_000 }),
+      redis: t.redis,
+      keyPrefix: t.prefix,
+      maxLagMs: MAX_LAG,
+      checkMs,
+    });
 
   beforeAll(async () => {
     primary = await startPrivatePostgres({ prefix: 'replica-primary-' });
@@ -25,15 +34,6 @@ describe('ReadRouter with a streaming replica', () => {
     standby = await startStandby(primary);
     t = createTestRedis('read-router');
     primaryPool = createPool(primary.url('postgres'), { max: 4 });
-    const make = () =>
-      new ReadRouter({
-        primary: primaryPool,
-        replica: createReplicaPool(standby.url('postgres'), { max: 4, connectTimeoutMs: 500, statementTimeoutMs: 2_000 }),
-        redis: t.redis,
-        keyPrefix: t.prefix,
-        maxLagMs: MAX_LAG,
-        checkMs: 100,
-      });
     router = make();
     // A second process of the same app: shares only Redis with the first.
     other = make();
@@ -56,6 +56,13 @@ describe('ReadRouter with a streaming replica', () => {
   it('sends reads to the replica and leaves writes to the primary', async () => {
     expect(await servedBy()).toBe(true);
     expect((await router.primary.query('SELECT pg_is_in_recovery() AS r')).rows[0].r).toBe(false);
+    // A client made from the replica's pool (as a Prisma client is), once.
+    const made: Pool[] = [];
+    const make = (p: Pool) => (made.push(p), p);
+    const viaClient = () => router.withClient(B, router.primary, make, async (c) => (await c.query('SELECT pg_is_in_recovery() AS r')).rows[0].r);
+    expect(await viaClient()).toBe(true);
+    expect(await viaClient()).toBe(true);
+    expect(made).toEqual([router.replica]);
     // The replica refuses writes: a read path can never write by mistake.
     const e = await router.replica!.query(`INSERT INTO note (body) VALUES ('x')`).catch((err) => err);
     expect(e.code).toBe('25006');
@@ -100,12 +107,25 @@ describe('ReadRouter with a streaming replica', () => {
   });
 
   it('a stopped replica: reads are answered by the primary, and the replica is used again once it is back', async () => {
+    // Processes whose next check is a minute away: they still take the replica for healthy when it stops.
+    const [bySql, byClient] = [make(60_000), make(60_000)];
+    await Promise.all([bySql.check(), byClient.check()]);
+    expect([bySql.state(), byClient.state()]).toEqual(['healthy', 'healthy']);
     standby.stop('immediate');
-    // Before any check noticed: the read fails over to the primary within the query.
-    const before = router.served.fallback;
-    expect(await bodies(B)).toContain('seen');
-    expect(router.served.fallback).toBe(before + 1);
-    expect(router.state()).toBe('down');
+    try {
+      // The read in flight fails over to the primary within the query, by SQL and through a client.
+      expect(await bodies(B, bySql)).toContain('seen');
+      expect(bySql.served.fallback).toBe(1);
+      expect(bySql.state()).toBe('down');
+      expect(await byClient.withClient(B, byClient.primary, (p) => p, async (c) => (await c.query('SELECT pg_is_in_recovery() AS r')).rows[0].r)).toBe(false);
+      expect(byClient.served.fallback).toBe(1);
+      await bySql.check(); // down stays down
+      expect(bySql.state()).toBe('down');
+    } finally {
+      await bySql.close();
+      await byClient.close();
+    }
+    await waitFor(() => router.state() === 'down', 10_000, 'the router to see it down');
     for (let i = 0; i < 5; i++) expect(await servedBy(B)).toBe(false);
     await waitFor(() => other.state() === 'down', 10_000, 'the other process to see it down');
     expect(await servedBy(B, other)).toBe(false);

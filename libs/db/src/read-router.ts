@@ -134,6 +134,8 @@ export class ReadRouter {
   private checkedOk = false;
   private downSince: number | undefined;
   private readonly writes = new Map<string, number>();
+  /** Clients made on the replica's pool (withClient), by the function that made them. */
+  private readonly replicaClients = new Map<(pool: Pool) => unknown, unknown>();
   private timer: NodeJS.Timeout | undefined;
   private checking: Promise<void> | undefined;
   private lastState: ReplicaState = 'unknown';
@@ -307,6 +309,33 @@ export class ReadRouter {
   }
 
   /**
+   * A read through a client made from a pool, as a Prisma client is: `fn` gets `primaryClient`, or,
+   * when the replica may serve `caller`, the client `make` builds on the replica's pool (made once per
+   * `make`, on first use). The read fails on the replica for whatever reason: it runs again on the
+   * primary (a read is idempotent; an error of the query itself comes back from the primary too).
+   * Keep `fn` to the query: an error it throws by design would be run twice.
+   */
+  async withClient<C, T>(caller: ReadCaller | undefined, primaryClient: C, make: (pool: Pool) => C, fn: (client: C) => Promise<T>): Promise<T> {
+    if (await this.useReplica(caller)) {
+      let client = this.replicaClients.get(make) as C | undefined;
+      if (client === undefined) {
+        client = make(this.replica!);
+        this.replicaClients.set(make, client);
+      }
+      try {
+        const out = await fn(client);
+        this.served.replica++;
+        return out;
+      } catch (e) {
+        if (isReplicaFault((e as { cause?: unknown })?.cause ?? e)) this.markDown(e);
+        this.served.fallback++;
+      }
+    }
+    this.served.primary++;
+    return fn(primaryClient);
+  }
+
+  /**
    * A connection for a read that needs one (a transaction, a cursor: an export's download): the
    * replica's when fresh enough for `caller` and reachable, else the primary's. Release it as any.
    */
@@ -327,6 +356,7 @@ export class ReadRouter {
 
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    for (const c of this.replicaClients.values()) await (c as { $disconnect?: () => Promise<void> }).$disconnect?.().catch(() => {});
     await this.checking?.catch(() => {});
     await this.replica?.end().catch(() => {});
   }

@@ -12,6 +12,7 @@ import { dataSourceResource, toDataSourceInfo, type DataSourceRow, type PluginIn
 import { nextSyncAt, resolveSchedule, type Schedule, type ScheduleInput } from './schedule';
 import { openDataSourceSecret, sealDataSourceSecret } from './secret';
 import { asInvalid, CostJobs, type SyncInput } from './sync';
+import { replicaPrisma } from '../replica-prisma';
 
 type Json = Record<string, unknown>;
 
@@ -46,8 +47,12 @@ export class DataSourceService {
     this.jobs = new CostJobs(deps);
   }
 
-  private async find(auth: AuthContext, id: string): Promise<DataSourceRow> {
-    const ds = await this.deps.prisma.dataSource.findUnique({ where: { domain_id_data_source_id: { domain_id: auth.domainId, data_source_id: id } } });
+  /** The data source if the caller may see it; `read`: a get's read, which the read replica may serve. */
+  private async find(auth: AuthContext, id: string, read = false): Promise<DataSourceRow> {
+    const where = { domain_id_data_source_id: { domain_id: auth.domainId, data_source_id: id } };
+    const ds = read
+      ? await this.deps.reads.withClient(auth, this.deps.prisma, replicaPrisma, (db) => db.dataSource.findUnique({ where }))
+      : await this.deps.prisma.dataSource.findUnique({ where });
     if (!ds || !canSee(auth, ds, true)) throw errors.notFound('data_source_id', id);
     return ds;
   }
@@ -225,7 +230,7 @@ export class DataSourceService {
   }
 
   async get(auth: AuthContext, id: string) {
-    return toDataSourceInfo(await this.find(auth, id));
+    return toDataSourceInfo(await this.find(auth, id, true));
   }
 
   async list(auth: AuthContext, input: ListInput) {

@@ -8,6 +8,7 @@ import type { Prisma } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
 import { checkId, checkWorkspaceUsers, fieldConditions, requireDomain, requireWorkspace, workspaceScope } from '../common';
 import { projectResource, type ProjectRow } from './repository';
+import { replicaPrisma } from '../replica-prisma';
 
 export type ProjectType = 'PRIVATE' | 'PUBLIC';
 
@@ -71,8 +72,12 @@ export class ProjectService {
     return [...scope, ...(await projectScope(this.directory, auth)).conditions('project_id')];
   }
 
-  private async visible(auth: AuthContext, projectId: string): Promise<ProjectRow> {
-    const p = await this.deps.prisma.project.findUnique({ where: { domain_id_project_id: { domain_id: auth.domainId, project_id: projectId } } });
+  /** The project if the caller may see it; `read`: a get's read, which the read replica may serve. */
+  private async visible(auth: AuthContext, projectId: string, read = false): Promise<ProjectRow> {
+    const where = { domain_id_project_id: { domain_id: auth.domainId, project_id: projectId } };
+    const p = read
+      ? await this.deps.reads.withClient(auth, this.deps.prisma, replicaPrisma, (db) => db.project.findUnique({ where }))
+      : await this.deps.prisma.project.findUnique({ where });
     if (!p || (auth.scope === 'WORKSPACE' && p.workspace_id !== auth.workspaceId) || !(await projectScope(this.directory, auth)).allows(p.project_id)) {
       throw errors.notFound('project_id', projectId);
     }
@@ -206,7 +211,7 @@ export class ProjectService {
   }
 
   async get(auth: AuthContext, projectId: string) {
-    return toProjectInfo(await this.visible(auth, projectId));
+    return toProjectInfo(await this.visible(auth, projectId, true));
   }
 
   async list(auth: AuthContext, input: ProjectListInput) {

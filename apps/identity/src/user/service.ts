@@ -8,6 +8,8 @@ import type { Effects } from '../directory/effects';
 import { checkId, fieldConditions, lockDomainAdmins, otherEnabledAdmins, pruneMemberships, requireDomain } from '../common';
 import { checkPasswordPolicy, hashPassword } from '../token/password';
 import { userResource, type UserRow } from './repository';
+import type { ReadCaller } from '@platform/db';
+import { replicaPrisma } from '../replica-prisma';
 
 export type AuthType = 'LOCAL' | 'EXTERNAL';
 
@@ -98,8 +100,12 @@ export class UserService {
     return this.toInfo(u, (await this.domainAdmins(u.domain_id, [u.user_id])).get(u.user_id));
   }
 
-  async find(domainId: string, userId: string): Promise<UserRow> {
-    const u = await this.deps.prisma.user.findUnique({ where: { domain_id_user_id: { domain_id: domainId, user_id: userId } } });
+  /** The user; `caller`: a get's read, which the read replica may serve. */
+  async find(domainId: string, userId: string, caller?: ReadCaller): Promise<UserRow> {
+    const where = { domain_id_user_id: { domain_id: domainId, user_id: userId } };
+    const u = caller
+      ? await this.deps.reads.withClient(caller, this.deps.prisma, replicaPrisma, (db) => db.user.findUnique({ where }))
+      : await this.deps.prisma.user.findUnique({ where });
     if (!u) throw errors.notFound('user_id', userId);
     return u;
   }
@@ -224,7 +230,7 @@ export class UserService {
   }
 
   async get(auth: AuthContext, userId: string) {
-    return this.info(await this.find(auth.domainId, userId));
+    return this.info(await this.find(auth.domainId, userId, auth));
   }
 
   async list(auth: AuthContext, input: UserListInput) {

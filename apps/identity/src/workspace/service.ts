@@ -7,6 +7,8 @@ import type { Prisma } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
 import { checkId, fieldConditions, requireDomain } from '../common';
 import { workspaceResource, type WorkspaceRow } from './repository';
+import type { ReadCaller } from '@platform/db';
+import { replicaPrisma } from '../replica-prisma';
 
 export function toWorkspaceInfo(w: WorkspaceRow, userCount = 0) {
   return {
@@ -61,8 +63,12 @@ export class WorkspaceService {
     return toWorkspaceInfo(w, (await this.userCounts(w.domain_id, [w.workspace_id])).get(w.workspace_id) ?? 0);
   }
 
-  private async find(domainId: string, workspaceId: string): Promise<WorkspaceRow> {
-    const w = await this.deps.prisma.workspace.findUnique({ where: { domain_id_workspace_id: { domain_id: domainId, workspace_id: workspaceId } } });
+  /** The workspace; `caller`: a get's read, which the read replica may serve. */
+  private async find(domainId: string, workspaceId: string, caller?: ReadCaller): Promise<WorkspaceRow> {
+    const where = { domain_id_workspace_id: { domain_id: domainId, workspace_id: workspaceId } };
+    const w = caller
+      ? await this.deps.reads.withClient(caller, this.deps.prisma, replicaPrisma, (db) => db.workspace.findUnique({ where }))
+      : await this.deps.prisma.workspace.findUnique({ where });
     if (!w) throw errors.notFound('workspace_id', workspaceId);
     return w;
   }
@@ -137,7 +143,7 @@ export class WorkspaceService {
   }
 
   async get(auth: AuthContext, workspaceId: string) {
-    return this.info(await this.find(auth.domainId, workspaceId));
+    return this.info(await this.find(auth.domainId, workspaceId, auth));
   }
 
   async list(auth: AuthContext, input: WorkspaceListInput) {
