@@ -10,6 +10,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { imageEnv, imageFlags } from '../build/image-runtime.mjs';
 import { createSupervisor } from './supervisor.mjs';
+import { REPLICA_PORT_STRIDE } from '../gateway/gateway.mjs';
 
 const root = path.resolve(import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname), '../..');
 process.chdir(root);
@@ -66,14 +67,25 @@ const baseEnv = {
   ALLOW_PRIVATE_URLS: process.env.ALLOW_PRIVATE_URLS ?? 'true',
   ...(process.env.JWT_PUBLIC_KEY ? {} : { JWT_PUBLIC_KEY_FILE: pubFile, JWT_PRIVATE_KEY_FILE: privFile }),
 };
+// START_REPLICAS=N: N processes of every app and every worker, replica i on the app's port + 10 × i,
+// the gateway balancing over them (round robin). Nothing a replica keeps is needed by another: state
+// lives in Postgres and Redis (docs/decisions/deployment.md).
+const replicas = Number(process.env.START_REPLICAS || 1);
+if (!Number.isInteger(replicas) || replicas < 1 || replicas >= REPLICA_PORT_STRIDE) {
+  console.error(`[start] START_REPLICAS must be a whole number from 1 to ${REPLICA_PORT_STRIDE - 1}`);
+  process.exit(2);
+}
 const supervisor = createSupervisor();
 const start = (label, file, env) => supervisor.add(label, process.execPath, [...imageFlags(), file], { env: { ...baseEnv, ...env } });
 for (const app of apps) {
-  const env = { PORT: String(modules[app].port), ...(modules[app].nodeOptions && { NODE_OPTIONS: modules[app].nodeOptions }) };
-  start(app, `dist/apps/${app}/main.js`, env);
-  if (existsSync(`dist/apps/${app}/worker.js`)) start(`${app} worker`, `dist/apps/${app}/worker.js`, env);
+  for (let i = 0; i < replicas; i++) {
+    const env = { PORT: String(modules[app].port + REPLICA_PORT_STRIDE * i), ...(modules[app].nodeOptions && { NODE_OPTIONS: modules[app].nodeOptions }) };
+    const name = i ? `${app}#${i + 1}` : app;
+    start(name, `dist/apps/${app}/main.js`, env);
+    if (existsSync(`dist/apps/${app}/worker.js`)) start(`${name} worker`, `dist/apps/${app}/worker.js`, env);
+  }
 }
-start('gateway', 'tools/gateway/gateway.mjs', {});
+start('gateway', 'tools/gateway/gateway.mjs', { START_REPLICAS: String(replicas) });
 
 const stop = () => supervisor.stop().then(() => process.exit(0));
 process.on('SIGINT', stop);

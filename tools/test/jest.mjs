@@ -11,7 +11,8 @@ if (!dir) {
 }
 const resultsDir = path.resolve('tmp/test-results');
 mkdirSync(resultsDir, { recursive: true });
-const name = dir.replace(/[\\/]/g, '-');
+// TEST_RESULTS_NAME: a second run of the same project (another configuration) keeps its own results file.
+const name = dir.replace(/[\\/]/g, '-') + (process.env.TEST_RESULTS_NAME ? `-${process.env.TEST_RESULTS_NAME}` : '');
 const args = [
   'node_modules/jest/bin/jest.js',
   '--config', path.join(dir, 'jest.config.cjs'),

@@ -12,6 +12,11 @@ export interface InventoryConfig {
     urlTtlSeconds: number;
     /** Rows read from the database per round trip while an export streams. */
     batchSize: number;
+    /** Downloads this process streams at once (each holds a database connection), and per requester. */
+    maxDownloads: number;
+    maxDownloadsPerUser: number;
+    /** Exports a requester may have pending (requested, URL not yet expired) at once. */
+    maxPendingPerUser: number;
   };
 }
 
@@ -25,6 +30,9 @@ export function loadConfig(): InventoryConfig {
     export: {
       urlTtlSeconds: envInt('EXPORT_URL_TTL_SECONDS', 3600),
       batchSize: envInt('EXPORT_BATCH_SIZE', 2000),
+      maxDownloads: envInt('EXPORT_MAX_DOWNLOADS', 4),
+      maxDownloadsPerUser: envInt('EXPORT_MAX_DOWNLOADS_PER_USER', 2),
+      maxPendingPerUser: envInt('EXPORT_MAX_PENDING_PER_USER', 100),
     },
   };
 }

@@ -21,7 +21,8 @@ const queueCheck = (ready: () => boolean) => async () => {
 
 /** monitoring's Express app: the resource tables handed to the shared router, plus the webhook URL. No I/O here. */
 export function createApp(deps: MonitoringDeps) {
-  const cache = new WebhookCache(deps.pool, deps.config.ingest.webhookCacheMs);
+  const { webhookCacheMs, webhookLookupTimeoutMs } = deps.config.ingest;
+  const cache = new WebhookCache(deps.pool, { ttlMs: webhookCacheMs, lookupTimeoutMs: webhookLookupTimeoutMs, logger: deps.logger }, deps.webhookCopy);
   const { enqueueTimeoutMs, batchMax, batchBytes } = deps.config.ingest;
   const enqueuer = new DeliveryEnqueuer(deps.queue, deps.pool, { timeoutMs: enqueueTimeoutMs, maxBatch: batchMax, maxBatchBytes: batchBytes }, deps.logger, deps.queueReady);
   const ingest = new IngestService(cache, enqueuer, deps.logger);
@@ -34,7 +35,7 @@ export function createApp(deps: MonitoringDeps) {
     readiness: { postgres: postgresCheck(deps.pool), redis: () => deps.redis.ping(), queue: queueCheck(deps.queueReady) },
     operations: [
       ...dataSourceOperations(new DataSourceService(deps)),
-      ...webhookOperations(new WebhookService(deps, cache, access)),
+      ...webhookOperations(new WebhookService(deps, cache, access, deps.webhookCopy)),
       ...eventOperations(new EventService(deps, access), ingest),
     ],
     routes: webhookRoute(ingest),

@@ -23,6 +23,8 @@ export interface MonitoringConfig {
     batchBytes: number;
     /** How long a webhook read by the accepting path is reused without a database read. */
     webhookCacheMs: number;
+    /** A webhook lookup PostgreSQL has not answered within this many ms is read from the Redis copy. */
+    webhookLookupTimeoutMs: number;
     /** Events of one event_key within this many seconds join the same alert (upstream's SAME_EVENT_TIME). */
     sameEventSeconds: number;
   };
@@ -55,6 +57,7 @@ export function loadConfig(): MonitoringConfig {
       batchMax: envInt('WEBHOOK_BATCH_MAX', 100),
       batchBytes: envInt('WEBHOOK_BATCH_BYTES', 1024 * 1024),
       webhookCacheMs: envInt('WEBHOOK_CACHE_MS', 2000),
+      webhookLookupTimeoutMs: envInt('WEBHOOK_LOOKUP_TIMEOUT_MS', 1000),
       sameEventSeconds: envInt('SAME_EVENT_TIME', 600),
     },
     worker: {

@@ -7,6 +7,7 @@ import type { Queue } from '@platform/queue';
 import type { PrismaClient } from './generated/prisma/client';
 import type { MonitoringConfig } from './config';
 import type { QueuedDeliveries } from './ingest/job';
+import type { WebhookCopy } from './ingest/webhook-copy';
 
 /** Everything monitoring's operations need, made once by main.ts (or a test) and handed to createApp. */
 export interface MonitoringDeps {
@@ -25,4 +26,6 @@ export interface MonitoringDeps {
   queue: Queue<QueuedDeliveries>;
   /** Whether the queue's Redis connection is up (the webhook URL answers 503 at once when it is not). */
   queueReady: () => boolean;
+  /** The webhooks' copy in Redis (on `redis`): the webhook URL reads it while PostgreSQL is down. Started by main. */
+  webhookCopy: WebhookCopy;
 }

@@ -5,6 +5,7 @@ import { platformVerifier } from '@platform/directory';
 import { PrismaClient } from './generated/prisma/client';
 import { createApp } from './app';
 import { loadConfig } from './config';
+import { WebhookCopy } from './ingest/webhook-copy';
 import { createDeliveryQueue, createDirectoryRedis } from './queues';
 
 async function main() {
@@ -18,13 +19,18 @@ async function main() {
   const prisma = createPrisma(PrismaClient, pool);
   const redis = createDirectoryRedis(config.redisUrl, logger);
   const { queue, connection, ready } = createDeliveryQueue(config.redisUrl, config.ingest.queue, config.ingest.queuePrefix, logger);
+  // The webhooks' copy in Redis (the webhook URL reads it while PostgreSQL is down): republished from
+  // PostgreSQL now and whenever Redis comes back, retried until PostgreSQL answers.
+  const webhookCopy = new WebhookCopy(redis, pool, { logger });
+  webhookCopy.start();
 
   const reads = ReadRouter.fromEnv(pool, { app: 'monitoring', redis, logger });
-  serve(createApp({ config, logger, pool, reads, prisma, redis, redisPrefix: '', verifier: platformVerifier(redis, logger), queue, queueReady: ready }), {
+  serve(createApp({ config, logger, pool, reads, prisma, redis, redisPrefix: '', verifier: platformVerifier(redis, logger), queue, queueReady: ready, webhookCopy }), {
     port: config.port,
     logger,
     service: 'monitoring',
     onShutdown: async () => {
+      webhookCopy.stop();
       await queue.close().catch(() => {});
       connection.disconnect();
       await reads.close();

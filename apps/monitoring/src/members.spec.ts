@@ -95,6 +95,22 @@ describe('monitoring: workspace members see only their projects', () => {
     expect((await call('event/list', member, { project_id: 'B' })).status).toBe(403);
   });
 
+  it('filter_or, keyword and stat distinct never widen a member\'s scope, for webhooks and events (docs/security.md, API1)', async () => {
+    const orB = (key: string, value: string) => ({ query: { filter_or: [{ k: 'project_id', v: 'B', o: 'eq' }, { k: key, v: value, o: 'eq' }] } });
+    expect(await names('webhook', member, orB('name', 'hook-A'))).toEqual(['hook-A']);
+    expect(await names('webhook', member, { query: { filter_or: [{ k: 'project_id', v: 'B', o: 'eq' }] } })).toEqual([]);
+    // A keyword also matches ids (webhook-<hex> can hold "hook-b"): what it finds stays within the member's own.
+    expect(await names('webhook', member, { query: { keyword: 'hook-B' } })).not.toContain('hook-B');
+    expect(await names('webhook', member, { query: { keyword: 'hook' } })).toEqual(['hook-A']);
+    expect(await names('event', member, orB('event_key', 'key-A'))).toEqual(['event in A']);
+    expect(await names('event', member, { query: { keyword: 'B' } })).not.toContain('event in B');
+    expect(await names('event', member, { query: { keyword: 'A' } })).toEqual(['event in A']);
+    for (const resource of ['webhook', 'event']) {
+      const distinct = await call(`${resource}/stat`, member, { query: { distinct: 'project_id' } });
+      expect([resource, distinct.body.results]).toEqual([resource, ['A']]);
+    }
+  });
+
   it('data sources are domain-level: a member reads them as an owner does', async () => {
     expect((await call('data-source/list', member)).status).toBe(200);
     expect((await call('data-source/list', member)).body.total_count).toBe((await call('data-source/list', owner)).body.total_count);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger } from '@platform/core';
-import { createPrisma, ReadRouter } from '@platform/db';
+import { createPool, createPrisma, ReadRouter } from '@platform/db';
 import { DirectoryPublisher, type DomainDirectory } from '@platform/directory';
 import { createQueueConnection, type Worker } from '@platform/queue';
 import { createTempDatabase, createTestRedis, testVerifier, TEST_REDIS_URL } from '@platform/testing';
@@ -11,6 +11,7 @@ import { createApp } from './app';
 import { loadConfig, type MonitoringConfig } from './config';
 import type { MonitoringDeps } from './deps';
 import { startDeliveryWorker } from './ingest/worker-runtime';
+import { WebhookCopy } from './ingest/webhook-copy';
 import { createDeliveryQueue, createDirectoryRedis } from './queues';
 
 export interface TestOptions {
@@ -24,6 +25,11 @@ export interface TestOptions {
   queueRedisUrl?: string;
   /** Another Redis for everything (directory, queue, worker) instead of the shared test Redis. */
   redisUrl?: string;
+  /**
+   * The PostgreSQL URL the app and the in-process worker use, made from the test database's: a test
+   * routes it through a proxy it can cut to take PostgreSQL away from them (`db.pool` stays direct).
+   */
+  appDatabaseUrl?: (url: string) => string;
 }
 
 /** The directory's Redis on the shared test Redis (isolated by prefix), or on a Redis of the test's own. */
@@ -55,17 +61,20 @@ export async function createTestMonitoring(o: TestOptions = {}) {
     ingest: { ...base.ingest, queuePrefix, ...o.ingest },
     worker: { ...base.worker, concurrency: 32, batchSize: 50, lockDurationMs: 5000, stalledIntervalMs: 2000, ...o.workerConfig },
   };
-  const prisma = createPrisma(PrismaClient, db.pool);
   const logger = createLogger('monitoring', 'silent');
+  const appPool = o.appDatabaseUrl ? createPool(o.appDatabaseUrl(db.url), { onError: () => {} }) : db.pool;
+  const prisma = createPrisma(PrismaClient, appPool);
   const { queue, connection, ready } = createDeliveryQueue(o.queueRedisUrl ?? redisUrl, config.ingest.queue, queuePrefix);
-  const deps: MonitoringDeps = { config, logger, pool: db.pool, reads: new ReadRouter({ primary: db.pool }), prisma, redis: r.redis, redisPrefix: r.prefix, verifier: testVerifier, queue, queueReady: ready };
+  const webhookCopy = new WebhookCopy(r.redis, appPool, { prefix: r.prefix, logger });
+  webhookCopy.start();
+  const deps: MonitoringDeps = { config, logger, pool: appPool, reads: new ReadRouter({ primary: appPool }), prisma, redis: r.redis, redisPrefix: r.prefix, verifier: testVerifier, queue, queueReady: ready, webhookCopy };
   const app = createApp(deps);
 
   let worker: Worker | undefined;
   let workerConnection: ReturnType<typeof createQueueConnection> | undefined;
   const startWorker = async () => {
     workerConnection = createQueueConnection(redisUrl);
-    worker = startDeliveryWorker({ config, pool: db.pool, connection: workerConnection, prefix: queuePrefix, logger });
+    worker = startDeliveryWorker({ config, pool: appPool, connection: workerConnection, prefix: queuePrefix, logger });
     await worker.waitUntilReady();
   };
   if (o.worker ?? true) await startWorker();
@@ -98,7 +107,9 @@ export async function createTestMonitoring(o: TestOptions = {}) {
       workerConnection?.disconnect();
       await queue.close().catch(() => {});
       connection.disconnect();
+      webhookCopy.stop();
       await prisma.$disconnect().catch(() => {});
+      if (appPool !== db.pool) await appPool.end().catch(() => {});
       await r.cleanup();
       await db.drop();
     },

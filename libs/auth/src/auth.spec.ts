@@ -26,6 +26,24 @@ describe('auth', () => {
     await expect(new TokenVerifier(keys.publicKey).authenticate(await other.sign(claims, 60))).rejects.toMatchObject({ code: 'ERROR_AUTHENTICATE_FAILURE' });
   });
 
+  it('refuses unsigned (alg none), HMAC-with-the-public-key (algorithm confusion) and re-signed tampered tokens', async () => {
+    const { createHmac } = await import('node:crypto');
+    const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+    const now = Math.floor(Date.now() / 1000);
+    const body = { ...claims, role_type: 'DOMAIN_ADMIN', scope: 'DOMAIN', iss: 'x', aud: 'x', exp: now + 60, iat: now };
+    const genuine = await signer.sign(claims, 60);
+    const [h, p] = genuine.split('.');
+    const payload = JSON.parse(Buffer.from(p, 'base64url').toString());
+    const v = new TokenVerifier(keys.publicKey);
+    const none = `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ ...payload, role_type: 'DOMAIN_ADMIN' })}.`;
+    const hsInput = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64({ ...payload, role_type: 'DOMAIN_ADMIN' })}`;
+    const hs = `${hsInput}.${createHmac('sha256', keys.publicPem).update(hsInput).digest('base64url')}`;
+    const swapped = `${h}.${b64({ ...payload, domain_id: 'd2' })}.${genuine.split('.')[2]}`;
+    for (const token of [none, hs, swapped, `${b64({ alg: 'none' })}.${b64(body)}.`]) {
+      await expect(v.authenticate(token)).rejects.toMatchObject({ code: 'ERROR_AUTHENTICATE_FAILURE', status: 401 });
+    }
+  });
+
   it('caches verified tokens only until they expire', async () => {
     const v = new TokenVerifier(keys.publicKey, 2);
     const token = await signer.sign(claims, 1);

@@ -4,3 +4,4 @@ export * from './ids';
 export * from './time';
 export * from './safe-json';
 export * from './idle-gc';
+export * from './csv';

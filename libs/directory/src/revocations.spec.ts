@@ -83,4 +83,22 @@ describe('access revocations', () => {
     await new RevocationPublisher(r.redis, r.prefix).revokeUser('d1', 'erin');
     await until(() => w.revoked({ domainId: 'd1', userId: 'erin', workspaceId: '', issuedAtMs: 0 }));
   });
+
+  it('retries a load that failed as the subscription started, until it succeeds', async () => {
+    const r2 = createTestRedis('revocations-retry');
+    try {
+      // A value of the wrong type makes the first loads fail (WRONGTYPE), as a connection not yet ready would.
+      await r2.redis.set(`${r2.prefix}auth:revoked`, 'not a hash');
+      const w = new AccessRevocations(r2.redis, { prefix: r2.prefix });
+      watchers.push(w);
+      const started = w.start();
+      await new Promise((res) => setTimeout(res, 200));
+      await r2.redis.del(`${r2.prefix}auth:revoked`);
+      await r2.redis.hset(`${r2.prefix}auth:revoked`, userField('d7', 'gina'), String(Date.now()));
+      await started;
+      expect(w.revoked({ domainId: 'd7', userId: 'gina', workspaceId: '', issuedAtMs: 0 })).toBe(true);
+    } finally {
+      await r2.cleanup();
+    }
+  });
 });

@@ -18,6 +18,19 @@ const channel = hashKey;
 export const userField = (domainId: string, userId: string) => `u ${JSON.stringify([domainId, userId])}`;
 export const workspaceField = (domainId: string, workspaceId: string) => `w ${JSON.stringify([domainId, workspaceId])}`;
 
+/** A hash field (`u ["d","x"]`) as the in-memory key (`u\0d\0x`); undefined for anything else. */
+function memoryKey(field: string): string | undefined {
+  const kind = field[0];
+  if ((kind !== 'u' && kind !== 'w') || field[1] !== ' ') return undefined;
+  try {
+    const ids = JSON.parse(field.slice(2)) as unknown;
+    if (!Array.isArray(ids) || ids.length !== 2 || !ids.every((x) => typeof x === 'string')) return undefined;
+    return `${kind}\0${ids[0]}\0${ids[1]}`;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The longest an access token can live (identity caps `timeout` at 604 800 s); entries older than this are moot. */
 export const DEFAULT_REVOCATION_TTL_MS = 604_800_000;
 
@@ -66,6 +79,7 @@ function failed(replies: [Error | null, unknown][] | null) {
 
 interface Logger {
   info(o: object, msg: string): void;
+  warn(o: object, msg: string): void;
   error(o: object, msg: string): void;
 }
 
@@ -77,6 +91,7 @@ interface Logger {
 export class AccessRevocations implements RevocationCheck {
   private readonly entries = new Map<string, number>();
   private subscriber?: Redis;
+  private retry?: NodeJS.Timeout;
 
   constructor(
     private readonly redis: Redis,
@@ -87,13 +102,18 @@ export class AccessRevocations implements RevocationCheck {
     return this.o.prefix ?? '';
   }
 
-  /** Records an entry (max of what is known): from the channel, the hash, or identity's own write. */
+  /**
+   * Records an entry (max of what is known): from the channel, the hash, or identity's own write. Kept
+   * under `<u|w>\0<domain>\0<id>`, a key a request builds by concatenation (no JSON on the hot path).
+   */
   note(field: string, atMs: number) {
     if (!Number.isFinite(atMs)) return;
-    const before = this.entries.get(field);
+    const key = memoryKey(field);
+    if (key === undefined) return;
+    const before = this.entries.get(key);
     if (before !== undefined && before >= atMs) return;
     if (before === undefined && this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(field, atMs);
+    this.entries.set(key, atMs);
   }
 
   /** Reads the whole hash (at start, and after every reconnection). */
@@ -122,33 +142,42 @@ export class AccessRevocations implements RevocationCheck {
       }
     });
     // Subscribed first, then the hash: an entry published in between is in one or the other. Again
-    // after every reconnection (ioredis emits 'ready' each time), for what was published meanwhile.
+    // after every reconnection (ioredis emits 'ready' each time), for what was published meanwhile. A
+    // load that fails (the main connection not ready yet, say) is tried again, 0.5 s doubling to 30 s.
+    let retryMs = 500;
     const sync = async () => {
       await sub.subscribe(channel(this.prefix));
       const n = await this.load();
+      retryMs = 500;
       this.o.logger?.info({ entries: n }, 'access revocations loaded');
     };
-    await new Promise<void>((resolve) => {
-      sub.on('ready', () => {
-        sync().then(resolve, (err: Error) => {
-          this.o.logger?.error({ err: err.message }, 'access revocations reload failed');
-          resolve();
-        });
+    const attempt = (done: () => void) => {
+      clearTimeout(this.retry);
+      sync().then(done, (err: Error) => {
+        this.o.logger?.warn({ err: err.message, retry_ms: retryMs }, 'access revocations load failed; retrying');
+        this.retry = setTimeout(() => attempt(done), retryMs);
+        this.retry.unref?.();
+        retryMs = Math.min(retryMs * 2, 30_000);
       });
+    };
+    await new Promise<void>((resolve) => {
+      sub.on('ready', () => attempt(resolve));
+      if (sub.status === 'wait') sub.connect().catch(() => {}); // a lazyConnect original: connect the duplicate
     });
   }
 
   stop() {
+    clearTimeout(this.retry);
     this.subscriber?.disconnect();
     this.subscriber = undefined;
   }
 
   revoked(t: { domainId: string; userId: string; workspaceId: string; issuedAtMs: number }): boolean {
     if (this.entries.size === 0) return false;
-    const u = this.entries.get(userField(t.domainId, t.userId));
+    const u = this.entries.get(`u\0${t.domainId}\0${t.userId}`);
     if (u !== undefined && t.issuedAtMs <= u) return true;
     if (!t.workspaceId) return false;
-    const w = this.entries.get(workspaceField(t.domainId, t.workspaceId));
+    const w = this.entries.get(`w\0${t.domainId}\0${t.workspaceId}`);
     return w !== undefined && t.issuedAtMs <= w;
   }
 }

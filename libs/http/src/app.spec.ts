@@ -12,7 +12,7 @@ const app = createServiceApp({
   logger: createLogger('demo', 'silent'),
   verifier: testVerifier,
   bodyLimit: '2kb',
-  readiness: { postgres: async () => (down ? Promise.reject(new Error('down')) : 1) },
+  readiness: { postgres: async () => (down ? Promise.reject(new Error('down')) : 1), other: async () => 1 },
   operations: [
     operation({
       path: '/demo/v1/thing/create',
@@ -144,6 +144,15 @@ describe('service app', () => {
     down = false;
     expect(r.status).toBe(503);
     expect(r.body.checks.postgres).toBe('unavailable');
+    // Only the named checks: a deployment whose traffic does not need the one that is down stays ready.
+    down = true;
+    const only = await request(app).get('/readyz?only=other');
+    const both = await request(app).get('/readyz?only=other,postgres');
+    const unknown = await request(app).get('/readyz?only=nope');
+    down = false;
+    expect([only.status, only.body.checks]).toEqual([200, { other: 'ok' }]);
+    expect(both.status).toBe(503);
+    expect([unknown.status, unknown.body.error.code]).toEqual([400, 'ERROR_INVALID_PARAMETER']);
     await request(app).post('/demo/v1/thing/list').set('Authorization', await bearer()).send({});
     const m = await request(app).get('/metrics');
     expect(m.text).toMatch(/http_request_duration_seconds_count\{[^}]*operation="\/demo\/v1\/thing\/list"/);

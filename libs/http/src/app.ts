@@ -330,11 +330,21 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok', service });
   });
+  // `/readyz?only=redis,queue`: only the named checks (a deployment whose traffic needs only those, as
+  // monitoring's webhook URL while PostgreSQL is down: docs/decisions/monitoring.md). An unknown name is 400.
   app.get('/readyz', async (req, res) => {
     const checks: Record<string, string> = {};
     let ok = true;
+    const all = Object.entries(options.readiness ?? {});
+    const only = typeof req.query.only === 'string' ? req.query.only.split(',').filter(Boolean) : undefined;
+    const unknown = only?.find((n) => !all.some(([name]) => name === n));
+    if (unknown !== undefined || (req.query.only !== undefined && typeof req.query.only !== 'string')) {
+      const e = errors.invalidParameter('only', `readiness checks are ${all.map(([n]) => n).join(', ') || 'none'}`);
+      res.status(400).json(e.toEnvelope());
+      return;
+    }
     await Promise.all(
-      Object.entries(options.readiness ?? {}).map(async ([name, check]) => {
+      all.filter(([name]) => !only || only.includes(name)).map(async ([name, check]) => {
         try {
           await withTimeout(check(), READY_TIMEOUT_MS);
           checks[name] = 'ok';

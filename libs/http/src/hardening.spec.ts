@@ -281,6 +281,36 @@ describe('Retry-After', () => {
 });
 
 describe('server time limits', () => {
+  it('holds at most HTTP_MAX_CONNECTIONS connections: one more is closed at once, and the held ones still work', async () => {
+    const { app } = makeApp();
+    const server = createHttpServer(app, { headersTimeout: 5_000, requestTimeout: 5_000, keepAliveTimeout: 5_000, socketTimeout: 5_000, maxConnections: 3 });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    const open = (): Promise<net.Socket> => new Promise((resolve) => { const s = net.connect(port, '127.0.0.1', () => resolve(s)); s.on('error', () => {}); });
+    const held = await Promise.all([open(), open(), open()]);
+    try {
+      await new Promise((r) => setTimeout(r, 100));
+      const extra = await open();
+      const closed = await new Promise<boolean>((resolve) => {
+        extra.on('close', () => resolve(true));
+        setTimeout(() => resolve(false), 2000);
+      });
+      expect(closed).toBe(true);
+      const answer = await new Promise<string>((resolve) => {
+        let got = '';
+        held[0].on('data', (d) => {
+          got += d;
+          if (got.includes('\r\n\r\n')) resolve(got);
+        });
+        held[0].write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+      });
+      expect(answer).toMatch(/^HTTP\/1.1 200/);
+    } finally {
+      for (const s of held) s.destroy();
+      server.close();
+    }
+  });
+
   it('closes a connection that sends its headers too slowly (slowloris)', async () => {
     const { app } = makeApp();
     const server = createHttpServer(app, { headersTimeout: 300, requestTimeout: 500, keepAliveTimeout: 200, socketTimeout: 5_000 });
@@ -299,6 +329,42 @@ describe('server time limits', () => {
       });
       expect(answer === '' || /^HTTP\/1.1 408/.test(answer)).toBe(true);
       expect(server.keepAliveTimeout).toBe(200);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('closes a connection whose body trickles in past the request timeout (slow POST), and one that goes silent', async () => {
+    const { app, handled } = makeApp();
+    const server = createHttpServer(app, { headersTimeout: 300, requestTimeout: 600, keepAliveTimeout: 200, socketTimeout: 400 });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    const token = await bearer();
+    const before = handled();
+    const talk = (send: (s: net.Socket) => void) =>
+      new Promise<{ got: string; ms: number }>((resolve) => {
+        const start = Date.now();
+        const s = net.connect(port, '127.0.0.1');
+        let got = '';
+        s.on('data', (d) => (got += d));
+        s.on('close', () => resolve({ got, ms: Date.now() - start }));
+        s.on('error', () => {});
+        send(s);
+      });
+    try {
+      // headers at once, then one byte of a 10,000-byte body every 50 ms: never a complete request
+      const slow = await talk((s) => {
+        s.write(`POST /hard/v1/thing/create HTTP/1.1\r\nHost: x\r\nAuthorization: ${token}\r\nContent-Type: application/json\r\nContent-Length: 10000\r\n\r\n{`);
+        const drip = setInterval(() => (s.writable ? s.write(' ') : clearInterval(drip)), 50);
+        s.on('close', () => clearInterval(drip));
+      });
+      expect(slow.got === '' || /^HTTP\/1.1 408/.test(slow.got)).toBe(true);
+      expect(slow.ms).toBeLessThan(5_000);
+      // a connection that says nothing at all after connecting
+      const silent = await talk(() => {});
+      expect(silent.got === '' || /^HTTP\/1.1 408/.test(silent.got)).toBe(true);
+      expect(silent.ms).toBeLessThan(5_000);
+      expect(handled()).toBe(before);
     } finally {
       server.close();
     }

@@ -2,7 +2,7 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { isApiError } from '@platform/errors';
-import { resolveAllowedAddress } from './address-guard';
+import { resolveAllowedAddress, type Resolver } from './address-guard';
 
 export interface FetchOptions {
   /** Private, loopback and link-local targets are refused unless this is set (configuration). */
@@ -15,10 +15,28 @@ export interface FetchOptions {
   key: string;
   maxRedirects?: number;
   headers?: Record<string, string>;
+  /** How host names are resolved (the system's resolver; tests answer names with given addresses). */
+  resolve?: Resolver;
 }
 
 /** A fetch that did not succeed: unreachable, timed out, too large, too many redirects. */
 export class FetchFailure extends Error {}
+
+/**
+ * A URL as messages (answers, job task errors, logs) show it: scheme, host and path, without
+ * credentials, query or fragment, which may hold a secret (a pre-signed URL's signature, an SNS
+ * confirmation token, `user:password@`). A text that is not a URL is not shown.
+ */
+export function urlForDisplay(source: string | URL): string {
+  let url: URL;
+  try {
+    url = typeof source === 'string' ? new URL(source) : source;
+  } catch {
+    return '(not a URL)';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${url.protocol} URL`;
+  return `${url.protocol}//${url.host}${url.pathname}${url.search ? '?…' : ''}`;
+}
 
 /** A lookup that answers the address already checked, so the connection goes where the guard looked. */
 function pinned(address: string, family: number): LookupFunction {
@@ -51,7 +69,7 @@ export function parseFetchableUrl(source: string): URL {
   try {
     url = new URL(source);
   } catch {
-    throw new FetchFailure(`not a URL: ${source}`);
+    throw new FetchFailure(`not a URL: ${urlForDisplay(source)}`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FetchFailure(`${url.protocol} URLs are not fetched`);
   if (url.username || url.password) throw new FetchFailure('credentials in the URL are not allowed');
@@ -69,7 +87,7 @@ export async function openUrl(source: string, o: FetchOptions): Promise<{ url: s
   const maxRedirects = o.maxRedirects ?? 5;
   let url = parseFetchableUrl(source);
   for (let hop = 0; ; hop++) {
-    const { address, family } = await resolveAllowedAddress(url.hostname.replace(/^\[|\]$/g, ''), o.allowPrivate, o.key);
+    const { address, family } = await resolveAllowedAddress(url.hostname.replace(/^\[|\]$/g, ''), o.allowPrivate, o.key, o.resolve);
     const hopTimeout = new AbortController();
     const timer = setTimeout(() => hopTimeout.abort(), o.timeoutMs);
     const signal = o.signal ? AbortSignal.any([o.signal, hopTimeout.signal]) : hopTimeout.signal;
@@ -79,14 +97,14 @@ export async function openUrl(source: string, o: FetchOptions): Promise<{ url: s
     } catch (e) {
       if (e instanceof FetchFailure || isApiError(e)) throw e;
       if (hopTimeout.signal.aborted) throw new FetchFailure(`no answer from ${url.host} within ${o.timeoutMs} ms`);
-      if (o.signal?.aborted) throw new FetchFailure(`fetching ${url.href} was cancelled`);
+      if (o.signal?.aborted) throw new FetchFailure(`fetching ${urlForDisplay(url)} was cancelled`);
       const err = e as Error & { code?: string };
-      throw new FetchFailure(`${url.href} is not reachable: ${err.code ?? err.message}`);
+      throw new FetchFailure(`${urlForDisplay(url)} is not reachable: ${err.code ?? err.message}`);
     } finally {
       clearTimeout(timer);
     }
     // From here only the caller's signal may end the body's stream.
-    if (o.signal) o.signal.addEventListener('abort', () => res.destroy(new FetchFailure(`fetching ${url.href} was cancelled`)), { once: true });
+    if (o.signal) o.signal.addEventListener('abort', () => res.destroy(new FetchFailure(`fetching ${urlForDisplay(url)} was cancelled`)), { once: true });
     const status = res.statusCode ?? 0;
     if (status >= 300 && status < 400 && res.headers.location) {
       res.resume();
@@ -108,7 +126,7 @@ export async function fetchUrl(source: string, o: FetchOptions & { maxBytes: num
     const declared = Number(res.headers['content-length'] ?? 0);
     if (declared > o.maxBytes) {
       res.destroy();
-      throw new FetchFailure(`${url} answered a body larger than ${o.maxBytes} bytes`);
+      throw new FetchFailure(`${urlForDisplay(url)} answered a body larger than ${o.maxBytes} bytes`);
     }
     const chunks: Buffer[] = [];
     let size = 0;
@@ -117,14 +135,14 @@ export async function fetchUrl(source: string, o: FetchOptions & { maxBytes: num
         size += c.length;
         if (size > o.maxBytes) {
           res.destroy();
-          throw new FetchFailure(`${url} answered a body larger than ${o.maxBytes} bytes`);
+          throw new FetchFailure(`${urlForDisplay(url)} answered a body larger than ${o.maxBytes} bytes`);
         }
         chunks.push(c);
       }
     } catch (e) {
       if (e instanceof FetchFailure && !whole.signal.aborted) throw e;
       if (whole.signal.aborted) throw new FetchFailure(`no answer from ${new URL(url).host} within ${o.timeoutMs} ms`);
-      throw new FetchFailure(`cannot read ${url}: ${(e as Error).message}`);
+      throw new FetchFailure(`cannot read ${urlForDisplay(url)}: ${(e as Error).message}`);
     }
     return { url, status: res.statusCode ?? 0, body: Buffer.concat(chunks) };
   } catch (e) {

@@ -32,13 +32,24 @@ export interface PlatformOptions {
   build?: boolean;
   /** Prefix of the temp directory (keys, logs). */
   label?: string;
+  /**
+   * Processes of every app and every worker (default 1): replica `i` of an app listens on its port +
+   * `REPLICA_PORT_STRIDE` × i, and nginx balances over them (round robin), as `START_REPLICAS` does for
+   * `npm start`.
+   */
+  replicas?: number;
 }
+
+/** Replica `i` of an app listens on the app's port + this × i (config/modules.json's ports are consecutive). */
+export const REPLICA_PORT_STRIDE = 10;
 
 /** One process of the platform: an app's API or its worker. */
 export interface PlatformProcess {
   label: string;
   app: string;
   kind: 'api' | 'worker';
+  /** 0 for the first replica. */
+  replica: number;
   /** The running child; replaced by `restart`. */
   child: ChildProcess;
   /** Exit code or signal of the last exit, while it is down. */
@@ -51,9 +62,12 @@ export interface Platform {
   apps: string[];
   dir: string;
   env: Record<string, string>;
-  portOf: (app: string) => number;
-  /** `http://127.0.0.1:<port>` of the app itself (no gateway). */
-  urlOf: (app: string) => string;
+  /** The port of the app's first replica (of replica `i` with the second argument). */
+  portOf: (app: string, replica?: number) => number;
+  /** `http://127.0.0.1:<port>` of the app itself (no gateway): its first replica, or replica `i`. */
+  urlOf: (app: string, replica?: number) => string;
+  /** How many processes each app and worker runs. */
+  replicas: number;
   dbUrl: (app: string) => string;
   processes: PlatformProcess[];
   /** Starts the processes of `app` again (those that exited) and waits until the API is ready. */
@@ -112,8 +126,11 @@ export function buildApps(apps: string[] = PLATFORM_APPS) {
  */
 export async function startPlatform(o: PlatformOptions): Promise<Platform> {
   const apps = o.apps ?? PLATFORM_APPS;
-  const portOf = (m: string) => modules[m].port + o.portOffset;
-  for (const app of apps) await assertPortFree(portOf(app), app);
+  const replicas = o.replicas ?? 1;
+  if (!Number.isInteger(replicas) || replicas < 1 || replicas >= REPLICA_PORT_STRIDE) throw new Error(`replicas must be 1 to ${REPLICA_PORT_STRIDE - 1}`);
+  const portOf = (m: string, replica = 0) => modules[m].port + o.portOffset + REPLICA_PORT_STRIDE * replica;
+  const replicaList = [...Array(replicas).keys()];
+  for (const app of apps) for (const i of replicaList) await assertPortFree(portOf(app, i), i ? `${app}#${i + 1}` : app);
   if (o.gatewayPort) await assertPortFree(o.gatewayPort, 'gateway');
   // Checked before any process starts: a launcher that throws later must not leave apps running.
   const nginxBin = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
@@ -168,22 +185,30 @@ export async function startPlatform(o: PlatformOptions): Promise<Platform> {
     });
     return p as PlatformProcess;
   };
-  const appEnvOf = (app: string) => ({
-    PORT: String(portOf(app)),
+  const appEnvOf = (app: string, replica = 0) => ({
+    PORT: String(portOf(app, replica)),
     DATABASE_URL: dbs[app].url,
     ...(modules[app].nodeOptions && { NODE_OPTIONS: modules[app].nodeOptions }),
   });
   const fileOf = (app: string, kind: 'api' | 'worker') => path.join(root, 'dist/apps', app, kind === 'api' ? 'main.js' : 'worker.js');
+  const labelOf = (base: string, replica: number) => (replica ? `${base}#${replica + 1}` : base);
   for (const app of apps) {
-    processes.push(spawnProcess({ label: app, app, kind: 'api' }, fileOf(app, 'api'), appEnvOf(app)));
-    if (existsSync(fileOf(app, 'worker'))) processes.push(spawnProcess({ label: `${app}-worker`, app, kind: 'worker' }, fileOf(app, 'worker'), appEnvOf(app)));
+    for (const i of replicaList) {
+      processes.push(spawnProcess({ label: labelOf(app, i), app, kind: 'api', replica: i }, fileOf(app, 'api'), appEnvOf(app, i)));
+      if (existsSync(fileOf(app, 'worker'))) {
+        processes.push(spawnProcess({ label: labelOf(`${app}-worker`, i), app, kind: 'worker', replica: i }, fileOf(app, 'worker'), appEnvOf(app, i)));
+      }
+    }
   }
 
   let nginx: ChildProcess | undefined;
   if (o.gatewayPort) {
-    // Real nginx with the generated gateway config, its upstreams pointed at this run's ports.
+    // Real nginx with the generated gateway config, its upstreams pointed at this run's ports: one
+    // server line per replica (nginx balances round robin).
     const conf = readFileSync(path.join(root, 'docker/nginx.conf'), 'utf8')
-      .replace(/server ([a-z-]+):(\d+);/g, (_m, _h, port) => `server 127.0.0.1:${Number(port) + o.portOffset};`)
+      .replace(/server ([a-z-]+):(\d+);/g, (_m, _h, port) =>
+        replicaList.map((i) => `server 127.0.0.1:${Number(port) + o.portOffset + REPLICA_PORT_STRIDE * i};`).join('\n    '),
+      )
       .replace(/listen \d+;/, `listen 127.0.0.1:${o.gatewayPort};`)
       .replace(/pid [^;]+;/, `pid ${dir}/nginx.pid;`)
       .replace(/access_log [^;]+;/, `access_log ${dir}/access.log platform;`)
@@ -222,7 +247,7 @@ export async function startPlatform(o: PlatformOptions): Promise<Platform> {
     return p && `${p.label} exited (code ${p.exited!.code}, signal ${p.exited!.signal})`;
   };
   try {
-    for (const app of apps) await ready(`http://127.0.0.1:${portOf(app)}/readyz`, app, aliveOf(app));
+    for (const app of apps) for (const i of replicaList) await ready(`http://127.0.0.1:${portOf(app, i)}/readyz`, labelOf(app, i), aliveOf(app));
     if (o.gatewayPort) await ready(`${base}/healthz`, 'nginx', () => (nginx!.exitCode !== null ? `nginx exited (code ${nginx!.exitCode})` : undefined));
   } catch (e) {
     await stop();
@@ -234,15 +259,19 @@ export async function startPlatform(o: PlatformOptions): Promise<Platform> {
     dir,
     env,
     portOf,
-    urlOf: (app) => `http://127.0.0.1:${portOf(app)}`,
+    urlOf: (app, replica = 0) => `http://127.0.0.1:${portOf(app, replica)}`,
+    replicas,
     dbUrl: (app) => dbs[app].url,
     processes,
     async restart(app) {
-      for (const p of processes.filter((x) => x.app === app && x.exited)) {
+      const restarted = processes.filter((x) => x.app === app && x.exited);
+      for (const p of restarted) {
         output(p.label, 'restarting\n');
-        spawnProcess(p, fileOf(app, p.kind), appEnvOf(app));
+        spawnProcess(p, fileOf(app, p.kind), appEnvOf(app, p.replica));
       }
-      await ready(`http://127.0.0.1:${portOf(app)}/readyz`, `${app} after a restart`, aliveOf(app));
+      for (const i of new Set([0, ...restarted.filter((p) => p.kind === 'api').map((p) => p.replica)])) {
+        await ready(`http://127.0.0.1:${portOf(app, i)}/readyz`, `${labelOf(app, i)} after a restart`, aliveOf(app));
+      }
     },
     mintToken: (m) => mintToken(m, signer),
     admin: (...args) => {

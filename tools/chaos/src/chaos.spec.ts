@@ -18,6 +18,9 @@ import { startApps, type Supervised } from './processes';
  * started again. Then:
  * - every delivery answered 2xx is stored exactly once, one refused with 503 and not sent again is
  *   not stored, and no answer is anything but 200 or 503;
+ * - while PostgreSQL is down 20 s (Redis up), senders that never retry keep posting to a webhook of
+ *   their own: at least 99 % of their posts are accepted (the URL checks the webhook against its
+ *   copy in Redis), and each accepted one is stored exactly once when PostgreSQL is back;
  * - the cost job, under way at every fault, ends SUCCESS and its rows are the CSV files' rows, each
  *   exactly once;
  * - /readyz and an operation of each API answer 503 during each outage (never 500, never a hang) and
@@ -35,6 +38,8 @@ const ROWS = 1000;
 const CHUNK = 100;
 /** How long PostgreSQL stays down after the crash. */
 const LONG_OUTAGE_MS = 20_000;
+/** The share of one-shot posts (never retried) the URL must accept while PostgreSQL is down and Redis up. */
+const MIN_ACCEPTED_WHILE_POSTGRES_DOWN = 0.99;
 const CSV_HEADER = 'cost,currency,usage_type,provider,year,month,day\n';
 function csvRow(file: number, i: number) {
   const n = file * ROWS + i;
@@ -174,13 +179,25 @@ describe('chaos: worker kills, a Redis kill and PostgreSQL restarts during webho
   let refusedTotal = 0;
   let webhookId = '';
   let jobId = '';
+  /** The one-shot senders' webhook and what each of their posts was answered (key → status; 0 = no answer). */
+  let oneShotWebhookId = '';
+  /** The two webhooks' access keys: no log line may hold them. */
+  const accessKeys: string[] = [];
+  const oneShot = new Map<string, number>();
+  let oneShotWindowMs = 0;
   const jobStatusAtFaults: string[] = [];
 
   it('ingests and collects through every fault: 503 (never 500, never a hang) while a dependency is down, 200 after', async () => {
     const hook = await post(monitoring, '/monitoring/v1/webhook/create', { name: 'chaos', plugin_info: { plugin_id: 'plugin-api-direct-mon-webhook' }, project_id: PROJECT });
     expect(hook.status).toBe(200);
     webhookId = hook.body.webhook_id;
+    accessKeys.push(hook.body.access_key);
     const hookUrl = `${monitoring}${new URL(hook.body.webhook_url).pathname}`;
+    const once = await post(monitoring, '/monitoring/v1/webhook/create', { name: 'chaos-one-shot', plugin_info: { plugin_id: 'plugin-api-direct-mon-webhook' }, project_id: PROJECT });
+    expect(once.status).toBe(200);
+    oneShotWebhookId = once.body.webhook_id;
+    accessKeys.push(once.body.access_key);
+    const oneShotUrl = `${monitoring}${new URL(once.body.webhook_url).pathname}`;
     const ds = await post(cost, '/cost-analysis/v1/data-source/register', {
       name: 'chaos',
       resource_group: 'WORKSPACE',
@@ -300,8 +317,36 @@ describe('chaos: worker kills, a Redis kill and PostgreSQL restarts during webho
     await progress('postgres restart -m fast');
     await outage('postgres stop -m fast', async () => pgc.stop('fast'), async () => pgc.start());
     // The crash is a long outage: longer than a worker's retries of a failed job with backoff last
-    // (cost-analysis: 5 attempts, 1 + 2 + 4 + 8 s), so no job may spend its attempts on it.
+    // (cost-analysis: 5 attempts, 1 + 2 + 4 + 8 s), so no job may spend its attempts on it. Meanwhile,
+    // from 1 s before it until PostgreSQL is back and both pipelines moved on, four more senders post
+    // each of their events once, never again whatever the answer (many monitoring systems do not retry).
+    let oneShotStopping = false;
+    let oneShotNext = 0;
+    const sendOnce = async () => {
+      while (!oneShotStopping) {
+        const key = `o-${oneShotNext++}`;
+        oneShot.set(key, 0);
+        try {
+          const res = await fetch(oneShotUrl, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ event_key: key, title: `event ${key}` }),
+            signal: AbortSignal.timeout(15_000),
+          });
+          await res.arrayBuffer();
+          oneShot.set(key, res.status);
+        } catch {
+          // no answer: not accepted (and counted so)
+        }
+      }
+    };
+    const oneShotFrom = Date.now();
+    const oneShotSenders = Array.from({ length: 4 }, sendOnce);
+    await sleep(1000);
     await outage('postgres stop -m immediate (20 s)', async () => pgc.stop('immediate'), async () => pgc.start(), LONG_OUTAGE_MS);
+    oneShotStopping = true;
+    await Promise.all(oneShotSenders);
+    oneShotWindowMs = Date.now() - oneShotFrom;
     faultsDone = true;
 
     const acceptedAtEnd = accepted.size;
@@ -334,7 +379,8 @@ describe('chaos: worker kills, a Redis kill and PostgreSQL restarts during webho
 
   it('webhook ingestion: every delivery answered 2xx is stored exactly once, none dropped after a 503 is', async () => {
     const storedCount = async () =>
-      (await pgc.query<{ n: number }>('platform_monitoring', `SELECT count(*)::int AS n FROM webhook_delivery WHERE outcome <> 'NOT_ACCEPTED'`)).at(0)!.n;
+      (await pgc.query<{ n: number }>('platform_monitoring', `SELECT count(*)::int AS n FROM webhook_delivery WHERE webhook_id = $1 AND outcome <> 'NOT_ACCEPTED'`, [webhookId])).at(0)!
+        .n;
     await waitFor(async () => (await storedCount()) >= accepted.size, 60_000, 'every accepted delivery stored', 200);
     await sleep(3000); // jobs left active by the faults re-run once their lock lapses: they must add nothing
     const rows = await pgc.query<{ event_key: string; n: number }>('platform_monitoring', `SELECT event_key, count(*)::int AS n FROM event WHERE webhook_id = $1 GROUP BY event_key`, [
@@ -350,9 +396,45 @@ describe('chaos: worker kills, a Redis kill and PostgreSQL restarts during webho
     const r = new Redis(redis.url);
     try {
       expect(await r.zcard('bull:monitoring-webhook-events:failed')).toBe(0);
+      // The webhooks' copy the URL read while PostgreSQL was down: both webhooks, their keys as digests only.
+      const copy = await r.hgetall('monitoring:webhooks');
+      expect(Object.keys(copy).sort()).toEqual(['_', oneShotWebhookId, webhookId].sort());
+      expect(Object.values(copy).filter((v) => accessKeys.some((k) => v.includes(k)))).toEqual([]);
     } finally {
       r.disconnect();
     }
+  }, 120_000);
+
+  it('webhook ingestion while PostgreSQL is down 20 s and Redis up: ≥ 99 % of one-shot posts accepted, none lost, none doubled', async () => {
+    const acceptedKeys = [...oneShot].filter(([, status]) => status === 200).map(([key]) => key);
+    const refused = [...oneShot].filter(([, status]) => status !== 200);
+    const rows = await waitFor(
+      async () => {
+        const got = await pgc.query<{ event_key: string; n: number }>('platform_monitoring', `SELECT event_key, count(*)::int AS n FROM event WHERE webhook_id = $1 GROUP BY event_key`, [
+          oneShotWebhookId,
+        ]);
+        return got.length >= acceptedKeys.length ? got : undefined;
+      },
+      60_000,
+      'every accepted one-shot post stored',
+      200,
+    );
+    const seen = new Map(rows.map((r) => [r.event_key, r.n]));
+    const lost = acceptedKeys.filter((k) => !seen.has(k));
+    const doubled = rows.filter((r) => r.n !== 1);
+    const storedRefused = refused.filter(([k]) => seen.has(k));
+    const share = acceptedKeys.length / oneShot.size;
+    process.stdout.write(
+      `chaos: postgres down ${LONG_OUTAGE_MS / 1000} s (redis up), one-shot posts over ${oneShotWindowMs} ms: ${oneShot.size} posted, ${acceptedKeys.length} accepted ` +
+        `(${(share * 100).toFixed(2)} %), ${lost.length} lost, ${doubled.length} doubled, ${storedRefused.length} refused but stored; answers ` +
+        `${JSON.stringify(Object.fromEntries([...new Set(oneShot.values())].map((st) => [st, [...oneShot.values()].filter((x) => x === st).length])))}\n`,
+    );
+    expect(oneShot.size).toBeGreaterThan(1000);
+    expect(lost).toEqual([]);
+    expect(doubled).toEqual([]);
+    expect(storedRefused).toEqual([]);
+    expect(seen.size).toBe(acceptedKeys.length);
+    expect(share).toBeGreaterThanOrEqual(MIN_ACCEPTED_WHILE_POSTGRES_DOWN);
   }, 120_000);
 
   it('cost collection: the job ends SUCCESS and its rows are the CSV rows, each exactly once', async () => {
@@ -398,6 +480,9 @@ describe('chaos: worker kills, a Redis kill and PostgreSQL restarts during webho
     // The faults were seen, and logged as connection errors, not as crashes.
     expect(log).toMatch(/postgres connection error|terminating connection/);
     expect(log).not.toMatch(/Unhandled|uncaught/i);
+    // Nor did any line hold an access key (the URL carries it; the copy in Redis keeps only its digest).
+    expect(accessKeys.length).toBe(2);
+    expect(accessKeys.filter((k) => log.includes(k))).toEqual([]);
     process.stdout.write(`chaos: total ${Date.now() - startedAt} ms\n`);
   });
 });

@@ -1,4 +1,5 @@
 import YAML from 'yaml';
+import { csvSafeText } from '@platform/core';
 import { UsageError } from './args';
 
 export const FORMATS = ['table', 'json', 'yaml', 'csv'] as const;
@@ -99,11 +100,19 @@ export function table(rows: Record<string, unknown>[], o: RenderOptions): string
   return lines.join('\n') + '\n';
 }
 
-const csvField = (s: string) => (/[",\r\n]/.test(s) || /^\s|\s$/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
+/**
+ * One CSV field: the platform's formula guard first (a `'` before a text beginning with = + - @ tab or
+ * CR; a typed number stays as it is: @platform/core's csvSafeText, docs/decisions/security.md), then
+ * quoted when it holds a comma, quote or line break, or begins or ends with blanks.
+ */
+const csvField = (v: unknown) => {
+  const s = typeof v === 'number' ? csvSafeText(String(v), Number.isFinite(v)) : csvSafeText(cell(v));
+  return /[",\r\n]/.test(s) || /^\s|\s$/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+};
 
 export function csv(rows: Record<string, unknown>[], o: RenderOptions): string {
   const cols = columnsOf(rows, o.columns);
-  const lines = [...(o.noHeaders ? [] : [cols.map(csvField).join(',')]), ...rows.map((r) => cols.map((c) => csvField(cell(pick(r, c)))).join(','))];
+  const lines = [...(o.noHeaders ? [] : [cols.map(csvField).join(',')]), ...rows.map((r) => cols.map((c) => csvField(pick(r, c))).join(','))];
   return lines.length ? lines.join('\r\n') + '\r\n' : '';
 }
 

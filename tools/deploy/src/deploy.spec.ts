@@ -47,7 +47,8 @@ describe('deployment files', () => {
     for (const [m, c] of Object.entries(modules)) {
       const dep = find('Deployment', m);
       const ctr = dep.spec.template.spec.containers[0];
-      expect(ctr.readinessProbe.httpGet.path).toBe('/readyz');
+      // monitoring's webhook URL accepts while PostgreSQL is down: its pods stay ready on Redis and the queue alone.
+      expect(ctr.readinessProbe.httpGet.path).toBe(m === 'monitoring' ? '/readyz?only=redis,queue' : '/readyz');
       expect(ctr.livenessProbe.httpGet.path).toBe('/healthz');
       expect(ctr.securityContext).toMatchObject({ runAsNonRoot: true, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true });
       expect(ctr.resources.requests).toBeDefined();
@@ -143,6 +144,11 @@ describe('deployment files', () => {
     }
     expect(c.services.postgres.healthcheck).toBeDefined();
     expect(c.services.redis.healthcheck).toBeDefined();
+    // Redis asks for a password, and every app and worker connects with it (issue #23).
+    expect(c.services.redis.command).toEqual(expect.arrayContaining(['--requirepass', expect.stringMatching(/^\$\{REDIS_PASSWORD:\?/)]));
+    for (const [name, svc] of Object.entries<any>(c.services)) {
+      if (svc.environment?.REDIS_URL) expect([name, svc.environment.REDIS_URL]).toEqual([name, expect.stringMatching(/^redis:\/\/:\$\{REDIS_PASSWORD:\?[^}]*\}@redis:6379$/)]);
+    }
   });
 
   it('the Dockerfile is multi-stage, runs as non-root with production dependencies only', () => {
@@ -168,6 +174,42 @@ describe('deployment files', () => {
     writeFileSync(path.join(dir, 'nginx.conf'), conf);
     const r = spawnSync(nginx, ['-t', '-p', dir, '-c', path.join(dir, 'nginx.conf')], { encoding: 'utf8' });
     expect(r.stderr).toMatch(/test is successful/);
+  });
+
+  it('the gateway limits requests per client address: past the burst a 429 envelope with Retry-After; health is never limited', async () => {
+    const nginx = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
+    if (!nginx) throw new Error('nginx is not installed (apt-get install nginx-light); .ci/run installs it');
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'nginx-rate-'));
+    const port = 31_000 + (process.pid % 1000);
+    const real = read('docker/nginx.conf');
+    expect(real).toMatch(/limit_req_zone \$binary_remote_addr zone=per_address:10m rate=100r\/s;/);
+    expect(real).toMatch(/limit_req zone=per_address burst=200 nodelay;/);
+    // The generated config with a small rate, so a test can pass it; upstreams on a closed port (503).
+    const conf = real
+      .replace('rate=100r/s', 'rate=1r/s')
+      .replace('burst=200', 'burst=3')
+      .replace(/server ([a-z-]+):(\d+);/g, 'server 127.0.0.1:1;')
+      .replace('pid /tmp/nginx.pid', `pid ${dir}/nginx.pid`)
+      .replace(/access_log [^;]+;/, 'access_log off;')
+      .replace(/listen \d+;/, `listen 127.0.0.1:${port};`)
+      .replace(/\/tmp\/nginx-(body|proxy|fastcgi|uwsgi|scgi);/g, `${dir}/nginx-$1;`);
+    writeFileSync(path.join(dir, 'nginx.conf'), conf);
+    const start = spawnSync(nginx, ['-p', dir, '-c', path.join(dir, 'nginx.conf')], { stdio: 'ignore' });
+    expect(start.status).toBe(0);
+    try {
+      const answers = [];
+      for (let i = 0; i < 8; i++) {
+        const r = await fetch(`http://127.0.0.1:${port}/inventory/v1/cloud-service/list`, { method: 'POST', body: '{}' });
+        answers.push({ status: r.status, retry: r.headers.get('retry-after'), body: await r.json() });
+      }
+      // The first and the burst pass on (to a down upstream: 503); the rest are refused with 429.
+      expect(answers.slice(0, 4).map((a) => a.status)).toEqual([503, 503, 503, 503]);
+      expect(answers.slice(4).map((a) => a.status)).toEqual([429, 429, 429, 429]);
+      expect(answers[4]).toEqual({ status: 429, retry: '1', body: { error: { code: 'ERROR_TOO_MANY_REQUESTS', message: expect.any(String), status: 429 } } });
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    } finally {
+      spawnSync(nginx, ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-s', 'stop'], { stdio: 'ignore' });
+    }
   });
 
   it('nginx logs paths without query strings and without what follows a secret segment', async () => {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { PlatformApiError, PlatformClient } from '@platform/client';
 import { undocumentedAnswers } from '@platform/http';
 import { startOidcProvider, waitFor, type ProviderTokens, type RealProvider } from '@platform/testing';
-import { call, startPlatform, type Platform } from './platform';
+import { call, REPLICAS, startPlatform, type Platform } from './platform';
 
 const fixtures = path.resolve(__dirname, '../fixtures');
 
@@ -33,7 +33,7 @@ const SPEC: Record<string, string[]> = {
   opsflow: verbs('/opsflow/v1/event', 'list stat'),
 };
 
-describe('the platform end to end, through nginx', () => {
+describe(`the platform end to end, through nginx (${REPLICAS} replica${REPLICAS > 1 ? 's' : ''} of every app and worker)`, () => {
   let p: Platform;
   let token: string; // workspace owner of the bootstrap workspace
   let domainToken: string;

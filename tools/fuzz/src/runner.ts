@@ -5,7 +5,7 @@ import { corpusOf, type CorpusCase } from './corpus';
 import { caseArb, minimalBody, type Case, type GenEnv, type Role, type Target } from './gen';
 import type { Harness } from './harness';
 import { describe } from './json';
-import { checkAnswer, type Problem } from './oracle';
+import { checkAnswer, checkTenancy, type Problem } from './oracle';
 import type { JsonSchema } from './schema-arb';
 import { DOMAIN, fieldsOf } from './vocab';
 
@@ -99,7 +99,7 @@ export async function discoverTargets(h: Harness): Promise<Target[]> {
   return targets;
 }
 
-const PRIORITY = ['crash', 'liveness', 'poisoned', 'no-answer', '5xx', 'leak', 'envelope'];
+const PRIORITY = ['crash', 'liveness', 'poisoned', 'no-answer', '5xx', 'authz', 'leak', 'csv-formula', 'envelope'];
 const byPriority = (a: Problem, b: Problem) => PRIORITY.indexOf(a.kind) - PRIORITY.indexOf(b.kind);
 
 /** A 32-bit seed per (run seed, target, case), so a case is reproduced alone with --op and --case. */
@@ -140,7 +140,7 @@ export async function fuzz(h: Harness, env: GenEnv, targets: Target[], o: FuzzOp
     const app = c.target.app;
     const mark = h.platform.outputMark();
     const outcome = await h.send(c);
-    const problems = checkAnswer(outcome, c.method);
+    const problems = [...checkAnswer(outcome, c.method), ...checkTenancy(c, outcome, env.pools)];
     // An export's download URL runs the stored query: follow it.
     if (outcome.status === 200 && c.target.path.endsWith('/cloud-service/export')) {
       const url = safeJson(outcome.text)?.download_url;

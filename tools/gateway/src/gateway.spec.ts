@@ -79,4 +79,29 @@ describe('local gateway', () => {
     expect(down.status).toBe(503);
     expect(down.body.error.code).toBe('ERROR_SERVICE_UNAVAILABLE');
   });
+
+  it('balances over a module\'s replicas round robin (<MODULE>_URLS, as START_REPLICAS sets them)', async () => {
+    const second = await listen((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json', 'x-upstream': 'identity#2' }).end('{}'));
+    });
+    const rrPort = port + 1;
+    const rr = spawn(process.execPath, [path.join(root, 'tools/gateway/gateway.mjs')], {
+      env: {
+        ...process.env,
+        GATEWAY_PORT: String(rrPort),
+        IDENTITY_URLS: [identity, second].map((s) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`).join(','),
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      await new Promise<void>((resolve) => rr.stdout!.once('data', () => resolve()));
+      const seen: unknown[] = [];
+      for (let i = 0; i < 4; i++) seen.push((await post(rrPort, '/identity/v2/project-group/list')).headers['x-upstream']);
+      expect(seen.sort()).toEqual(['identity', 'identity', 'identity#2', 'identity#2']);
+    } finally {
+      rr.kill('SIGTERM');
+      second.close();
+    }
+  });
 });

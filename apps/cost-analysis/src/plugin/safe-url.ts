@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { Readable } from 'node:stream';
 import { isApiError } from '@platform/errors';
-import { FetchFailure, isPrivateAddress, openUrl, parseFetchableUrl } from '@platform/net';
+import { FetchFailure, isPrivateAddress, openUrl, parseFetchableUrl, urlForDisplay } from '@platform/net';
 import { PluginError } from './types';
 
 /**
@@ -23,11 +23,11 @@ export function checkUrl(raw: string, allowPrivate: boolean): URL {
   try {
     url = parseFetchableUrl(raw);
   } catch (e) {
-    throw new PluginError('ERROR_INVALID_URL', `${raw}: ${(e as Error).message} (only http and https URLs without credentials are supported).`);
+    throw new PluginError('ERROR_INVALID_URL', `${urlForDisplay(raw)}: ${(e as Error).message} (only http and https URLs without credentials are supported).`);
   }
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!allowPrivate && isIP(host) && isPrivateAddress(host)) {
-    throw new PluginError('ERROR_UNSAFE_URL', `${raw} points to a private or local address.`);
+    throw new PluginError('ERROR_UNSAFE_URL', `${urlForDisplay(raw)} points to a private or local address.`);
   }
   return url;
 }
@@ -46,15 +46,15 @@ export async function fetchStream(raw: string, o: FetchOptions): Promise<Readabl
     }));
   } catch (e) {
     if (isApiError(e) && e.code === 'ERROR_ADDRESS_NOT_ALLOWED') throw new PluginError('ERROR_UNSAFE_URL', e.message);
-    if (e instanceof FetchFailure && /redirects|not fetched|credentials|not a URL/.test(e.message)) throw new PluginError('ERROR_INVALID_URL', `${raw}: ${e.message}`);
+    if (e instanceof FetchFailure && /redirects|not fetched|credentials|not a URL/.test(e.message)) throw new PluginError('ERROR_INVALID_URL', `${urlForDisplay(raw)}: ${e.message}`);
     throw e; // unreachable, timed out: worth a retry
   }
   const status = res.statusCode ?? 0;
   if (status < 200 || status >= 300) {
     res.resume();
     // 4xx will not change on a retry; 5xx may.
-    if (status >= 400 && status < 500) throw new PluginError('ERROR_HTTP_FILE_NOT_FOUND', `GET ${raw} answered ${status}.`);
-    throw new Error(`GET ${raw} answered ${status}`);
+    if (status >= 400 && status < 500) throw new PluginError('ERROR_HTTP_FILE_NOT_FOUND', `GET ${urlForDisplay(raw)} answered ${status}.`);
+    throw new Error(`GET ${urlForDisplay(raw)} answered ${status}`);
   }
   return res;
 }

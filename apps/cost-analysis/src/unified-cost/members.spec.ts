@@ -72,6 +72,24 @@ describe('cost-analysis unified costs: workspace members read their projects onl
     expect(filtered.body.total_count).toBe(2);
   });
 
+  it('filter_or, keyword, stat distinct and analyze with filter_or never widen a member\'s scope (docs/security.md, API1)', async () => {
+    const listed = async (query: object) => {
+      const res = await call('list', member, { query });
+      expect(res.status).toBe(200);
+      return res.body.results.map((r: { unified_cost_id: string }) => r.unified_cost_id).sort();
+    };
+    expect(await listed({ filter_or: [{ k: 'project_id', v: 'B', o: 'eq' }, { k: 'unified_cost_id', v: 'uc-a1', o: 'eq' }] })).toEqual(['uc-a1']);
+    expect(await listed({ filter_or: [{ k: 'project_id', v: ['B', ''], o: 'in' }] })).toEqual([]);
+    expect(await listed({ keyword: 'uc-b1' })).toEqual([]);
+    const distinct = await call('stat', member, { query: { distinct: 'project_id' } });
+    expect(distinct.body.results).toEqual(['A']);
+    const analyzed = await call('analyze', member, {
+      query: { granularity: 'MONTHLY', start: '2024-03', end: '2024-03', group_by: ['project_id'], fields: { usd: { key: 'cost.USD', operator: 'sum' } }, filter_or: [{ k: 'project_id', v: 'B', o: 'eq' }, { k: 'project_id', v: 'A', o: 'eq' }] },
+      is_confirmed: true,
+    });
+    expect(analyzed.body.results.map((r: { project_id: string; usd: number }) => [r.project_id, r.usd])).toEqual([['A', 15]]);
+  });
+
   it('a removal from the ancestor group takes effect on the next request', async () => {
     await t.directory.publish('dm', dir([]));
     expect(await ids(member)).toEqual([]);

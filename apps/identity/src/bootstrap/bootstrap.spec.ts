@@ -30,6 +30,15 @@ describe('identity bootstrap and admin records', () => {
     expect(await t.prisma.workspace.count({ where: { domain_id: 'domain-local' } })).toBe(1);
   });
 
+  it('is safe when several replicas start together on a fresh database: one creates, the others find it', async () => {
+    const printed: string[] = [];
+    const cfg = { domainId: 'd-race', workspaceId: 'w-race', userId: 'root-race', password: 'race-password-1' };
+    await Promise.all([1, 2, 3, 4].map(() => bootstrap(t.deps, cfg, logger, (s) => printed.push(s))));
+    expect(await t.prisma.user.count({ where: { domain_id: 'd-race' } })).toBe(1);
+    expect(await t.prisma.roleBinding.count({ where: { domain_id: 'd-race' } })).toBe(1);
+    expect(await bootstrapNeeded(t.deps.pool, cfg)).toBe(false);
+  });
+
   it('uses BOOTSTRAP_PASSWORD when given, and prints nothing', async () => {
     const printed: string[] = [];
     // Any one record missing is something to create.

@@ -10,6 +10,19 @@ import type { IdentityConfig } from '../config';
  * once, when the user is first created.
  */
 export async function bootstrap(db: { prisma: PrismaClient; pool: Pool }, config: IdentityConfig['bootstrap'], logger: Logger, print: (s: string) => unknown = (s) => process.stdout.write(s)) {
+  // Replicas starting together on a fresh database: one bootstraps, the others wait for it and then
+  // find everything there (a session-level advisory lock on a connection of its own).
+  const lock = await db.pool.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock(hashtext($1))', ['identity:bootstrap']);
+    await bootstrapLocked(db, config, logger, print);
+  } finally {
+    await lock.query('SELECT pg_advisory_unlock(hashtext($1))', ['identity:bootstrap']).catch(() => {});
+    lock.release();
+  }
+}
+
+async function bootstrapLocked(db: { prisma: PrismaClient; pool: Pool }, config: IdentityConfig['bootstrap'], logger: Logger, print: (s: string) => unknown) {
   const { prisma } = db;
   const admin = new AdminService(db);
   const { domainId, workspaceId, userId } = config;

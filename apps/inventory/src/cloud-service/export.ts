@@ -3,16 +3,16 @@ import type { Response } from 'express';
 import type { PoolClient } from 'pg';
 import type { AuthContext } from '@platform/auth';
 import { bearerToken } from '@platform/auth';
-import { generateSecret, type Logger } from '@platform/core';
+import { csvLine, generateSecret, type Logger } from '@platform/core';
 import { ApiError, errors } from '@platform/errors';
 import { compileListRows, runAnalyze, runListRows, splitKey, type AnalyzeQuery, type Condition, type Query, type SortItem, type Unwind } from '@platform/query';
 import { dbTimeouts } from '@platform/db';
 import { ProjectScope } from '@platform/directory';
 import type { InventoryDeps } from '../deps';
-import { cellText, isTimeZone, sheetNamer, type CellOptions } from '../export/format';
+import { csvCell, isTimeZone, sheetNamer, type Cell, type CellOptions } from '../export/format';
 import { bindForCopy, copyCsvLines } from '../export/copy-out';
 import { copyable, csvCopySelect, rawSelect, type ExportCell } from '../export/csv-sql';
-import { csvLine } from '../export/csv';
+import { DownloadSlots } from '../export/slots';
 import { CsvWriter, CsvZipWriter, XlsxWriter, type TableWriter } from '../export/writers';
 import { cloudServiceExportResource as resource } from './repository';
 import type { QueryScoper } from './scope';
@@ -103,10 +103,14 @@ function contentDisposition(fileName: string): string {
  * is downloaded, streaming rows from a database cursor into a CSV / ZIP / XLSX writer.
  */
 export class CloudServiceExporter {
+  private readonly slots: DownloadSlots;
+
   constructor(
     private readonly deps: InventoryDeps,
     private readonly scoper: QueryScoper,
-  ) {}
+  ) {
+    this.slots = new DownloadSlots(deps.config.export.maxDownloads, deps.config.export.maxDownloadsPerUser);
+  }
 
   private fieldsOf(o: ExportOption, i: number): ExportField[] {
     const fields = o.search_query?.fields;
@@ -157,6 +161,17 @@ export class CloudServiceExporter {
   }
 
   async request(auth: AuthContext, input: ExportRequest): Promise<{ download_url: string }> {
+    // Each export is a stored plan until its URL expires, and its request probes every option: a
+    // requester has a bounded number pending (issue #23), refused before any of that work.
+    const { prisma, config } = this.deps;
+    const pending = await prisma.cloudServiceExport.count({
+      where: { domain_id: auth.domainId, user_id: auth.userId, expires_at: { gt: new Date() } },
+    });
+    if (pending >= config.export.maxPendingPerUser) {
+      throw new ApiError(429, 'ERROR_TOO_MANY_EXPORTS', `Too many exports at once: ${config.export.maxPendingPerUser} of yours are pending; retry when one has expired.`, {
+        retryAfterSeconds: 60,
+      });
+    }
     const timezone = input.timezone ?? 'UTC';
     // The name must be an IANA zone that both Node and PostgreSQL (which formats the timestamps) know.
     const known = isTimeZone(timezone) && (await this.deps.pool.query('SELECT now() AT TIME ZONE $1', [timezone]).then(() => true, () => false));
@@ -176,7 +191,6 @@ export class CloudServiceExporter {
       ...((await this.scoper.projects(auth)).restricted && { member: true }),
     };
     const token = generateSecret(32);
-    const { prisma, config } = this.deps;
     await prisma.cloudServiceExport.deleteMany({ where: { expires_at: { lt: new Date() } } });
     await prisma.cloudServiceExport.create({
       data: {
@@ -198,10 +212,25 @@ export class CloudServiceExporter {
   async download(token: string, authorization: string | undefined, res: Response, logger: Logger): Promise<void> {
     const record = await this.deps.prisma.cloudServiceExport.findUnique({ where: { token_hash: hashOf(token) } });
     if (!record || record.expires_at.getTime() <= Date.now()) throw errors.notFound('download_url', 'expired or unknown');
+    // The URL carries the requester's grant of then: once identity revokes it (a role changed, the user
+    // disabled or deleted, the workspace disabled), the URL stops too (issue #23).
+    if (this.deps.verifier.revoked({ domainId: record.domain_id, userId: record.user_id, workspaceId: record.workspace_id, issuedAtMs: record.created_at.getTime() })) {
+      throw errors.notFound('download_url', 'expired or unknown');
+    }
     if (authorization !== undefined) {
       const auth = await this.deps.verifier.authenticate(bearerToken(authorization));
       if (auth.domainId !== record.domain_id) throw errors.notFound('download_url', 'expired or unknown');
     }
+    // A download holds a database connection while it streams: a bounded number at once (export/slots.ts).
+    const release = this.slots.take(`${record.domain_id}/${record.user_id}`);
+    try {
+      await this.stream(record, res, logger);
+    } finally {
+      release();
+    }
+  }
+
+  private async stream(record: { domain_id: string; workspace_id: string; user_id: string; request: unknown; created_at: Date }, res: Response, logger: Logger): Promise<void> {
     const spec = record.request as unknown as StoredExport;
     if (spec.member) {
       // The scope was resolved at request time; a member's projects may have shrunk since: the file
@@ -293,13 +322,13 @@ export class CloudServiceExporter {
     const cells = fields.map((f) => f.cell);
     /** The cells of a row from its raw values, as Node formats them. */
     const format = async (raw: unknown[], unwoundElement?: unknown) => {
-      const out: string[] = new Array(fields.length);
+      const out: Cell[] = new Array(fields.length);
       for (let k = 0; k < fields.length; k++) {
         const f = fields[k];
         let v = raw[k];
         if (f.unwound) v = dig(setIn(v, c.unwind!.path, [unwoundElement]), f.path);
         if (f.projectRef) v = await this.projectName(domainId, v, projectNames);
-        out[k] = cellText(v, f.opts);
+        out[k] = csvCell(v, f.opts);
       }
       return out;
     };
@@ -307,7 +336,7 @@ export class CloudServiceExporter {
     if (writer.lines && copyable(cells)) {
       const sql = await bindForCopy(client, csvCopySelect(c.text, cells, param), values);
       await writer.begin(sheet, p.title, header);
-      await copyCsvLines(client, sql, writer.lines.bind(writer), (raw) => csvLine(fields.map((f, k) => cellText(raw[k], f.opts))));
+      await copyCsvLines(client, sql, writer.lines.bind(writer), (raw) => csvLine(fields.map((f, k) => csvCell(raw[k], f.opts))));
       await writer.end();
       return;
     }
@@ -323,7 +352,7 @@ export class CloudServiceExporter {
         pending = undefined;
         if (rows.length === 0) break;
         pending = client.query(fetch);
-        const out: string[][] = new Array(rows.length);
+        const out: Cell[][] = new Array(rows.length);
         for (let r = 0; r < rows.length; r++) out[r] = await format(rows[r], rows[r][fields.length]);
         await writer.rows(out);
       }
@@ -360,7 +389,7 @@ export class CloudServiceExporter {
       }
     }
     await writer.begin(sheet, p.title, header);
-    await writer.rows(results.map((r) => header.map((k) => cellText(r[k], undefined))));
+    await writer.rows(results.map((r) => header.map((k) => csvCell(r[k], undefined))));
     await writer.end();
   }
 }

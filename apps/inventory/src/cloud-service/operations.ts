@@ -125,7 +125,7 @@ export function cloudServiceOperations(service: CloudServiceService, exporter: C
         timezone: z.string().max(64).optional(),
       }),
       response: ExportInfo,
-      errors: mergeErrors(QUERY_ERRORS, { 400: ['ERROR_NO_DATA_TO_EXPORT'] }),
+      errors: mergeErrors(QUERY_ERRORS, { 400: ['ERROR_NO_DATA_TO_EXPORT'], 429: ['ERROR_TOO_MANY_EXPORTS'] }),
       handler: (input, { auth }) => exporter.request(auth, input),
     }),
     operation({

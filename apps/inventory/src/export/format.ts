@@ -55,6 +55,20 @@ export function cellText(value: unknown, o: CellOptions | undefined): string {
   return text;
 }
 
+/** A cell of a row as the writers take it: a text, or a typed number (see csvCell). */
+export type Cell = string | number;
+
+/**
+ * One value as a cell for the writers: a typed number shown as it is (no prefix, postfix or size
+ * formatting) stays a number, which a CSV writes without the formula guard's quote (`-5`, not `'-5`:
+ * @platform/core's csvField; docs/decisions/security.md, "CSV injection"); anything else is its text
+ * (cellText). The Excel writer writes both as the text cellText gives.
+ */
+export function csvCell(value: unknown, o: CellOptions | undefined): Cell {
+  if (typeof value === 'number' && !o?.prefix && !o?.postfix && o?.type !== 'size') return value;
+  return cellText(value, o);
+}
+
 /** upstream's sheet names: no spaces or / \ ? * [ ] :, at most 30 characters, repeats numbered. */
 export function sheetNamer(): (name: string) => string {
   const seen = new Map<string, number>();

@@ -1,8 +1,9 @@
 import type { Writable } from 'node:stream';
 import { createRequire } from 'node:module';
 import type ExcelJS from 'exceljs';
-import { csvLine } from './csv';
+import { csvLine } from '@platform/core';
 import { drained, written } from './drain';
+import type { Cell } from './format';
 import { ZipWriter } from './zip';
 
 /**
@@ -13,7 +14,8 @@ export interface TableWriter {
   readonly contentType: string;
   readonly extension: string;
   begin(name: string, title: string | undefined, header: string[]): Promise<void>;
-  rows(rows: string[][]): Promise<void>;
+  /** Rows of cells: a CSV writes them with csvLine (formula guard, quoting), Excel as text. */
+  rows(rows: Cell[][]): Promise<void>;
   /**
    * CSV writers only: lines already formatted (as csvLine writes them), written as they are; resolves
    * once the bytes are consumed (the buffer may then be reused).
@@ -36,7 +38,7 @@ export class CsvWriter implements TableWriter {
   begin(_name: string, _title: string | undefined, header: string[]) {
     return writeTo(this.out, csvLine(header));
   }
-  rows(rows: string[][]) {
+  rows(rows: Cell[][]) {
     let chunk = '';
     for (const r of rows) chunk += csvLine(r);
     return writeTo(this.out, chunk);
@@ -61,7 +63,7 @@ export class CsvZipWriter implements TableWriter {
     this.current = await this.zip.entry(`${name}.csv`);
     await this.current.write(csvLine(header));
   }
-  rows(rows: string[][]) {
+  rows(rows: Cell[][]) {
     let chunk = '';
     for (const r of rows) chunk += csvLine(r);
     return this.current!.write(chunk);
@@ -124,8 +126,9 @@ export class XlsxWriter implements TableWriter {
     h.commit();
     this.sheet = ws;
   }
-  async rows(rows: string[][]) {
-    for (const r of rows) this.sheet!.addRow(r).commit();
+  async rows(rows: Cell[][]) {
+    // Numbers as their text, as before cells could be numbers (a CSV needed to tell them apart).
+    for (const r of rows) this.sheet!.addRow(r.map(String)).commit();
     if (this.out.writableNeedDrain) await drained(this.out);
   }
   async end() {

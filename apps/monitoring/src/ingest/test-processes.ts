@@ -107,3 +107,49 @@ export async function startPrivateRedis() {
 }
 
 export type PrivateRedis = Awaited<ReturnType<typeof startPrivateRedis>>;
+
+/**
+ * A TCP proxy to `target` (host:port) that a test can cut: `cut()` closes its listener (new
+ * connections are refused, as by a stopped server) and resets every open connection (as a server
+ * that went away); `restore()` listens again on the same port. Used to take PostgreSQL away from an
+ * app while the test keeps its own direct connection.
+ */
+export async function startTcpProxy(target: { host: string; port: number }) {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(target.port, target.host);
+    sockets.add(client).add(upstream);
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
+    client.on('error', drop).on('close', drop);
+    upstream.on('error', drop).on('close', drop);
+    client.pipe(upstream).pipe(client);
+  });
+  const listen = (port: number) => new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', () => resolve()));
+  await listen(0);
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    port,
+    /** The URL with its host and port replaced by the proxy's. */
+    via(url: string) {
+      const u = new URL(url);
+      u.hostname = '127.0.0.1';
+      u.port = String(port);
+      return u.toString();
+    },
+    async cut() {
+      const closed = new Promise((r) => server.close(r));
+      for (const s of sockets) s.resetAndDestroy();
+      sockets.clear();
+      await closed;
+    },
+    restore: () => listen(port),
+    async stop() {
+      if (server.listening) await this.cut();
+    },
+  };
+}

@@ -40,4 +40,5 @@ export interface WebhookRow {
   requests_total: bigint | string | number;
   requests_error: bigint | string | number;
   created_at: Date;
+  revision?: bigint | string | number;
 }

@@ -6,6 +6,7 @@ import { applyOnly, runList, runStat, type Query, type StatisticsQuery } from '@
 import type { MonitoringDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
 import type { WebhookCache } from '../ingest/webhook-cache';
+import type { WebhookCopy, WebhookSource } from '../ingest/webhook-copy';
 import { checkStoredPluginInfo, resolvePluginInfo, updatedPluginInfo, type PluginInfoInput, type StoredPluginInfo } from '../plugins/plugin-info';
 import type { Struct, UpgradeMode } from '../plugins/registry';
 import { webhookPlugins } from '../plugins/webhook';
@@ -42,6 +43,7 @@ export class WebhookService {
     private readonly deps: MonitoringDeps,
     private readonly cache: WebhookCache,
     private readonly access: ProjectAccess,
+    private readonly copy: WebhookCopy,
   ) {
     this.directory = access.directory;
   }
@@ -53,9 +55,27 @@ export class WebhookService {
     return row;
   }
 
+  /**
+   * After a commit: the webhook's copy in Redis (what the URL reads while PostgreSQL is down) and
+   * every replica's cache. The commit stands if Redis fails: the failure is logged and the whole copy
+   * republished as soon as it can be (see WebhookCopy.republishSoon).
+   */
+  private async copied(webhookId: string, write: () => Promise<void>) {
+    this.cache.invalidate(webhookId);
+    try {
+      await write();
+    } catch (e) {
+      this.deps.logger.error({ err: (e as Error).message, webhook_id: webhookId }, 'webhook copy not written; republishing');
+      this.copy.republishSoon();
+    }
+  }
+
   private async save(row: WebhookRow, data: Prisma.WebhookUpdateInput) {
-    const updated = await this.deps.prisma.webhook.update({ where: { domain_id_webhook_id: { domain_id: row.domain_id, webhook_id: row.webhook_id } }, data });
-    this.cache.invalidate(row.webhook_id);
+    const updated = await this.deps.prisma.webhook.update({
+      where: { domain_id_webhook_id: { domain_id: row.domain_id, webhook_id: row.webhook_id } },
+      data: { ...data, revision: { increment: 1 } },
+    });
+    await this.copied(row.webhook_id, () => this.copy.put(updated as WebhookSource));
     return toWebhookInfo(updated);
   }
 
@@ -92,6 +112,7 @@ export class WebhookService {
         tags: (input.tags ?? {}) as Prisma.InputJsonValue,
       },
     });
+    await this.copied(webhook_id, () => this.copy.put(row as WebhookSource));
     return toWebhookInfo(row);
   }
 
@@ -110,8 +131,8 @@ export class WebhookService {
   /** Removes the webhook: its URL stops working at once; its events stay. */
   async delete(auth: AuthContext, id: string) {
     const row = await this.find(auth, id);
-    await this.deps.prisma.webhook.delete({ where: { domain_id_webhook_id: { domain_id: row.domain_id, webhook_id: row.webhook_id } } });
-    this.cache.invalidate(row.webhook_id);
+    const deleted = await this.deps.prisma.webhook.delete({ where: { domain_id_webhook_id: { domain_id: row.domain_id, webhook_id: row.webhook_id } } });
+    await this.copied(row.webhook_id, () => this.copy.remove(deleted));
   }
 
   async updatePlugin(auth: AuthContext, input: { webhook_id: string; version?: string; options?: Struct; upgrade_mode?: UpgradeMode }) {

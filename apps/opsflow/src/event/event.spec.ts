@@ -271,6 +271,14 @@ describe('opsflow event', () => {
       expect(await tasks(owner, { project_id: 'B' })).toEqual(['task-b']);
     });
 
+    it('filter_or, keyword and stat distinct never widen a member\'s scope (docs/security.md, API1)', async () => {
+      expect(await tasks(member, { query: { filter_or: [{ k: 'project_id', v: 'B', o: 'eq' }, { k: 'task_id', v: 'task-a', o: 'eq' }] } })).toEqual(['task-a']);
+      expect(await tasks(member, { query: { filter_or: [{ k: 'task_id', v: 'task-b', o: 'eq' }] } })).toEqual([]);
+      expect(await tasks(member, { query: { keyword: 'task-b' } })).toEqual([]);
+      const distinct = await call('stat', member, { query: { distinct: 'task_id' } });
+      expect(distinct.body.results).toEqual(['task-a']);
+    });
+
     it('a removal from the group takes effect on the next request', async () => {
       await t.directory.publish('dm', dir([]));
       expect(await tasks(member)).toEqual([]);

@@ -974,6 +974,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description Too many requests: ERROR_TOO_MANY_EXPORTS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_TOO_MANY_EXPORTS";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    };
+                };
+            };
             /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
             503: {
                 headers: {

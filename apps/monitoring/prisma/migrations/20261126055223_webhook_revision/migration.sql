@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "webhook" ADD COLUMN     "revision" BIGINT NOT NULL DEFAULT 0;
