@@ -243,7 +243,13 @@ function container(m, c, command) {
     { name: 'PORT', value: String(c.port) },
     { name: 'DATABASE_URL', valueFrom: { secretKeyRef: { name: 'platform-secrets', key: `DATABASE_URL_${envKey(m)}` } } },
     { name: 'JWT_PUBLIC_KEY', valueFrom: { secretKeyRef: { name: 'platform-secrets', key: 'JWT_PUBLIC_KEY' } } },
+    // A managed Redis (persistence on, one failover endpoint) in production: its URL carries a password,
+    // so it comes from the Secret when the Secret has it, over the ConfigMap's in-cluster default.
+    { name: 'REDIS_URL', valueFrom: { secretKeyRef: { name: 'platform-secrets', key: 'REDIS_URL', optional: true } } },
   ];
+  // The API's reads (list, get, stat, analyze, export) go to the read replica when the Secret names one
+  // (docs/decisions/database.md). Never a worker's nor the migration Job's: they write, and read what they write.
+  if (!command) env.push({ name: 'DATABASE_READ_URL', valueFrom: { secretKeyRef: { name: 'platform-secrets', key: `DATABASE_READ_URL_${envKey(m)}`, optional: true } } });
   if (m === 'identity') {
     env.push({ name: 'JWT_PRIVATE_KEY', valueFrom: { secretKeyRef: { name: 'platform-secrets', key: 'JWT_PRIVATE_KEY' } } });
     env.push({ name: 'BOOTSTRAP_PASSWORD', valueFrom: { secretKeyRef: { name: 'platform-secrets', key: 'BOOTSTRAP_PASSWORD' } } });
@@ -341,6 +347,7 @@ function appManifests(m, c) {
       template: {
         metadata: { labels: labels(job, 'migration') },
         spec: {
+          // The primary only (DATABASE_URL): a container with a command gets no DATABASE_READ_URL.
           ...podSpec([{ ...container(m, c, ['node', 'tools/prisma/migrate.mjs', '--app', m]), name: 'migrate' }]),
           restartPolicy: 'OnFailure',
         },
@@ -403,7 +410,15 @@ export function k8sFiles() {
     namespace: 'cloud-ops-platform',
     resources: ['../../base', 'namespace.yaml'],
     images: Object.keys(modules).map((m) => ({ name: `${IMAGE}-${m}`, newTag: '1.0.0' })),
-    configMapGenerator: [{ name: 'platform-config', behavior: 'merge', literals: ['PUBLIC_BASE_URL=https://platform.example.com'] }],
+    configMapGenerator: [
+      {
+        name: 'platform-config',
+        behavior: 'merge',
+        // The read replica's bounds (docs/decisions/database.md): past 2 s of lag, or unreachable within
+        // 1 s, reads go to the primary.
+        literals: ['PUBLIC_BASE_URL=https://platform.example.com', 'DATABASE_READ_MAX_LAG_MS=2000', 'DATABASE_READ_CHECK_MS=500', 'DATABASE_READ_CONNECT_TIMEOUT_MS=1000'],
+      },
+    ],
     secretGenerator: [{ name: 'platform-secrets', envs: ['secrets.env'] }],
     generatorOptions: { disableNameSuffixHash: false },
   };
@@ -411,7 +426,14 @@ export function k8sFiles() {
   files['k8s/overlays/production/secrets.env.example'] =
     [
       '# Copy to secrets.env (never committed) and fill in: the Secret every app reads.',
-      ...Object.keys(modules).map((m) => `DATABASE_URL_${envKey(m)}=postgresql://USER:PASSWORD@postgres:5432/${dbName(m)}`),
+      '# Managed PostgreSQL (docs/decisions/database.md): DATABASE_URL_<APP> is the primary (writes, workers, the',
+      '# migration Jobs); DATABASE_READ_URL_<APP> the read replica endpoint (the API\'s reads). Leave a READ line out',
+      '# (or empty) and that app reads from its primary.',
+      ...Object.keys(modules).map((m) => `DATABASE_URL_${envKey(m)}=postgresql://USER:PASSWORD@PRIMARY_HOST:5432/${dbName(m)}?sslmode=require`),
+      ...Object.keys(modules).map((m) => `DATABASE_READ_URL_${envKey(m)}=postgresql://USER:PASSWORD@REPLICA_HOST:5432/${dbName(m)}?sslmode=require`),
+      '# Managed Redis with persistence (AOF), maxmemory-policy noeviction, one endpoint that follows failover',
+      '# (a managed primary/replica endpoint or a Sentinel-aware proxy): the queues and read-your-write marks live there.',
+      'REDIS_URL=rediss://:PASSWORD@REDIS_HOST:6380/0',
       'JWT_PRIVATE_KEY=<Ed25519 PKCS#8 PEM, identity only>',
       'JWT_PUBLIC_KEY=<Ed25519 SPKI PEM>',
       'BOOTSTRAP_PASSWORD=<initial admin password>',

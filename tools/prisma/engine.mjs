@@ -42,12 +42,37 @@ export function connectionFromUrl(url) {
   };
 }
 
+/**
+ * adapter-pg's executeScript splits a migration on every `;` (in comments, strings and function bodies
+ * too) and runs the pieces one by one on whatever pooled connection is free. A migration is sent whole
+ * instead, as one simple query on one connection: PostgreSQL parses it (a PL/pgSQL function with `;` in
+ * its body, a comment with one) and runs it as one implicit transaction (or in the BEGIN/COMMIT it
+ * holds); on a failure the connection is rolled back before it goes back to the pool.
+ */
+class WholeScriptPg extends PrismaPg {
+  async connect() {
+    const adapter = await super.connect();
+    adapter.executeScript = async (script) => {
+      const client = await adapter.client.connect().catch((e) => adapter.onError(e));
+      try {
+        await client.query(script);
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        adapter.onError(error);
+      } finally {
+        client.release();
+      }
+    };
+    return adapter;
+  }
+}
+
 async function openEngine(schemaPath, databaseUrl) {
   const bg = await loadWasm();
   const schemaText = readFileSync(schemaPath, 'utf8');
   // The engine wants an adapter factory even for diffs, which never open a connection.
   const url = databaseUrl || 'postgresql://postgres@127.0.0.1:5432/postgres';
-  const adapter = bindMigrationAwareSqlAdapterFactory(new PrismaPg(connectionFromUrl(url)));
+  const adapter = bindMigrationAwareSqlAdapterFactory(new WholeScriptPg(connectionFromUrl(url)));
   return bg.SchemaEngine.new({ datamodels: [[path.basename(schemaPath), schemaText]] }, () => {}, adapter);
 }
 

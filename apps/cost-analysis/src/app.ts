@@ -18,14 +18,15 @@ export function createApp(deps: CostAnalysisDeps) {
     service: 'cost-analysis',
     logger: deps.logger,
     verifier: deps.verifier,
+    onWrite: (auth) => deps.reads.wrote(auth),
     readiness: { postgres: postgresCheck(deps.pool), redis: () => deps.redis.ping() },
     queues: [deps.queue],
     operations: [
-      ...unifiedCostOperations(new UnifiedCostService(deps.pool, deps.directory)),
-      ...jobTaskOperations(new JobTaskService(deps.pool)),
+      ...unifiedCostOperations(new UnifiedCostService(deps.reads, deps.directory)),
+      ...jobTaskOperations(new JobTaskService(deps.reads)),
       ...exchangeRateOperations(new ExchangeRateService(deps.prisma, deps.config)),
       ...dataSourceOperations(new DataSourceService(deps)),
-      ...jobOperations(new JobService(deps.pool, deps.queue)),
+      ...jobOperations(new JobService(deps.pool, deps.queue, deps.reads)),
     ],
   });
 }

@@ -1,5 +1,6 @@
 import type Redis from 'ioredis';
 import type { Pool } from 'pg';
+import type { ReadRouter } from '@platform/db';
 import type { Logger } from '@platform/core';
 import type { TokenVerifier } from '@platform/auth';
 import type { DirectoryClient } from '@platform/directory';
@@ -17,6 +18,8 @@ export interface CostAnalysisDeps {
   config: CostAnalysisConfig;
   logger: Logger;
   pool: Pool;
+  /** Where reads (list, get, stat, analyze) go: the read replica when DATABASE_READ_URL is set and fresh enough. */
+  reads: ReadRouter;
   prisma: PrismaClient;
   /** General Redis connection (readiness, project directory). */
   redis: Redis;

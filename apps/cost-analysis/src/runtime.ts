@@ -1,5 +1,5 @@
 import type { Logger } from '@platform/core';
-import { createPool, createPrisma, type PoolRole } from '@platform/db';
+import { createPool, createPrisma, ReadRouter, type PoolRole } from '@platform/db';
 import { DirectoryClient } from '@platform/directory';
 import { createProducerConnection, createQueue, createQueueConnection, createRedis } from '@platform/queue';
 import { PrismaClient } from './generated/prisma/client';
@@ -20,12 +20,15 @@ export function createDeps(config: CostAnalysisConfig, logger: Logger, role: Poo
   const redis = createRedis(config.redisUrl, { maxRetriesPerRequest: 3, logger });
   // The API only adds jobs (data-source/sync): its connection fails fast, and sync answers without
   // queueing while Redis is down (the worker's sweep queues the tasks later). The worker blocks on its own.
+  // The API's reads go to DATABASE_READ_URL's replica when set; the worker reads what it writes (the primary).
+  const reads = role === 'api' ? ReadRouter.fromEnv(pool, { app: 'cost-analysis', redis, logger }) : new ReadRouter({ primary: pool });
   const queueConnection = role === 'api' ? createProducerConnection(config.redisUrl, { logger }) : createQueueConnection(config.redisUrl, { logger });
   const queue = createQueue<CollectTaskData>(COLLECT_QUEUE, { connection: queueConnection, prefix: config.queuePrefix, logger });
   const deps: Omit<CostAnalysisDeps, 'verifier'> = {
     config,
     logger,
     pool,
+    reads,
     prisma,
     redis,
     directory: new DirectoryClient(redis, config.directoryPrefix),
@@ -36,6 +39,7 @@ export function createDeps(config: CostAnalysisConfig, logger: Logger, role: Poo
   const close = async () => {
     await queue.close().catch(() => {});
     await queueConnection.quit().catch(() => queueConnection.disconnect());
+    await reads.close();
     await prisma.$disconnect().catch(() => {});
     await pool.end().catch(() => {});
     redis.disconnect();

@@ -1,10 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger } from '@platform/core';
-import { createPrisma } from '@platform/db';
+import { createPrisma, createReplicaPool, ReadRouter } from '@platform/db';
 import { DirectoryClient, DirectoryPublisher } from '@platform/directory';
 import { createQueue, createQueueConnection } from '@platform/queue';
-import { createTempDatabase, createTestRedis, testVerifier } from '@platform/testing';
+import { createTempDatabase, createTestRedis, testVerifier, type TempDatabase } from '@platform/testing';
 import { PrismaClient } from './generated/prisma/client';
 import { createApp } from './app';
 import { COLLECT_QUEUE, type CollectTaskData } from './collector/queue';
@@ -27,8 +27,11 @@ export class TestClock {
  * A real cost-analysis app on a fresh database, with its BullMQ queue and project directory under an
  * isolated Redis prefix; `startWorker()` runs the collection worker in this process.
  */
-export async function createTestCostAnalysis(overrides: Partial<CostAnalysisConfig> = {}) {
-  const db = await createTempDatabase({ app: 'cost-analysis' });
+export async function createTestCostAnalysis(
+  overrides: Partial<CostAnalysisConfig> = {},
+  o: { db?: TempDatabase; readReplicaUrl?: string } = {},
+) {
+  const db = o.db ?? (await createTempDatabase({ app: 'cost-analysis' }));
   const r = createTestRedis('cost');
   const base = loadConfig();
   const config: CostAnalysisConfig = {
@@ -49,6 +52,9 @@ export async function createTestCostAnalysis(overrides: Partial<CostAnalysisConf
     config,
     logger: createLogger('cost-analysis', process.env.TEST_LOG_LEVEL || 'silent'),
     pool: db.pool,
+    reads: o.readReplicaUrl
+      ? new ReadRouter({ primary: db.pool, replica: createReplicaPool(o.readReplicaUrl, { max: 4, connectTimeoutMs: 500 }), redis: r.redis, keyPrefix: r.prefix, checkMs: 100, maxLagMs: 5_000 })
+      : new ReadRouter({ primary: db.pool }),
     prisma,
     redis: r.redis,
     directory: new DirectoryClient(r.redis, config.directoryPrefix),
@@ -88,6 +94,7 @@ export async function createTestCostAnalysis(overrides: Partial<CostAnalysisConf
       await queue.obliterate({ force: true }).catch(() => {});
       await queue.close().catch(() => {});
       await queueConnection.quit().catch(() => queueConnection.disconnect());
+      await deps.reads.close();
       await prisma.$disconnect().catch(() => {});
       await r.cleanup();
       await db.drop();

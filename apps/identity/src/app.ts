@@ -31,6 +31,7 @@ export function createApp(deps: IdentityDeps) {
     service: 'identity',
     logger: deps.logger,
     verifier: deps.verifier,
+    onWrite: (auth) => deps.reads.wrote(auth),
     readiness: { postgres: postgresCheck(deps.pool), redis: () => deps.redis.ping() },
     operations: [
       ...tokenOperations(new TokenService(deps)),

@@ -1,5 +1,6 @@
 import type Redis from 'ioredis';
 import type { Pool } from 'pg';
+import type { ReadRouter } from '@platform/db';
 import type { Logger } from '@platform/core';
 import type { TokenSigner, TokenVerifier } from '@platform/auth';
 import type { PrismaClient } from './generated/prisma/client';
@@ -10,6 +11,8 @@ export interface IdentityDeps {
   config: IdentityConfig;
   logger: Logger;
   pool: Pool;
+  /** Where reads (list, get, stat, analyze, export) go: the read replica when DATABASE_READ_URL is set and fresh enough. */
+  reads: ReadRouter;
   prisma: PrismaClient;
   redis: Redis;
   /** Prefix of every Redis key identity writes (tests isolate themselves with it). */

@@ -1,7 +1,7 @@
 import './telemetry';
 import { createLogger } from '@platform/core';
 import { warnIfDevelopmentKey } from '@platform/secrets';
-import { createPool, createPrisma, migrateApp } from '@platform/db';
+import { createPool, createPrisma, migrateApp, ReadRouter } from '@platform/db';
 import { runMain, serve } from '@platform/http';
 import { createRedis } from '@platform/queue';
 import { TokenSigner, privateKeyFromEnv } from '@platform/auth';
@@ -28,6 +28,7 @@ async function main() {
     config,
     logger,
     pool,
+    reads: ReadRouter.fromEnv(pool, { app: 'identity', redis, logger }),
     prisma,
     redis,
     redisPrefix: '',
@@ -65,6 +66,7 @@ async function main() {
     service: 'identity',
     onShutdown: async () => {
       clearTimeout(retry);
+      await deps.reads.close();
       await prisma.$disconnect().catch(() => {});
       await pool.end().catch(() => {});
       redis.disconnect();

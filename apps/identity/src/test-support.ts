@@ -1,5 +1,5 @@
 import { createLogger, type Logger } from '@platform/core';
-import { createPrisma } from '@platform/db';
+import { createPrisma, ReadRouter } from '@platform/db';
 import { createPublicKey } from 'node:crypto';
 import { TokenVerifier } from '@platform/auth';
 import { AccessRevocations } from '@platform/directory';
@@ -25,6 +25,7 @@ export async function createTestIdentity(overrides: Partial<IdentityConfig> = {}
     config,
     logger: o.logger ?? createLogger('identity', 'silent'),
     pool: db.pool,
+    reads: new ReadRouter({ primary: db.pool }),
     prisma,
     redis: r.redis,
     redisPrefix: r.prefix,

@@ -13,6 +13,7 @@ export function createApp(deps: InventoryDeps) {
     service: 'inventory',
     logger: deps.logger,
     verifier: deps.verifier,
+    onWrite: (auth) => deps.reads.wrote(auth),
     readiness: { postgres: postgresCheck(deps.pool), redis: () => deps.redis.ping() },
     operations: cloudServiceOperations(cloudServices, exporter),
     // Export files are fetched with GET from the URL the export operation answers.

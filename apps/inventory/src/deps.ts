@@ -1,5 +1,6 @@
 import type Redis from 'ioredis';
 import type { Pool } from 'pg';
+import type { ReadRouter } from '@platform/db';
 import type { Logger } from '@platform/core';
 import type { TokenVerifier } from '@platform/auth';
 import type { DirectoryClient } from '@platform/directory';
@@ -11,6 +12,8 @@ export interface InventoryDeps {
   config: InventoryConfig;
   logger: Logger;
   pool: Pool;
+  /** Where reads (list, get, stat, analyze, export) go: the read replica when DATABASE_READ_URL is set and fresh enough. */
+  reads: ReadRouter;
   prisma: PrismaClient;
   redis: Redis;
   /** Projects and project groups as identity publishes them (checks project_id, resolves project_group_id). */

@@ -1,6 +1,6 @@
 import './telemetry';
 import { createLogger } from '@platform/core';
-import { createPool, createPrisma, migrateApp } from '@platform/db';
+import { createPool, createPrisma, migrateApp, ReadRouter } from '@platform/db';
 import { DirectoryClient, platformVerifier } from '@platform/directory';
 import { runMain, serve } from '@platform/http';
 import { createRedis } from '@platform/queue';
@@ -19,13 +19,16 @@ async function main() {
   const prisma = createPrisma(PrismaClient, pool);
   const redis = createRedis(config.redisUrl, { maxRetriesPerRequest: 3, logger });
 
+  const reads = ReadRouter.fromEnv(pool, { app: 'inventory', redis, logger });
+
   serve(
-    createApp({ config, logger, pool, prisma, redis, directory: new DirectoryClient(redis), verifier: platformVerifier(redis, logger) }),
+    createApp({ config, logger, pool, reads, prisma, redis, directory: new DirectoryClient(redis), verifier: platformVerifier(redis, logger) }),
     {
       port: config.port,
       logger,
       service: 'inventory',
       onShutdown: async () => {
+        await reads.close();
         await prisma.$disconnect().catch(() => {});
         await pool.end().catch(() => {});
         redis.disconnect();

@@ -1,5 +1,5 @@
 import { createLogger } from '@platform/core';
-import { createPrisma } from '@platform/db';
+import { createPrisma, ReadRouter } from '@platform/db';
 import { AccessRevocations, DirectoryClient, DirectoryPublisher, RevocationPublisher, type DomainDirectory } from '@platform/directory';
 import { createPublicKey } from 'node:crypto';
 import { TokenVerifier } from '@platform/auth';
@@ -21,6 +21,7 @@ export async function createTestInventory(overrides: Partial<InventoryConfig> = 
     config: { ...loadConfig(), publicBaseUrl: 'http://gateway.test', ...overrides },
     logger: createLogger('inventory', 'silent'),
     pool: db.pool,
+    reads: new ReadRouter({ primary: db.pool }),
     prisma,
     redis: r.redis,
     directory: new DirectoryClient(r.redis, r.prefix),

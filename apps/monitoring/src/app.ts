@@ -28,6 +28,7 @@ export function createApp(deps: MonitoringDeps) {
   const ingest = new IngestService(cache, enqueuer, deps.logger);
   const access = new ProjectAccess(new DirectoryClient(deps.redis, deps.redisPrefix));
   return createServiceApp({
+    onWrite: (auth) => deps.reads.wrote(auth),
     service: 'monitoring',
     logger: deps.logger,
     verifier: deps.verifier,

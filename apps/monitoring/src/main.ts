@@ -1,6 +1,6 @@
 import './telemetry';
 import { createLogger } from '@platform/core';
-import { createPool, createPrisma, migrateApp } from '@platform/db';
+import { createPool, createPrisma, migrateApp, ReadRouter } from '@platform/db';
 import { runMain, serve } from '@platform/http';
 import { platformVerifier } from '@platform/directory';
 import { PrismaClient } from './generated/prisma/client';
@@ -25,7 +25,8 @@ async function main() {
   const webhookCopy = new WebhookCopy(redis, pool, { logger });
   webhookCopy.start();
 
-  serve(createApp({ config, logger, pool, prisma, redis, redisPrefix: '', verifier: platformVerifier(redis, logger), queue, queueReady: ready, webhookCopy }), {
+  const reads = ReadRouter.fromEnv(pool, { app: 'monitoring', redis, logger });
+  serve(createApp({ config, logger, pool, reads, prisma, redis, redisPrefix: '', verifier: platformVerifier(redis, logger), queue, queueReady: ready, webhookCopy }), {
     port: config.port,
     logger,
     service: 'monitoring',
@@ -33,6 +34,7 @@ async function main() {
       webhookCopy.stop();
       await queue.close().catch(() => {});
       connection.disconnect();
+      await reads.close();
       await prisma.$disconnect().catch(() => {});
       await pool.end().catch(() => {});
       redis.disconnect();

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger } from '@platform/core';
-import { createPool, createPrisma } from '@platform/db';
+import { createPool, createPrisma, ReadRouter } from '@platform/db';
 import { DirectoryPublisher, type DomainDirectory } from '@platform/directory';
 import { createQueueConnection, type Worker } from '@platform/queue';
 import { createTempDatabase, createTestRedis, testVerifier, TEST_REDIS_URL } from '@platform/testing';
@@ -67,7 +67,7 @@ export async function createTestMonitoring(o: TestOptions = {}) {
   const { queue, connection, ready } = createDeliveryQueue(o.queueRedisUrl ?? redisUrl, config.ingest.queue, queuePrefix);
   const webhookCopy = new WebhookCopy(r.redis, appPool, { prefix: r.prefix, logger });
   webhookCopy.start();
-  const deps: MonitoringDeps = { config, logger, pool: appPool, prisma, redis: r.redis, redisPrefix: r.prefix, verifier: testVerifier, queue, queueReady: ready, webhookCopy };
+  const deps: MonitoringDeps = { config, logger, pool: appPool, reads: new ReadRouter({ primary: appPool }), prisma, redis: r.redis, redisPrefix: r.prefix, verifier: testVerifier, queue, queueReady: ready, webhookCopy };
   const app = createApp(deps);
 
   let worker: Worker | undefined;

@@ -9,6 +9,7 @@ import { EventService } from './event/service';
 export function createApp(deps: OpsflowDeps) {
   const events = new EventService(deps);
   return createServiceApp({
+    onWrite: (auth) => deps.reads.wrote(auth),
     service: 'opsflow',
     logger: deps.logger,
     verifier: deps.verifier,

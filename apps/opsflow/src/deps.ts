@@ -1,3 +1,4 @@
+import type { ReadRouter } from '@platform/db';
 import type Redis from 'ioredis';
 import type { Pool } from 'pg';
 import type { Logger } from '@platform/core';
@@ -11,6 +12,8 @@ export interface OpsflowDeps {
   config: OpsflowConfig;
   logger: Logger;
   pool: Pool;
+  /** Where reads (list, get, stat) go: the read replica when DATABASE_READ_URL is set and fresh enough. */
+  reads: ReadRouter;
   prisma: PrismaClient;
   redis: Redis;
   verifier: TokenVerifier;

@@ -1,6 +1,6 @@
 import './telemetry';
 import { createLogger } from '@platform/core';
-import { createPool, createPrisma, migrateApp } from '@platform/db';
+import { createPool, createPrisma, migrateApp, ReadRouter } from '@platform/db';
 import { DirectoryClient, platformVerifier } from '@platform/directory';
 import { runMain, serve } from '@platform/http';
 import { createRedis } from '@platform/queue';
@@ -24,6 +24,7 @@ async function main() {
     config,
     logger,
     pool,
+    reads: ReadRouter.fromEnv(pool, { app: 'opsflow', redis, logger }),
     prisma,
     redis,
     verifier: platformVerifier(redis, logger),
@@ -35,6 +36,7 @@ async function main() {
     logger,
     service: 'opsflow',
     onShutdown: async () => {
+      await deps.reads.close();
       await prisma.$disconnect().catch(() => {});
       await pool.end().catch(() => {});
       redis.disconnect();

@@ -1,5 +1,5 @@
 import { createLogger } from '@platform/core';
-import { createPrisma } from '@platform/db';
+import { createPrisma, ReadRouter } from '@platform/db';
 import { DirectoryClient, DirectoryPublisher } from '@platform/directory';
 import { createTempDatabase, createTestRedis, testVerifier, type TempDatabase } from '@platform/testing';
 import { PrismaClient } from './generated/prisma/client';
@@ -16,6 +16,7 @@ export async function createTestOpsflow(overrides: Partial<OpsflowConfig> = {}) 
     config: { ...loadConfig(), ...overrides },
     logger: createLogger('opsflow', 'silent'),
     pool: db.pool,
+    reads: new ReadRouter({ primary: db.pool }),
     prisma,
     redis: r.redis,
     verifier: testVerifier,

@@ -7,6 +7,7 @@ import type { SchemaService } from './schema/service';
 /** repository's Express app: the resource tables handed to the shared router. No I/O here. */
 export function createApp(deps: RepositoryDeps, schemas: SchemaService) {
   return createServiceApp({
+    onWrite: (auth) => deps.reads.wrote(auth),
     service: 'repository',
     logger: deps.logger,
     verifier: deps.verifier,

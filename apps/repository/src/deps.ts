@@ -1,3 +1,4 @@
+import type { ReadRouter } from '@platform/db';
 import type { Pool } from 'pg';
 import type { Logger } from '@platform/core';
 import type { TokenVerifier } from '@platform/auth';
@@ -9,6 +10,8 @@ export interface RepositoryDeps {
   config: RepositoryConfig;
   logger: Logger;
   pool: Pool;
+  /** Where reads (list, get, stat) go: the read replica when DATABASE_READ_URL is set and fresh enough. */
+  reads: ReadRouter;
   prisma: PrismaClient;
   verifier: TokenVerifier;
 }

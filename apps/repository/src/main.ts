@@ -1,6 +1,6 @@
 import './telemetry';
 import { createLogger } from '@platform/core';
-import { createPool, createPrisma, migrateApp } from '@platform/db';
+import { createPool, createPrisma, migrateApp, ReadRouter } from '@platform/db';
 import { runMain, serve } from '@platform/http';
 import { defaultRedisUrl, env } from '@platform/core';
 import { platformVerifier } from '@platform/directory';
@@ -23,7 +23,7 @@ async function main() {
   const prisma = createPrisma(PrismaClient, pool);
   // Redis only for identity's access revocations (libs/directory): tokens of disabled users stop here too.
   const redis = createRedis(env('REDIS_URL', defaultRedisUrl()), { maxRetriesPerRequest: 3, logger });
-  const deps: RepositoryDeps = { config, logger, pool, prisma, verifier: platformVerifier(redis, logger) };
+  const deps: RepositoryDeps = { config, logger, pool, reads: ReadRouter.fromEnv(pool, { app: 'repository', redis, logger }), prisma, verifier: platformVerifier(redis, logger) };
   const schemas = new SchemaService(deps);
   const scheduler = new SchemaSyncScheduler(deps, schemas);
   scheduler.start();
@@ -34,6 +34,7 @@ async function main() {
     service: 'repository',
     onShutdown: async () => {
       await scheduler.stop();
+      await deps.reads.close();
       await prisma.$disconnect().catch(() => {});
       await pool.end().catch(() => {});
       redis.disconnect();

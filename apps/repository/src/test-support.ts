@@ -1,5 +1,5 @@
 import { createLogger } from '@platform/core';
-import { createPrisma } from '@platform/db';
+import { createPrisma, ReadRouter } from '@platform/db';
 import { createTempDatabase, testVerifier, type TempDatabase } from '@platform/testing';
 import { PrismaClient } from './generated/prisma/client';
 import { createApp } from './app';
@@ -14,7 +14,7 @@ export async function createTestRepository(sync: Partial<RepositoryConfig['sync'
   const prisma = createPrisma(PrismaClient, db.pool);
   const base = loadConfig();
   const config = { ...base, sync: { ...base.sync, ...sync } };
-  const deps: RepositoryDeps = { config, logger: createLogger('repository', 'silent'), pool: db.pool, prisma, verifier: testVerifier };
+  const deps: RepositoryDeps = { config, logger: createLogger('repository', 'silent'), pool: db.pool, reads: new ReadRouter({ primary: db.pool }), prisma, verifier: testVerifier };
   const schemas = new SchemaService(deps);
   return {
     app: createApp(deps, schemas),

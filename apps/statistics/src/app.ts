@@ -7,6 +7,7 @@ import { StorageService } from './storage/service';
 /** statistics' Express app: the resource tables handed to the shared router. No I/O here. */
 export function createApp(deps: StatisticsDeps) {
   return createServiceApp({
+    onWrite: (auth) => deps.reads.wrote(auth),
     service: 'statistics',
     logger: deps.logger,
     verifier: deps.verifier,

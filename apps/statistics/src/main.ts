@@ -1,6 +1,6 @@
 import './telemetry';
 import { createLogger } from '@platform/core';
-import { createPool, createPrisma, migrateApp } from '@platform/db';
+import { createPool, createPrisma, migrateApp, ReadRouter } from '@platform/db';
 import { runMain, serve } from '@platform/http';
 import { defaultRedisUrl, env } from '@platform/core';
 import { platformVerifier } from '@platform/directory';
@@ -28,6 +28,7 @@ async function main() {
     config,
     logger,
     pool,
+    reads: ReadRouter.fromEnv(pool, { app: 'statistics', redis, logger }),
     prisma,
     verifier: platformVerifier(redis, logger),
     plugins: builtinPlugins(),
@@ -39,6 +40,7 @@ async function main() {
     logger,
     service: 'statistics',
     onShutdown: async () => {
+      await deps.reads.close();
       await prisma.$disconnect().catch(() => {});
       await pool.end().catch(() => {});
       redis.disconnect();

@@ -1,5 +1,5 @@
 import { createLogger } from '@platform/core';
-import { createPrisma } from '@platform/db';
+import { createPrisma, ReadRouter } from '@platform/db';
 import { createTempDatabase, testVerifier, type TempDatabase } from '@platform/testing';
 import { PrismaClient } from './generated/prisma/client';
 import { createApp } from './app';
@@ -17,6 +17,7 @@ export async function createTestStatistics(overrides: Partial<StatisticsConfig> 
     config,
     logger: createLogger('statistics', 'silent'),
     pool: db.pool,
+    reads: new ReadRouter({ primary: db.pool }),
     prisma,
     verifier: testVerifier,
     plugins: builtinPlugins(),

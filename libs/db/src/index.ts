@@ -173,3 +173,5 @@ export function migrateApp(app: string, databaseUrl: string, root = findRoot()):
 function findRoot(): string {
   return process.env.PLATFORM_ROOT || process.cwd();
 }
+
+export * from './read-router';

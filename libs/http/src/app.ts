@@ -38,6 +38,17 @@ export interface ServiceAppOptions {
    * whatever route the request met.
    */
   secretPaths?: string[];
+  /**
+   * Told, before the answer is sent, that an authenticated caller's write operation ended (succeeded or
+   * not): every operation but a read (isReadOperation). The app's ReadRouter (libs/db) keeps that
+   * caller's reads on the primary until the replica has replayed the write. Never fails the request.
+   */
+  onWrite?: (auth: RequestContext['auth']) => Promise<void>;
+}
+
+/** A read operation (list, get, stat, analyze, export, get-*, list-*): served by the read replica when there is one. */
+export function isReadOperation(path: string): boolean {
+  return /\/(list|get|stat|analyze|export)(-[a-z0-9-]+)?$/.test(path);
 }
 
 export interface RouteHelpers {
@@ -482,15 +493,20 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
       if (auth && bodyDomain !== undefined && bodyDomain !== auth.domainId) {
         throw errors.permissionDenied(`Permission denied. (key = domain_id, reason = ${String(bodyDomain)} is not the domain of the access token)`);
       }
-      const answer = (await op.handler(input, new OperationContext(req, ex, trust, auth))) ?? {};
-      answerObserver()?.answer(op, 200, answer, input);
-      return answer;
+      try {
+        const answer = (await op.handler(input, new OperationContext(req, ex, trust, auth))) ?? {};
+        answerObserver()?.answer(op, 200, answer, input);
+        return answer;
+      } finally {
+        if (auth && options.onWrite && !isRead.has(op.path)) await options.onWrite(auth).catch(() => {});
+      }
     });
 
   // Operations are all POST on exact paths: one lookup in a map dispatches them ahead of Express, which
   // keeps the rest (health, metrics, documents, webhooks, 404 and 405): an operation pays for no router,
   // no prototype swap of its request and answer, and no middleware it does not use.
   const runners = new Map<string, Operation>();
+  const isRead = new Set(options.operations.filter((op) => isReadOperation(op.path)).map((op) => op.path));
   for (const op of options.operations) {
     if (runners.has(op.path)) throw new Error(`operation path declared twice: ${op.path}`);
     if (op.access !== 'public' && !options.verifier) throw new Error(`${op.path} needs a token verifier`);

@@ -9,3 +9,4 @@ export * from './totp';
 export * from './fixtures';
 export * from './oidc';
 export * from './otlp';
+export * from './private-postgres';

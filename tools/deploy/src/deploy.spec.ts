@@ -67,6 +67,35 @@ describe('deployment files', () => {
     expect(ingress.spec.rules[0].http.paths.at(-1).pathType).toBe('Exact');
   });
 
+  it('production: the API reads from DATABASE_READ_URL_<APP> (optional), workers and migrations only from the primary; Redis from the Secret', () => {
+    const all = k8sFiles.flatMap(docs);
+    const envOf = (kind: string, name: string) => {
+      const doc = all.find((d) => d.kind === kind && d.metadata.name === name);
+      return Object.fromEntries(doc.spec.template.spec.containers[0].env.map((e: any) => [e.name, e]));
+    };
+    for (const [m, c] of Object.entries(modules)) {
+      const key = `${m.replace(/-/g, '_').toUpperCase()}`;
+      const api = envOf('Deployment', m);
+      expect(api.DATABASE_READ_URL.valueFrom.secretKeyRef).toEqual({ name: 'platform-secrets', key: `DATABASE_READ_URL_${key}`, optional: true });
+      expect(api.DATABASE_URL.valueFrom.secretKeyRef).toEqual({ name: 'platform-secrets', key: `DATABASE_URL_${key}` });
+      const migrate = envOf('Job', `${m}-migrate`);
+      expect(migrate.DATABASE_READ_URL).toBeUndefined();
+      expect(migrate.DATABASE_URL.valueFrom.secretKeyRef.key).toBe(`DATABASE_URL_${key}`);
+      const workers = c.worker ? [api, migrate, envOf('Deployment', `${m}-worker`)] : [api, migrate];
+      if (c.worker) expect(workers[2].DATABASE_READ_URL).toBeUndefined();
+      for (const env of workers) expect(env.REDIS_URL.valueFrom.secretKeyRef).toEqual({ name: 'platform-secrets', key: 'REDIS_URL', optional: true });
+    }
+    const example = read('k8s/overlays/production/secrets.env.example');
+    const keys = example.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split('=')[0]);
+    for (const m of Object.keys(modules)) {
+      const key = m.replace(/-/g, '_').toUpperCase();
+      expect(keys).toEqual(expect.arrayContaining([`DATABASE_URL_${key}`, `DATABASE_READ_URL_${key}`]));
+    }
+    expect(keys).toContain('REDIS_URL');
+    const prod = docs('k8s/overlays/production/kustomization.yaml')[0];
+    expect(prod.configMapGenerator[0].literals).toEqual(expect.arrayContaining(['DATABASE_READ_MAX_LAG_MS=2000', 'DATABASE_READ_CONNECT_TIMEOUT_MS=1000']));
+  });
+
   it('the gateway serves the platform API reference: /docs goes to identity, which serves it', () => {
     const conf = read('docker/nginx.conf');
     expect(conf).toMatch(/location = \/docs \{\s*proxy_pass http:\/\/identity;\s*\}/);

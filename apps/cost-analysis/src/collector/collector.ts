@@ -11,6 +11,7 @@ import type { PluginRegistry } from '../plugin/registry';
 import { PluginError, type ChangedInfo, type CostRecord, type RowError } from '../plugin/types';
 import { lockDomainUnifiedCosts, rebuildUnifiedCosts } from '../unified-cost/builder';
 import { openDataSourceSecret } from '../data-source/secret';
+import { ensureMonthPartitions, monthsWithPartition } from '../partitions';
 import { CopyIn, CopyValueError, copyJson, copyText } from './pg-copy';
 import type { CollectTaskData } from './queue';
 
@@ -180,13 +181,26 @@ export class Collector {
 
     const started = Date.now();
     const abort = new AbortController();
+    // A crashed attempt's transaction was rolled back; this only guards against a committed leftover.
+    // Outside the task's transaction: it reads every partition of cost, and the transaction must hold
+    // no lock of the default partition, so that a month's partition can be attached while it runs.
+    // Being committed on its own, it must never remove the rows of another attempt that finished the
+    // task meanwhile: it deletes only while the task is unfinished, in the statement's one snapshot
+    // (the rows of an attempt that commits later are not in it either).
+    await pool.query(
+      `DELETE FROM cost WHERE domain_id = $1 AND data_source_id = $2 AND job_task_id = $3
+         AND EXISTS (SELECT 1 FROM job_task WHERE domain_id = $1 AND job_task_id = $3 AND status IN ('PENDING', 'IN_PROGRESS'))`,
+      [t.domain_id, t.data_source_id, t.job_task_id],
+    );
     const client = await pool.connect();
     let copy: CopyIn | undefined;
+    const copySql = `COPY cost (${COST_COLUMNS.join(', ')}) FROM STDIN`;
     try {
       await client.query('BEGIN');
-      // A crashed attempt's transaction was rolled back; this only guards against a committed leftover.
-      await client.query(`DELETE FROM cost WHERE domain_id = $1 AND data_source_id = $2 AND job_task_id = $3`, [t.domain_id, t.data_source_id, t.job_task_id]);
-      copy = await CopyIn.start(client, `COPY cost (${COST_COLUMNS.join(', ')}) FROM STDIN`);
+      copy = await CopyIn.start(client, copySql);
+      // Months known to have their partition; a new one gets it before its first row is written.
+      const partitioned = new Set<string>();
+      let ensureFailed = false;
 
       const months = new Set<string>();
       const tagKeys = new Set<string>();
@@ -236,6 +250,32 @@ export class Collector {
           if (bad.length < MAX_REPORTED_ROWS) bad.push(e);
         }
         await resolveProjects(page.results);
+        const fresh = new Set<string>();
+        for (const rec of page.results) {
+          const m = rec.billed_date.slice(0, 7);
+          if (!partitioned.has(m)) fresh.add(m);
+        }
+        if (fresh.size && !ensureFailed) {
+          for (const m of await monthsWithPartition(pool, fresh)) {
+            partitioned.add(m);
+            fresh.delete(m);
+          }
+          if (fresh.size) {
+            // A COPY routes rows with the partitions it saw at its start: end it, make the partitions
+            // (another connection; this transaction holds no lock that attaching needs), start again.
+            await copy.end();
+            copy = undefined;
+            try {
+              await ensureMonthPartitions(pool, fresh);
+            } catch (e) {
+              // The rows go to the default partition: correct, not pruned. No further try in this task.
+              ensureFailed = true;
+              this.deps.logger.warn({ job_task_id: t.job_task_id, err: (e as Error).message }, 'month partitions not created');
+            }
+            copy = await CopyIn.start(client, copySql);
+          }
+          for (const m of fresh) partitioned.add(m);
+        }
         let chunk = '';
         for (const rec of page.results) {
           // What PostgreSQL would refuse mid-COPY is reported as the row's error here, with its line.

@@ -3,6 +3,7 @@ import type IORedis from 'ioredis';
 import { createWorker, type Worker } from '@platform/queue';
 import { lockDomainUnifiedCosts, monthsToConfirm, rebuildUnifiedCosts } from '../unified-cost/builder';
 import { Collector, type CollectorDeps } from './collector';
+import { maintainPartitions } from '../partitions';
 import { COLLECT_QUEUE, type CollectTaskData } from './queue';
 
 /**
@@ -40,6 +41,11 @@ export function startCollectionWorker(deps: CollectorDeps, connection: IORedis, 
       .sweep()
       .then((r) => (r.requeued || r.failed || r.timedOut) && logger.info(r, 'collection sweep'))
       .then(confirm)
+      .then(() => maintainPartitions(deps.pool))
+      .then(({ created, inDefault }) => {
+        if (created.length) logger.info({ created }, 'month partitions created');
+        if (inDefault) logger.warn({ rows: inDefault }, 'cost rows in a default partition (not pruned): see docs/decisions/database.md');
+      })
       .catch((err) => logger.warn({ err: (err as Error).message }, 'collection sweep failed'));
   void housekeeping();
   const timer = setInterval(housekeeping, o.sweepMs ?? 60_000);

@@ -12,6 +12,7 @@ import { dataSourceResource, toDataSourceInfo, type DataSourceRow, type PluginIn
 import { nextSyncAt, resolveSchedule, type Schedule, type ScheduleInput } from './schedule';
 import { openDataSourceSecret, sealDataSourceSecret } from './secret';
 import { asInvalid, CostJobs, type SyncInput } from './sync';
+import { replicaPrisma } from '../replica-prisma';
 
 type Json = Record<string, unknown>;
 
@@ -46,8 +47,12 @@ export class DataSourceService {
     this.jobs = new CostJobs(deps);
   }
 
-  private async find(auth: AuthContext, id: string): Promise<DataSourceRow> {
-    const ds = await this.deps.prisma.dataSource.findUnique({ where: { domain_id_data_source_id: { domain_id: auth.domainId, data_source_id: id } } });
+  /** The data source if the caller may see it; `read`: a get's read, which the read replica may serve. */
+  private async find(auth: AuthContext, id: string, read = false): Promise<DataSourceRow> {
+    const where = { domain_id_data_source_id: { domain_id: auth.domainId, data_source_id: id } };
+    const ds = read
+      ? await this.deps.reads.withClient(auth, this.deps.prisma, replicaPrisma, (db) => db.dataSource.findUnique({ where }))
+      : await this.deps.prisma.dataSource.findUnique({ where });
     if (!ds || !canSee(auth, ds, true)) throw errors.notFound('data_source_id', id);
     return ds;
   }
@@ -225,17 +230,17 @@ export class DataSourceService {
   }
 
   async get(auth: AuthContext, id: string) {
-    return toDataSourceInfo(await this.find(auth, id));
+    return toDataSourceInfo(await this.find(auth, id, true));
   }
 
   async list(auth: AuthContext, input: ListInput) {
     const scope = [...visibility(auth, true), ...eqFilters(input, ['data_source_id', 'name', 'state', 'data_source_type', 'provider', 'workspace_id'])];
-    const { rows, total_count } = await runList(this.deps.pool, dataSourceResource, input.query, scope);
+    const { rows, total_count } = await runList(this.deps.reads.for(auth), dataSourceResource, input.query, scope);
     return { results: rows.map((r) => applyOnly(toDataSourceInfo(r as DataSourceRow), input.query?.only)), total_count };
   }
 
   async stat(auth: AuthContext, query: StatisticsQuery) {
-    return runStat(this.deps.pool, dataSourceResource, query, visibility(auth, true));
+    return runStat(this.deps.reads.for(auth), dataSourceResource, query, visibility(auth, true));
   }
 
   /**

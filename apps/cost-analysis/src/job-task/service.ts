@@ -1,7 +1,7 @@
 import type { AuthContext } from '@platform/auth';
 import { errors } from '@platform/errors';
 import { applyOnly, runList, runStat, type Query, type StatisticsQuery } from '@platform/query';
-import type { Queryable } from '../db';
+import type { ReadRouter } from '@platform/db';
 import { canSee, eqFilters, visibility } from '../scope';
 import { jobTaskResource, toJobTaskInfo, type JobTaskRow } from './repository';
 
@@ -15,21 +15,21 @@ export interface JobTaskListInput {
 }
 
 export class JobTaskService {
-  constructor(private readonly pool: Queryable) {}
+  constructor(private readonly reads: ReadRouter) {}
 
   async get(auth: AuthContext, id: string) {
-    const { rows } = await this.pool.query<JobTaskRow>(`SELECT * FROM job_task WHERE domain_id = $1 AND job_task_id = $2`, [auth.domainId, id]);
+    const { rows } = await this.reads.for(auth).query<JobTaskRow>(`SELECT * FROM job_task WHERE domain_id = $1 AND job_task_id = $2`, [auth.domainId, id]);
     if (!rows[0] || !canSee(auth, rows[0], true)) throw errors.notFound('job_task_id', id);
     return toJobTaskInfo(rows[0]);
   }
 
   async list(auth: AuthContext, input: JobTaskListInput) {
     const scope = [...visibility(auth, true), ...eqFilters(input, ['job_task_id', 'status', 'workspace_id', 'job_id', 'data_source_id'])];
-    const { rows, total_count } = await runList(this.pool, jobTaskResource, input.query, scope);
+    const { rows, total_count } = await runList(this.reads.for(auth), jobTaskResource, input.query, scope);
     return { results: rows.map((r) => applyOnly(toJobTaskInfo(r as JobTaskRow), input.query?.only)), total_count };
   }
 
   async stat(auth: AuthContext, query: StatisticsQuery) {
-    return runStat(this.pool, jobTaskResource, query, visibility(auth, true));
+    return runStat(this.reads.for(auth), jobTaskResource, query, visibility(auth, true));
   }
 }

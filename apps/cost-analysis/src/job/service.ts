@@ -1,4 +1,4 @@
-import { withTransaction } from '@platform/db';
+import { withTransaction, type ReadRouter, type ReadRunner } from '@platform/db';
 import type { Pool } from 'pg';
 import type { AuthContext } from '@platform/auth';
 import { ApiError, errors } from '@platform/errors';
@@ -12,26 +12,28 @@ export class JobService {
   constructor(
     private readonly pool: Pool,
     private readonly queue: Queue<CollectTaskData>,
+    private readonly reads: ReadRouter,
   ) {}
 
-  private async visible(auth: AuthContext, id: string): Promise<JobRow> {
-    const { rows } = await this.pool.query<JobRow>(`SELECT * FROM job WHERE domain_id = $1 AND job_id = $2`, [auth.domainId, id]);
+  /** The job if the caller may see it: read from `db` (the primary for a write, the read router for a get). */
+  private async visible(auth: AuthContext, id: string, db: ReadRunner = this.pool): Promise<JobRow> {
+    const { rows } = await db.query<JobRow>(`SELECT * FROM job WHERE domain_id = $1 AND job_id = $2`, [auth.domainId, id]);
     if (!rows[0] || !canSee(auth, rows[0], true)) throw errors.notFound('job_id', id);
     return rows[0];
   }
 
   async get(auth: AuthContext, id: string, only?: string[]) {
-    return applyOnly(toJobInfo(await this.visible(auth, id)), only);
+    return applyOnly(toJobInfo(await this.visible(auth, id, this.reads.for(auth))), only);
   }
 
   async list(auth: AuthContext, input: { query?: Query; job_id?: string; status?: string; workspace_id?: string; data_source_id?: string }) {
     const scope = [...visibility(auth, true), ...eqFilters(input, ['job_id', 'status', 'workspace_id', 'data_source_id'])];
-    const { rows, total_count } = await runList(this.pool, jobResource, input.query, scope);
+    const { rows, total_count } = await runList(this.reads.for(auth), jobResource, input.query, scope);
     return { results: rows.map((r) => applyOnly(toJobInfo(r as JobRow), input.query?.only)), total_count };
   }
 
   async stat(auth: AuthContext, query: StatisticsQuery) {
-    return runStat(this.pool, jobResource, query, visibility(auth, true));
+    return runStat(this.reads.for(auth), jobResource, query, visibility(auth, true));
   }
 
   /**

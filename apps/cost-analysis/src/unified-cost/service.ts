@@ -2,7 +2,7 @@ import type { AuthContext } from '@platform/auth';
 import { projectScope, type DirectoryClient } from '@platform/directory';
 import { errors } from '@platform/errors';
 import { applyOnly, runAnalyze, runList, runStat, type Condition, type Query, type StatisticsQuery, type TimeSeriesAnalyzeQuery } from '@platform/query';
-import type { Queryable } from '../db';
+import type { ReadRouter } from '@platform/db';
 import { canSee, eqFilters, visibility } from '../scope';
 import { toUnifiedCostInfo, unifiedCostResource, type UnifiedCostRow } from './repository';
 
@@ -13,7 +13,7 @@ import { toUnifiedCostInfo, unifiedCostResource, type UnifiedCostRow } from './r
  */
 export class UnifiedCostService {
   constructor(
-    private readonly pool: Queryable,
+    private readonly reads: ReadRouter,
     private readonly directory: DirectoryClient,
   ) {}
 
@@ -22,7 +22,7 @@ export class UnifiedCostService {
   }
 
   async get(auth: AuthContext, id: string) {
-    const { rows } = await this.pool.query<UnifiedCostRow>(`SELECT * FROM unified_cost WHERE domain_id = $1 AND unified_cost_id = $2`, [auth.domainId, id]);
+    const { rows } = await this.reads.for(auth).query<UnifiedCostRow>(`SELECT * FROM unified_cost WHERE domain_id = $1 AND unified_cost_id = $2`, [auth.domainId, id]);
     if (!rows[0] || !canSee(auth, rows[0]) || !(await projectScope(this.directory, auth)).allows(rows[0].project_id)) {
       throw errors.notFound('unified_cost_id', id);
     }
@@ -31,7 +31,7 @@ export class UnifiedCostService {
 
   async list(auth: AuthContext, input: { query?: Query; unified_cost_id?: string }) {
     const scope = [...(await this.scope(auth)), ...eqFilters(input, ['unified_cost_id'])];
-    const { rows, total_count } = await runList(this.pool, unifiedCostResource, input.query, scope);
+    const { rows, total_count } = await runList(this.reads.for(auth), unifiedCostResource, input.query, scope);
     return { results: rows.map((r) => applyOnly(toUnifiedCostInfo(r as UnifiedCostRow), input.query?.only)), total_count };
   }
 
@@ -46,10 +46,10 @@ export class UnifiedCostService {
     query.date_field = query.granularity === 'YEARLY' ? 'billed_year' : 'billed_month';
     const scope: Condition[] = await this.scope(auth);
     if (input.is_confirmed) scope.push({ key: 'is_confirmed', value: true, operator: 'eq' });
-    return runAnalyze(this.pool, unifiedCostResource, query, scope);
+    return runAnalyze(this.reads.for(auth), unifiedCostResource, query, scope);
   }
 
   async stat(auth: AuthContext, query: StatisticsQuery) {
-    return runStat(this.pool, unifiedCostResource, query, await this.scope(auth));
+    return runStat(this.reads.for(auth), unifiedCostResource, query, await this.scope(auth));
   }
 }

@@ -1,6 +1,6 @@
 import type { RoleType } from '@platform/auth';
 import { isoOrEmpty } from '@platform/core';
-import type { Pool } from '@platform/db';
+import { ReadRouter, type Pool } from '@platform/db';
 import { ApiError, errors } from '@platform/errors';
 import { loadSecretKeys } from '@platform/secrets';
 import type { PrismaClient } from '../generated/prisma/client';
@@ -36,15 +36,17 @@ export class AdminService {
     private readonly secretKeys?: readonly Buffer[],
     effects?: Effects,
   ) {
-    const d = { ...deps, config: { token: { refreshTimeout: 0 } } } as ConstructorParameters<typeof UserService>[0];
-    this.workspaces = new WorkspaceService(deps, effects);
+    // An administrator reads what they write: the primary.
+    const withReads = { ...deps, reads: new ReadRouter({ primary: deps.pool }) };
+    const d = { ...withReads, config: { token: { refreshTimeout: 0 } } } as ConstructorParameters<typeof UserService>[0];
+    this.workspaces = new WorkspaceService(withReads, effects);
     this.users = new UserService(d, effects);
-    this.bindings = new RoleBindingService(deps, effects);
+    this.bindings = new RoleBindingService(withReads, effects);
     const noDirectory = {
       memberProjects: () => Promise.reject(new Error('the admin CLI has no caller')),
       projectsInGroup: () => Promise.reject(new Error('the admin CLI has no caller')),
     };
-    this.projects = new ProjectService(deps, noDirectory, effects);
+    this.projects = new ProjectService(withReads, noDirectory, effects);
   }
 
   private get prisma() {

@@ -1,3 +1,4 @@
+import type { ReadRunner } from '@platform/db';
 import type { AuthContext } from '@platform/auth';
 import { generateId, isoOrEmpty } from '@platform/core';
 import { ApiError, errors } from '@platform/errors';
@@ -54,10 +55,10 @@ export class ProjectGroupService {
    * structural change it is read in that transaction; otherwise straight from the pool (the hot path
    * of get and every write: one indexed statement, no ORM round trip).
    */
-  private async visible(auth: AuthContext, id: string, tx?: Prisma.TransactionClient): Promise<ProjectGroupRow> {
+  private async visible(auth: AuthContext, id: string, tx?: Prisma.TransactionClient, db: ReadRunner = this.deps.pool): Promise<ProjectGroupRow> {
     const g = tx
       ? await tx.projectGroup.findUnique({ where: { domain_id_project_group_id: { domain_id: auth.domainId, project_group_id: id } } })
-      : (await this.deps.pool.query<ProjectGroupRow>(SELECT_ONE, [auth.domainId, id])).rows[0];
+      : (await db.query<ProjectGroupRow>(SELECT_ONE, [auth.domainId, id])).rows[0];
     if (
       !g ||
       (auth.scope === 'WORKSPACE' && g.workspace_id !== auth.workspaceId) ||
@@ -194,7 +195,7 @@ export class ProjectGroupService {
   }
 
   async get(auth: AuthContext, id: string) {
-    return toProjectGroupInfo(await this.visible(auth, id));
+    return toProjectGroupInfo(await this.visible(auth, id, undefined, this.deps.reads.for(auth)));
   }
 
   async list(auth: AuthContext, input: ListInput) {
@@ -202,12 +203,12 @@ export class ProjectGroupService {
     for (const key of ['project_group_id', 'name', 'workspace_id', 'parent_group_id'] as const) {
       if (input[key] !== undefined) scope.push({ key, value: input[key], operator: 'eq' });
     }
-    const { rows, total_count } = await runList(this.deps.pool, projectGroupResource, input.query, scope);
+    const { rows, total_count } = await runList(this.deps.reads.for(auth), projectGroupResource, input.query, scope);
     const only = resolveOnly(projectGroupResource, input.query);
     return { results: rows.map((r) => applyOnly(toProjectGroupInfo(r as ProjectGroupRow), only)), total_count };
   }
 
   async stat(auth: AuthContext, query: StatisticsQuery) {
-    return runStat(this.deps.pool, projectGroupResource, query, visibility(auth));
+    return runStat(this.deps.reads.for(auth), projectGroupResource, query, visibility(auth));
   }
 }

@@ -8,6 +8,7 @@ import type { Prisma } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
 import { checkId, checkWorkspaceUsers, fieldConditions, requireDomain, requireWorkspace, workspaceScope } from '../common';
 import { projectResource, type ProjectRow } from './repository';
+import { replicaPrisma } from '../replica-prisma';
 
 export type ProjectType = 'PRIVATE' | 'PUBLIC';
 
@@ -61,7 +62,7 @@ export function checkUsers(users: string[]): string[] {
  */
 export class ProjectService {
   constructor(
-    private readonly deps: Pick<IdentityDeps, 'prisma' | 'pool'>,
+    private readonly deps: Pick<IdentityDeps, 'prisma' | 'pool' | 'reads'>,
     private readonly directory: Pick<DirectoryClient, 'memberProjects' | 'projectsInGroup'>,
     private readonly effects?: Effects,
   ) {}
@@ -71,8 +72,12 @@ export class ProjectService {
     return [...scope, ...(await projectScope(this.directory, auth)).conditions('project_id')];
   }
 
-  private async visible(auth: AuthContext, projectId: string): Promise<ProjectRow> {
-    const p = await this.deps.prisma.project.findUnique({ where: { domain_id_project_id: { domain_id: auth.domainId, project_id: projectId } } });
+  /** The project if the caller may see it; `read`: a get's read, which the read replica may serve. */
+  private async visible(auth: AuthContext, projectId: string, read = false): Promise<ProjectRow> {
+    const where = { domain_id_project_id: { domain_id: auth.domainId, project_id: projectId } };
+    const p = read
+      ? await this.deps.reads.withClient(auth, this.deps.prisma, replicaPrisma, (db) => db.project.findUnique({ where }))
+      : await this.deps.prisma.project.findUnique({ where });
     if (!p || (auth.scope === 'WORKSPACE' && p.workspace_id !== auth.workspaceId) || !(await projectScope(this.directory, auth)).allows(p.project_id)) {
       throw errors.notFound('project_id', projectId);
     }
@@ -206,7 +211,7 @@ export class ProjectService {
   }
 
   async get(auth: AuthContext, projectId: string) {
-    return toProjectInfo(await this.visible(auth, projectId));
+    return toProjectInfo(await this.visible(auth, projectId, true));
   }
 
   async list(auth: AuthContext, input: ProjectListInput) {
@@ -220,12 +225,12 @@ export class ProjectService {
         scope.push({ key: 'project_group_id', value: input.project_group_id, operator: 'eq' });
       }
     }
-    const { rows, total_count } = await runList(this.deps.pool, projectResource, input.query, scope);
+    const { rows, total_count } = await runList(this.deps.reads.for(auth), projectResource, input.query, scope);
     const only = resolveOnly(projectResource, input.query);
     return { results: rows.map((r) => applyOnly(toProjectInfo(r as ProjectRow), only)), total_count };
   }
 
   async stat(auth: AuthContext, query: StatisticsQuery) {
-    return runStat(this.deps.pool, projectResource, query, await this.visibility(auth));
+    return runStat(this.deps.reads.for(auth), projectResource, query, await this.visibility(auth));
   }
 }

@@ -8,6 +8,7 @@ import type { Effects } from '../directory/effects';
 import { fieldConditions, lockDomainAdmins, otherEnabledAdmins, pruneMemberships, requireWorkspace, workspaceScope } from '../common';
 import { findRole } from '../role/service';
 import { roleBindingResource, type RoleBindingRow } from './repository';
+import { replicaPrisma } from '../replica-prisma';
 
 export type ResourceGroup = 'DOMAIN' | 'WORKSPACE';
 
@@ -55,12 +56,15 @@ function checkRoleFits(roleType: RoleType, group: ResourceGroup) {
  */
 export class RoleBindingService {
   constructor(
-    private readonly deps: Pick<IdentityDeps, 'prisma' | 'pool'>,
+    private readonly deps: Pick<IdentityDeps, 'prisma' | 'pool' | 'reads'>,
     private readonly effects?: Effects,
   ) {}
 
-  private async visible(auth: AuthContext, id: string): Promise<RoleBindingRow> {
-    const b = await this.deps.prisma.roleBinding.findUnique({ where: { role_binding_id: id } });
+  /** The role binding if the caller may see it; `read`: a get's read, which the read replica may serve. */
+  private async visible(auth: AuthContext, id: string, read = false): Promise<RoleBindingRow> {
+    const b = read
+      ? await this.deps.reads.withClient(auth, this.deps.prisma, replicaPrisma, (db) => db.roleBinding.findUnique({ where: { role_binding_id: id } }))
+      : await this.deps.prisma.roleBinding.findUnique({ where: { role_binding_id: id } });
     if (!b || b.domain_id !== auth.domainId || (auth.scope === 'WORKSPACE' && b.workspace_id !== auth.workspaceId) || (auth.scope !== 'WORKSPACE' && auth.scope !== 'DOMAIN')) {
       throw errors.notFound('role_binding_id', id);
     }
@@ -148,7 +152,7 @@ export class RoleBindingService {
   }
 
   async get(auth: AuthContext, id: string) {
-    return toRoleBindingInfo(await this.visible(auth, id));
+    return toRoleBindingInfo(await this.visible(auth, id, true));
   }
 
   private scope(auth: AuthContext) {
@@ -158,12 +162,12 @@ export class RoleBindingService {
 
   async list(auth: AuthContext, input: RoleBindingListInput) {
     const scope = [...this.scope(auth), ...fieldConditions(input, ['role_binding_id', 'role_type', 'workspace_id', 'role_id', 'user_id'])];
-    const { rows, total_count } = await runList(this.deps.pool, roleBindingResource, input.query, scope);
+    const { rows, total_count } = await runList(this.deps.reads.for(auth), roleBindingResource, input.query, scope);
     const only = resolveOnly(roleBindingResource, input.query);
     return { results: rows.map((r) => applyOnly(toRoleBindingInfo(r as RoleBindingRow), only)), total_count };
   }
 
   stat(auth: AuthContext, query: StatisticsQuery) {
-    return runStat(this.deps.pool, roleBindingResource, query, this.scope(auth));
+    return runStat(this.deps.reads.for(auth), roleBindingResource, query, this.scope(auth));
   }
 }

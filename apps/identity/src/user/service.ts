@@ -8,6 +8,8 @@ import type { Effects } from '../directory/effects';
 import { checkId, fieldConditions, lockDomainAdmins, otherEnabledAdmins, pruneMemberships, requireDomain } from '../common';
 import { checkPasswordPolicy, hashPassword } from '../token/password';
 import { userResource, type UserRow } from './repository';
+import type { ReadCaller } from '@platform/db';
+import { replicaPrisma } from '../replica-prisma';
 
 export type AuthType = 'LOCAL' | 'EXTERNAL';
 
@@ -59,7 +61,7 @@ function checkPassword(password: string) {
  */
 export class UserService {
   constructor(
-    private readonly deps: Pick<IdentityDeps, 'prisma' | 'pool' | 'config'>,
+    private readonly deps: Pick<IdentityDeps, 'prisma' | 'pool' | 'reads' | 'config'>,
     private readonly effects?: Effects,
   ) {}
 
@@ -98,8 +100,12 @@ export class UserService {
     return this.toInfo(u, (await this.domainAdmins(u.domain_id, [u.user_id])).get(u.user_id));
   }
 
-  async find(domainId: string, userId: string): Promise<UserRow> {
-    const u = await this.deps.prisma.user.findUnique({ where: { domain_id_user_id: { domain_id: domainId, user_id: userId } } });
+  /** The user; `caller`: a get's read, which the read replica may serve. */
+  async find(domainId: string, userId: string, caller?: ReadCaller): Promise<UserRow> {
+    const where = { domain_id_user_id: { domain_id: domainId, user_id: userId } };
+    const u = caller
+      ? await this.deps.reads.withClient(caller, this.deps.prisma, replicaPrisma, (db) => db.user.findUnique({ where }))
+      : await this.deps.prisma.user.findUnique({ where });
     if (!u) throw errors.notFound('user_id', userId);
     return u;
   }
@@ -224,18 +230,18 @@ export class UserService {
   }
 
   async get(auth: AuthContext, userId: string) {
-    return this.info(await this.find(auth.domainId, userId));
+    return this.info(await this.find(auth.domainId, userId, auth));
   }
 
   async list(auth: AuthContext, input: UserListInput) {
     const scope = [{ key: 'domain_id', value: auth.domainId, operator: 'eq' as const }, ...fieldConditions(input, ['user_id', 'name', 'state', 'email', 'auth_type'])];
-    const { rows, total_count } = await runList(this.deps.pool, userResource, input.query, scope);
+    const { rows, total_count } = await runList(this.deps.reads.for(auth), userResource, input.query, scope);
     const admins = await this.domainAdmins(auth.domainId, rows.map((r) => (r as UserRow).user_id));
     const only = resolveOnly(userResource, input.query);
     return { results: rows.map((r) => applyOnly(this.toInfo(r as UserRow, admins.get((r as UserRow).user_id)), only)), total_count };
   }
 
   stat(auth: AuthContext, query: StatisticsQuery) {
-    return runStat(this.deps.pool, userResource, query, [{ key: 'domain_id', value: auth.domainId, operator: 'eq' }]);
+    return runStat(this.deps.reads.for(auth), userResource, query, [{ key: 'domain_id', value: auth.domainId, operator: 'eq' }]);
   }
 }

@@ -7,6 +7,8 @@ import type { Prisma } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
 import { checkId, fieldConditions, requireDomain } from '../common';
 import { workspaceResource, type WorkspaceRow } from './repository';
+import type { ReadCaller } from '@platform/db';
+import { replicaPrisma } from '../replica-prisma';
 
 export function toWorkspaceInfo(w: WorkspaceRow, userCount = 0) {
   return {
@@ -44,7 +46,7 @@ export interface WorkspaceListInput {
  */
 export class WorkspaceService {
   constructor(
-    private readonly deps: Pick<IdentityDeps, 'prisma' | 'pool'>,
+    private readonly deps: Pick<IdentityDeps, 'prisma' | 'pool' | 'reads'>,
     private readonly effects?: Effects,
   ) {}
 
@@ -61,8 +63,12 @@ export class WorkspaceService {
     return toWorkspaceInfo(w, (await this.userCounts(w.domain_id, [w.workspace_id])).get(w.workspace_id) ?? 0);
   }
 
-  private async find(domainId: string, workspaceId: string): Promise<WorkspaceRow> {
-    const w = await this.deps.prisma.workspace.findUnique({ where: { domain_id_workspace_id: { domain_id: domainId, workspace_id: workspaceId } } });
+  /** The workspace; `caller`: a get's read, which the read replica may serve. */
+  private async find(domainId: string, workspaceId: string, caller?: ReadCaller): Promise<WorkspaceRow> {
+    const where = { domain_id_workspace_id: { domain_id: domainId, workspace_id: workspaceId } };
+    const w = caller
+      ? await this.deps.reads.withClient(caller, this.deps.prisma, replicaPrisma, (db) => db.workspace.findUnique({ where }))
+      : await this.deps.prisma.workspace.findUnique({ where });
     if (!w) throw errors.notFound('workspace_id', workspaceId);
     return w;
   }
@@ -137,7 +143,7 @@ export class WorkspaceService {
   }
 
   async get(auth: AuthContext, workspaceId: string) {
-    return this.info(await this.find(auth.domainId, workspaceId));
+    return this.info(await this.find(auth.domainId, workspaceId, auth));
   }
 
   async list(auth: AuthContext, input: WorkspaceListInput) {
@@ -147,13 +153,13 @@ export class WorkspaceService {
       { key: 'domain_id', value: auth.domainId, operator: 'eq' as const },
       ...fieldConditions(input, ['workspace_id', 'name', 'state', 'created_by', 'is_managed']),
     ];
-    const { rows, total_count } = await runList(this.deps.pool, workspaceResource, input.query, scope);
+    const { rows, total_count } = await runList(this.deps.reads.for(auth), workspaceResource, input.query, scope);
     const counts = await this.userCounts(auth.domainId, rows.map((r) => (r as WorkspaceRow).workspace_id));
     const only = resolveOnly(workspaceResource, input.query);
     return { results: rows.map((r) => applyOnly(toWorkspaceInfo(r as WorkspaceRow, counts.get((r as WorkspaceRow).workspace_id) ?? 0), only)), total_count };
   }
 
   stat(auth: AuthContext, query: StatisticsQuery) {
-    return runStat(this.deps.pool, workspaceResource, query, [{ key: 'domain_id', value: auth.domainId, operator: 'eq' }]);
+    return runStat(this.deps.reads.for(auth), workspaceResource, query, [{ key: 'domain_id', value: auth.domainId, operator: 'eq' }]);
   }
 }

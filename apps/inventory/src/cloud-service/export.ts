@@ -246,7 +246,8 @@ export class CloudServiceExporter {
     res.setHeader('Content-Disposition', contentDisposition(`${spec.file_name}_${date}.${writer.extension}`));
     res.setHeader('Cache-Control', 'no-store');
 
-    const client = await this.deps.pool.connect();
+    // The read replica when there is one fresh enough for the requester (docs/decisions/database.md).
+    const client = await this.deps.reads.connect({ domainId: record.domain_id, userId: record.user_id });
     let failed: unknown;
     try {
       // One snapshot for every sheet.

@@ -6,6 +6,7 @@ import type { InventoryDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
 import { cloudServiceResource, type CloudServiceRow } from './repository';
 import { QueryScoper } from './scope';
+import { replicaPrisma } from '../replica-prisma';
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
@@ -133,8 +134,12 @@ export class CloudServiceService {
   }
 
   /** The record if the caller may see it (any state; a member: in their projects), else ERROR_NOT_FOUND. */
-  private async visible(auth: AuthContext, id: string): Promise<CloudServiceRow> {
-    const r = await this.deps.prisma.cloudService.findUnique({ where: { domain_id_cloud_service_id: { domain_id: auth.domainId, cloud_service_id: id } } });
+  /** The cloud service if the caller may see it; `read`: a get's read, which the read replica may serve. */
+  private async visible(auth: AuthContext, id: string, read = false): Promise<CloudServiceRow> {
+    const where = { domain_id_cloud_service_id: { domain_id: auth.domainId, cloud_service_id: id } };
+    const r = read
+      ? await this.deps.reads.withClient(auth, this.deps.prisma, replicaPrisma, (db) => db.cloudService.findUnique({ where }))
+      : await this.deps.prisma.cloudService.findUnique({ where });
     if (!r || (auth.workspaceId && r.workspace_id !== auth.workspaceId) || !(await this.scoper.projects(auth)).allows(r.project_id)) {
       throw errors.notFound('cloud_service_id', id);
     }
@@ -237,7 +242,7 @@ export class CloudServiceService {
   }
 
   async get(auth: AuthContext, id: string) {
-    return toCloudServiceInfo(await this.visible(auth, id));
+    return toCloudServiceInfo(await this.visible(auth, id, true));
   }
 
   async list(auth: AuthContext, input: ListInput) {
@@ -252,21 +257,21 @@ export class CloudServiceService {
       extra.push({ key: 'project_id', value: await this.scoper.projectsOfGroups(auth, [input.project_group_id]), operator: 'in' });
     }
     const { query, scope } = await this.scoper.apply(auth, input.query ?? {}, extra);
-    const { rows, total_count } = await runList(this.deps.pool, cloudServiceResource, query, scope);
+    const { rows, total_count } = await runList(this.deps.reads.for(auth), cloudServiceResource, query, scope);
     const only = resolveOnly(cloudServiceResource, query);
     return { results: rows.map((r) => applyOnly(toCloudServiceInfo(r as CloudServiceRow), only)), total_count };
   }
 
   async stat(auth: AuthContext, q: StatisticsQuery) {
     const { query, scope } = await this.scoper.apply(auth, q);
-    return runStat(this.deps.pool, cloudServiceResource, query, scope);
+    return runStat(this.deps.reads.for(auth), cloudServiceResource, query, scope);
   }
 
   /** upstream's set_query_page_limit(1000) applies to analyze too: `page.limit` defaults to and is capped at 1000. */
   async analyze(auth: AuthContext, q: AnalyzeQuery) {
     const limit = q.page?.limit && q.page.limit > 0 ? Math.min(q.page.limit, ANALYZE_MAX_LIMIT) : ANALYZE_MAX_LIMIT;
     const { query, scope } = await this.scoper.apply(auth, { ...q, page: { ...q.page, limit } });
-    return runAnalyze(this.deps.pool, cloudServiceResource, query, scope);
+    return runAnalyze(this.deps.reads.for(auth), cloudServiceResource, query, scope);
   }
 }
 

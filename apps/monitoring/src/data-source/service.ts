@@ -126,11 +126,11 @@ export class DataSourceService {
 
   async list(auth: AuthContext, input: { query?: Query } & Record<string, unknown>) {
     const scope = [{ key: 'domain_id', value: auth.domainId, operator: 'eq' }, ...equalsFilters(input, FILTERS)];
-    const { rows, total_count } = await runList(this.deps.pool, dataSourceResource, input.query, scope);
+    const { rows, total_count } = await runList(this.deps.reads.for(auth), dataSourceResource, input.query, scope);
     return { results: rows.map((r) => applyOnly(toDataSourceInfo(r as DataSourceRow), input.query?.only)), total_count };
   }
 
   async stat(auth: AuthContext, query: StatisticsQuery) {
-    return runStat(this.deps.pool, dataSourceResource, query, [{ key: 'domain_id', value: auth.domainId, operator: 'eq' }]);
+    return runStat(this.deps.reads.for(auth), dataSourceResource, query, [{ key: 'domain_id', value: auth.domainId, operator: 'eq' }]);
   }
 }

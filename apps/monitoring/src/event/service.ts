@@ -57,7 +57,7 @@ export class EventService {
   ) {}
 
   async get(auth: AuthContext, id: string) {
-    const { rows } = await this.deps.pool.query<EventRow>('SELECT * FROM event WHERE domain_id = $1 AND event_id = $2', [auth.domainId, id]);
+    const { rows } = await this.deps.reads.for(auth).query<EventRow>('SELECT * FROM event WHERE domain_id = $1 AND event_id = $2', [auth.domainId, id]);
     const row = rows[0];
     if (!row || !(await this.access.visible(auth, row))) throw errors.notFound('event_id', id);
     return toEventInfo(row);
@@ -65,11 +65,11 @@ export class EventService {
 
   async list(auth: AuthContext, input: { query?: Query } & Record<string, unknown>) {
     const scope = [...(await this.access.conditions(auth, input.project_id)), ...equalsFilters(input, FILTERS)];
-    const { rows, total_count } = await runList(this.deps.pool, eventResource, input.query, scope);
+    const { rows, total_count } = await runList(this.deps.reads.for(auth), eventResource, input.query, scope);
     return { results: rows.map((r) => applyOnly(toEventInfo(r as EventRow), input.query?.only)), total_count };
   }
 
   async stat(auth: AuthContext, query: StatisticsQuery) {
-    return runStat(this.deps.pool, eventResource, query, await this.access.conditions(auth));
+    return runStat(this.deps.reads.for(auth), eventResource, query, await this.access.conditions(auth));
   }
 }

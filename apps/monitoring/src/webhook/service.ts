@@ -155,11 +155,11 @@ export class WebhookService {
 
   async list(auth: AuthContext, input: { query?: Query } & Record<string, unknown>) {
     const scope = [...(await this.access.conditions(auth, input.project_id)), ...equalsFilters(input, FILTERS)];
-    const { rows, total_count } = await runList(this.deps.pool, webhookResource, input.query, scope);
+    const { rows, total_count } = await runList(this.deps.reads.for(auth), webhookResource, input.query, scope);
     return { results: rows.map((r) => applyOnly(toWebhookInfo(r as WebhookRow), input.query?.only)), total_count };
   }
 
   async stat(auth: AuthContext, query: StatisticsQuery) {
-    return runStat(this.deps.pool, webhookResource, query, await this.access.conditions(auth));
+    return runStat(this.deps.reads.for(auth), webhookResource, query, await this.access.conditions(auth));
   }
 }

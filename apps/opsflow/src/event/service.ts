@@ -133,12 +133,12 @@ export class EventService {
     }
     // A task's history reads in the order it happened unless the query sorts otherwise.
     const query: Query = { ...input.query, sort: input.query?.sort?.length ? input.query.sort : [{ key: 'created_at' }] };
-    const { rows, total_count } = await runList(this.deps.pool, eventResource, query, scope);
+    const { rows, total_count } = await runList(this.deps.reads.for(auth), eventResource, query, scope);
     const only = resolveOnly(eventResource, input.query);
     return { results: rows.map((r) => applyOnly(toEventInfo(r as EventRow), only)), total_count };
   }
 
   async stat(auth: AuthContext, query: StatisticsQuery) {
-    return runStat(this.deps.pool, eventResource, query, await this.scope(auth));
+    return runStat(this.deps.reads.for(auth), eventResource, query, await this.scope(auth));
   }
 }

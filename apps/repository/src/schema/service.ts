@@ -173,12 +173,12 @@ export class SchemaService {
       if (input[k] !== undefined) scope.push({ key: k, value: input[k], operator: 'eq' });
     }
     if (input.remote_repository_name !== undefined) scope.push({ key: 'remote_repository.name', value: input.remote_repository_name, operator: 'eq' });
-    const { rows, total_count } = await runList(this.deps.pool, schemaResource, input.query, scope);
+    const { rows, total_count } = await runList(this.deps.reads.for(auth), schemaResource, input.query, scope);
     const only = resolveOnly(schemaResource, input.query);
     return { results: rows.map((r) => applyOnly(toSchemaInfo(r as SchemaRow), only)), total_count };
   }
 
   async stat(auth: AuthContext, query: StatisticsQuery) {
-    return runStat(this.deps.pool, schemaResource, query, [{ key: 'domain_id', value: auth.domainId, operator: 'eq' }]);
+    return runStat(this.deps.reads.for(auth), schemaResource, query, [{ key: 'domain_id', value: auth.domainId, operator: 'eq' }]);
   }
 }

@@ -199,12 +199,12 @@ export class StorageService {
     for (const k of ['storage_id', 'name', 'state', 'user_id'] as const) {
       if (input[k] !== undefined) scope.push({ key: k, value: input[k], operator: 'eq' });
     }
-    const { rows, total_count } = await runList(this.deps.pool, storageResource, input.query, scope);
+    const { rows, total_count } = await runList(this.deps.reads.for(auth), storageResource, input.query, scope);
     const only = resolveOnly(storageResource, input.query);
     return { results: rows.map((r) => applyOnly(toStorageInfo(r as StorageRow), only)), total_count };
   }
 
   async stat(auth: AuthContext, query: StatisticsQuery) {
-    return runStat(this.deps.pool, storageResource, query, [{ key: 'domain_id', value: auth.domainId, operator: 'eq' }]);
+    return runStat(this.deps.reads.for(auth), storageResource, query, [{ key: 'domain_id', value: auth.domainId, operator: 'eq' }]);
   }
 }
