@@ -6,6 +6,9 @@
 //
 // Env: BENCH_PG_ADMIN_URL (default postgresql://postgres@127.0.0.1:5432/postgres), LIST_ROWS, ANALYZE_ROWS,
 // RUNS (timed runs per query, median reported), BENCH_KEEP=1 keeps the database.
+// list is compared twice: with the same query hand-written as one statement (the library's guarantee:
+// total and rows from one snapshot; the goal), and with the count and the page sent at once on two
+// connections (two snapshots; shown without a goal). See docs/decisions/query.md, "list: performance".
 // The library is bundled from libs/query/src with esbuild (node_modules/.bin/esbuild) into tmp/.
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -123,19 +126,32 @@ async function main() {
       page: { start: 101, limit: 50 },
     });
     const scope = [{ key: 'domain_id', value: 'd1', operator: 'eq' }];
+    const where = `domain_id = $1 AND provider = ANY($2) AND state = $3 AND instance_size >= $4`;
+    const args = ['d1', ['aws', 'azure'], 'ACTIVE', 4];
+    const pageSql = `SELECT * FROM cloud_service WHERE ${where} ORDER BY created_at DESC, cloud_service_id ASC LIMIT 50 OFFSET 100`;
+    // The hand-written answer with the library's guarantees: the total and the rows from one snapshot
+    // (one statement, one connection), the total also when the page is empty. Neither side prepares
+    // its statement (no `name:`), and both answer the same objects (assertSame).
     const handList = async () => {
-      const where = `domain_id = $1 AND provider = ANY($2) AND state = $3 AND instance_size >= $4`;
-      const args = ['d1', ['aws', 'azure'], 'ACTIVE', 4];
-      const [c, r] = await Promise.all([
-        pool.query(`SELECT count(*) AS n FROM cloud_service WHERE ${where}`, args),
-        pool.query(`SELECT * FROM cloud_service WHERE ${where} ORDER BY created_at DESC, cloud_service_id ASC LIMIT 50 OFFSET 100`, args),
-      ]);
+      const r = await pool.query(`SELECT c.n, p.* FROM (SELECT count(*) AS n FROM cloud_service WHERE ${where}) AS c LEFT JOIN LATERAL (${pageSql}) AS p ON TRUE`, args);
+      const rows = r.rows[0].cloud_service_id === null ? [] : r.rows.map(({ n, ...row }) => row);
+      return { rows, total_count: Number(r.rows[0].n) };
+    };
+    // As the benchmark compared until 2026-11: the count and the page at once on two connections. Its
+    // latency is that of the slower of the two, but the total and the rows come from two snapshots
+    // (they can disagree under writes) and one request holds two connections. Shown, without a goal.
+    const handListTwo = async () => {
+      const [c, r] = await Promise.all([pool.query(`SELECT count(*) AS n FROM cloud_service WHERE ${where}`, args), pool.query(pageSql, args)]);
       return { rows: r.rows, total_count: Number(c.rows[0].n) };
     };
-    const ratioList = await compare(
-      `list: filter (scope + in + eq + gte) + sort created_at desc + page (start 101, limit 50) over ${LIST_ROWS} rows`,
+    const listLabel = `list: filter (scope + in + eq + gte) + sort created_at desc + page (start 101, limit 50) over ${LIST_ROWS} rows`;
+    const ratioList = await compare(`${listLabel}, vs one hand-written statement`, () => q.runList(pool, cs, listQuery, scope), handList, (a, b) =>
+      assertSame('list', a, b),
+    );
+    const ratioListTwo = await compare(
+      `${listLabel}, vs count and page on two connections at once`,
       () => q.runList(pool, cs, listQuery, scope),
-      handList,
+      handListTwo,
       (a, b) => assertSame('list', a, b),
     );
 
@@ -200,9 +216,10 @@ async function main() {
         assertSame('analyze', a.results.map(key).sort(), b.results.map(key).sort());
       },
     );
-    record({ measure: `list over ${LIST_ROWS} rows vs hand-written SQL`, ours: ratioList, ratio: ratioList, goal: '≤ 1.3×', met: ratioList <= 1.3 });
+    record({ measure: `list over ${LIST_ROWS} rows vs hand-written SQL (one statement, one snapshot)`, ours: ratioList, ratio: ratioList, goal: '≤ 1.1×', met: ratioList <= 1.1 });
+    record({ measure: `list over ${LIST_ROWS} rows vs hand-written count and page on two connections at once (two snapshots)`, ours: ratioListTwo, ratio: ratioListTwo });
     record({ measure: `analyze over ${ANALYZE_ROWS} rows vs hand-written SQL`, ours: ratioAnalyze, ratio: ratioAnalyze, goal: '≤ 1.3×', met: ratioAnalyze <= 1.3 });
-    console.log(`\nsummary: list ${ratioList.toFixed(3)}x, analyze ${ratioAnalyze.toFixed(3)}x of hand-written SQL (target <= 1.3x)`);
+    console.log(`\nsummary: list ${ratioList.toFixed(3)}x (two connections: ${ratioListTwo.toFixed(3)}x), analyze ${ratioAnalyze.toFixed(3)}x of hand-written SQL (target <= 1.3x)`);
   } finally {
     await pool.end();
     if (!process.env.BENCH_KEEP) await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
