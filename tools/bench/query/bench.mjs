@@ -5,7 +5,9 @@
 //   LIST_ROWS=20000 ANALYZE_ROWS=50000 RUNS=3 node tools/bench/query/bench.mjs   # smoke run
 //
 // Env: BENCH_PG_ADMIN_URL (default postgresql://postgres@127.0.0.1:5432/postgres), LIST_ROWS, ANALYZE_ROWS,
-// RUNS (timed runs per query, median reported), BENCH_KEEP=1 keeps the database.
+// RUNS (timed runs per query, median reported), BENCH_KEEP=1 keeps the database; WARMUP_CALLS (200) and
+// WARMUP_MS (2000): the warm-up of each comparison, calls of each side, until either bound; BATCH_MS (50):
+// a fast query is timed over a batch of calls of about that long per run (the time per call reported).
 // list is compared twice: with the same query hand-written as one statement (the library's guarantee:
 // total and rows from one snapshot; the goal), and with the count and the page sent at once on two
 // connections (two snapshots; shown without a goal). See docs/decisions/query.md, "list: performance".
@@ -22,6 +24,9 @@ const ADMIN_URL = process.env.BENCH_PG_ADMIN_URL || 'postgresql://postgres@127.0
 const LIST_ROWS = Number(process.env.LIST_ROWS || 1_000_000);
 const ANALYZE_ROWS = Number(process.env.ANALYZE_ROWS || 10_000_000);
 const RUNS = Number(process.env.RUNS || 5);
+const WARMUP_CALLS = Number(process.env.WARMUP_CALLS || 200);
+const WARMUP_MS = Number(process.env.WARMUP_MS || 2000);
+const BATCH_MS = Number(process.env.BATCH_MS || 50);
 
 // The library as the apps get it: tools/build/bundle.mjs (CommonJS, the libs bundled, packages external).
 async function bundle() {
@@ -43,17 +48,37 @@ async function timed(fn) {
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+/** `fn` called `n` times in a row: the time per call and the last answer. */
+async function timedBatch(fn, n) {
+  const t = await timed(async () => {
+    let r;
+    for (let i = 0; i < n; i++) r = await fn();
+    return r;
+  });
+  return { ms: t.ms / n, r: t.r };
+}
+
 async function compare(label, lib, hand, check) {
-  for (let i = 0; i < 3; i++) {
-    await lib(); // warm-up (plans, caches, the compiler's code)
+  // Warm-up (plans, caches, and the JavaScript of both sides, which V8 optimises only after some
+  // hundred calls: a server's steady state): the same number of calls each, at least 3, up to
+  // WARMUP_CALLS (200) or WARMUP_MS (2 s).
+  const t0 = Date.now();
+  let w = 0;
+  for (; w < 3 || (w < WARMUP_CALLS && Date.now() - t0 < WARMUP_MS); w++) {
+    await lib();
     await hand();
   }
+  // A query of a few milliseconds is timed over a batch of calls (about BATCH_MS per timed run), so
+  // that one run is not one scheduler hiccup of a shared host; a slow one is timed call by call.
+  const batch = Math.max(1, Math.min(100, Math.round(BATCH_MS / ((Date.now() - t0) / w / 2))));
   const a = [];
   const b = [];
   let last;
   // In turns, each first every other time: neither gains from running right after the other.
   for (let i = 0; i < RUNS; i++) {
-    const [x, y] = i % 2 ? [await timed(lib), await timed(hand)] : await timed(hand).then(async (h) => [await timed(lib), h]);
+    const lt = () => timedBatch(lib, batch);
+    const ht = () => timedBatch(hand, batch);
+    const [x, y] = i % 2 ? [await lt(), await ht()] : await ht().then(async (h) => [await lt(), h]);
     a.push(x.ms);
     b.push(y.ms);
     last = [x.r, y.r];
@@ -61,7 +86,8 @@ async function compare(label, lib, hand, check) {
   check(...last);
   const la = median(a);
   const hb = median(b);
-  console.log(`${label}\n  library     median ${la.toFixed(1)} ms  (runs: ${a.map((v) => v.toFixed(0)).join(', ')})\n  hand SQL    median ${hb.toFixed(1)} ms  (runs: ${b.map((v) => v.toFixed(0)).join(', ')})\n  ratio       ${(la / hb).toFixed(3)}x`);
+  const f = (v) => v.toFixed(v < 10 ? 2 : 0);
+  console.log(`${label}\n  (${w} warm-up calls each; ${batch} call(s) per timed run)\n  library     median ${la.toFixed(2)} ms  (runs: ${a.map(f).join(', ')})\n  hand SQL    median ${hb.toFixed(2)} ms  (runs: ${b.map(f).join(', ')})\n  ratio       ${(la / hb).toFixed(3)}x`);
   return la / hb;
 }
 
