@@ -7,7 +7,8 @@
 // Env: BENCH_PG_ADMIN_URL (default postgresql://postgres@127.0.0.1:5432/postgres), LIST_ROWS, ANALYZE_ROWS,
 // RUNS (timed runs per query, median reported), BENCH_KEEP=1 keeps the database; WARMUP_CALLS (200) and
 // WARMUP_MS (2000): the warm-up of each comparison, calls of each side, until either bound; BATCH_MS (50):
-// a fast query is timed over a batch of calls of about that long per run (the time per call reported).
+// a fast query is timed over a batch of calls, the two sides in turns, of about that long per run (the
+// time per call reported).
 // list is compared twice: with the same query hand-written as one statement (the library's guarantee:
 // total and rows from one snapshot; the goal), and with the count and the page sent at once on two
 // connections (two snapshots; shown without a goal). See docs/decisions/query.md, "list: performance".
@@ -48,16 +49,6 @@ async function timed(fn) {
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-/** `fn` called `n` times in a row: the time per call and the last answer. */
-async function timedBatch(fn, n) {
-  const t = await timed(async () => {
-    let r;
-    for (let i = 0; i < n; i++) r = await fn();
-    return r;
-  });
-  return { ms: t.ms / n, r: t.r };
-}
-
 async function compare(label, lib, hand, check) {
   // Warm-up (plans, caches, and the JavaScript of both sides, which V8 optimises only after some
   // hundred calls: a server's steady state): the same number of calls each, at least 3, up to
@@ -68,26 +59,34 @@ async function compare(label, lib, hand, check) {
     await lib();
     await hand();
   }
-  // A query of a few milliseconds is timed over a batch of calls (about BATCH_MS per timed run), so
-  // that one run is not one scheduler hiccup of a shared host; a slow one is timed call by call.
-  const batch = Math.max(1, Math.min(100, Math.round(BATCH_MS / ((Date.now() - t0) / w / 2))));
+  // A query of a few milliseconds is timed over a batch of calls (about BATCH_MS per timed run), the
+  // two sides called in turns within the batch, each first every other time: on a shared host each
+  // call of one side has a call of the other next to it, under the same load, and one run is not one
+  // scheduler hiccup. A slow query is timed call by call (a batch of 1).
+  const batch = Math.max(1, Math.min(100, Math.round(BATCH_MS / ((Date.now() - t0) / w))));
   const a = [];
   const b = [];
   let last;
-  // In turns, each first every other time: neither gains from running right after the other.
   for (let i = 0; i < RUNS; i++) {
-    const lt = () => timedBatch(lib, batch);
-    const ht = () => timedBatch(hand, batch);
-    const [x, y] = i % 2 ? [await lt(), await ht()] : await ht().then(async (h) => [await lt(), h]);
-    a.push(x.ms);
-    b.push(y.ms);
-    last = [x.r, y.r];
+    let la = 0;
+    let hb = 0;
+    for (let j = 0; j < batch; j++) {
+      const libFirst = (i * batch + j) % 2 === 1;
+      const first = await timed(libFirst ? lib : hand);
+      const second = await timed(libFirst ? hand : lib);
+      const [x, y] = libFirst ? [first, second] : [second, first];
+      la += x.ms;
+      hb += y.ms;
+      last = [x.r, y.r];
+    }
+    a.push(la / batch);
+    b.push(hb / batch);
   }
   check(...last);
   const la = median(a);
   const hb = median(b);
   const f = (v) => v.toFixed(v < 10 ? 2 : 0);
-  console.log(`${label}\n  (${w} warm-up calls each; ${batch} call(s) per timed run)\n  library     median ${la.toFixed(2)} ms  (runs: ${a.map(f).join(', ')})\n  hand SQL    median ${hb.toFixed(2)} ms  (runs: ${b.map(f).join(', ')})\n  ratio       ${(la / hb).toFixed(3)}x`);
+  console.log(`${label}\n  (${w} warm-up calls each; ${batch} call(s) of each per timed run)\n  library     median ${la.toFixed(2)} ms  (runs: ${a.map(f).join(', ')})\n  hand SQL    median ${hb.toFixed(2)} ms  (runs: ${b.map(f).join(', ')})\n  ratio       ${(la / hb).toFixed(3)}x`);
   return la / hb;
 }
 
