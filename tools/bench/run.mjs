@@ -89,7 +89,11 @@ const dirty = spawnSync('git', ['status', '--porcelain'], { cwd: root, encoding:
 const cpus = os.cpus();
 const machine = `${cpus.length} cores (${cpus[0]?.model.trim() ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory, ${os.platform()} ${os.release()}, node ${process.version}`;
 const out = process.env.BENCH_OUT ?? path.join(root, 'docs/benchmarks.md');
+/** What follows this line in the file is written by hand (measurements of another kind) and kept. */
+const KEPT = '<!-- kept by npm run bench: hand-written measurements below -->';
 if (out !== '-') {
+  const previous = existsSync(out) ? readFileSync(out, 'utf8') : '';
+  const kept = previous.includes(KEPT) ? previous.slice(previous.indexOf(KEPT)) : '';
   const md = [
     '# Benchmarks',
     '',
@@ -109,7 +113,7 @@ if (out !== '-') {
     'A goal is a target, not a test: a missed goal is reported here, never a failed run.',
     '',
   ].join('\n');
-  writeFileSync(out, md);
+  writeFileSync(out, kept ? `${md}\n${kept}` : md);
   console.log(`\nwritten to ${path.relative(process.cwd(), out)}`);
 }
 process.exit(failed.length ? 1 : 0);

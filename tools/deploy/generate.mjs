@@ -48,8 +48,16 @@ export function secretPathMap() {
     .join('\n');
 }
 
+/**
+ * Requests one client address may send through the gateway (issue #23: ordinary operations have no
+ * per-caller limit in the apps): a sustained rate per second and a burst served at once; past them
+ * 429 ERROR_TOO_MANY_REQUESTS with Retry-After. Generous: a console or a script never meets it, a
+ * flood from one address does. Login has its own, tighter limits in identity.
+ */
+export const GATEWAY_RATE = { perSecond: 100, burst: 200 };
+
 /** nginx in front of the apps: one upstream per module, routed by the first path segment. */
-export function nginxConf(hostOf = (m) => m, { listen = GATEWAY_PORT, pidFile = '/tmp/nginx.pid', tempDir = '/tmp', accessLog = '/dev/stdout' } = {}) {
+export function nginxConf(hostOf = (m) => m, { listen = GATEWAY_PORT, pidFile = '/tmp/nginx.pid', tempDir = '/tmp', accessLog = '/dev/stdout', rate = GATEWAY_RATE } = {}) {
   const upstreams = Object.entries(modules)
     .map(([m, c]) => `  upstream ${m.replace(/-/g, '_')} {\n    server ${hostOf(m)}:${c.port};\n    keepalive 32;\n  }`)
     .join('\n');
@@ -83,14 +91,23 @@ ${secretPathMap()}
   proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
   proxy_set_header X-Forwarded-Proto $scheme;
   proxy_set_header X-Request-Id $request_id;
+  # W3C trace context, passed on as the caller sent it (absent: not sent). nginx passes request headers
+  # on by default; said here so that it stays true: the apps continue the caller's trace (libs/telemetry).
+  proxy_set_header traceparent $http_traceparent;
+  proxy_set_header tracestate $http_tracestate;
   proxy_read_timeout 120s;
   default_type application/json;
+  # Per client address (the connection's, not X-Forwarded-For: this gateway faces the clients).
+  limit_req_zone $binary_remote_addr zone=per_address:10m rate=${rate.perSecond}r/s;
+  limit_req_status 429;
+  limit_req_log_level warn;
 ${upstreams}
   server {
     listen ${listen};
     location = /healthz {
       return 200 '{"status":"ok","service":"gateway"}';
     }
+    limit_req zone=per_address burst=${rate.burst} nodelay;
 ${locations}
     # The platform's API reference: every app serves it at /docs (libs/http docs.ts); identity answers.
     location = /docs {
@@ -98,6 +115,11 @@ ${locations}
     }
     location / {
       return 404 '{"error":{"code":"ERROR_NOT_FOUND","message":"No module serves this path.","status":404}}';
+    }
+    error_page 429 = @too_many;
+    location @too_many {
+      add_header Retry-After 1 always;
+      return 429 '{"error":{"code":"ERROR_TOO_MANY_REQUESTS","message":"Too many requests from this address; retry in 1 second.","status":429}}';
     }
     error_page 502 503 504 = @unavailable;
     location @unavailable {
@@ -107,6 +129,9 @@ ${locations}
 }
 `;
 }
+
+/** compose's Redis password, from the environment (.env) like SECRET_ENCRYPTION_KEY: required, never a default. */
+const REDIS_PASSWORD = '${REDIS_PASSWORD:?set REDIS_PASSWORD (a long random string)}';
 
 export function compose() {
   const services = {
@@ -119,7 +144,10 @@ export function compose() {
     redis: {
       image: 'redis:7',
       // Queued work (webhook payloads, collection tasks) is acknowledged once in Redis: keep it on disk.
-      command: ['redis-server', '--appendonly', 'yes', '--appendfsync', 'always'],
+      // A password of its own (issue #23): whoever reaches Redis could otherwise rewrite the project
+      // directory, the login counters and queued jobs. redis-cli reads REDISCLI_AUTH.
+      command: ['redis-server', '--appendonly', 'yes', '--appendfsync', 'always', '--requirepass', REDIS_PASSWORD],
+      environment: { REDISCLI_AUTH: REDIS_PASSWORD },
       volumes: ['redisdata:/data'],
       healthcheck: { test: ['CMD', 'redis-cli', 'ping'], interval: '5s', timeout: '3s', retries: 20 },
     },
@@ -130,7 +158,7 @@ export function compose() {
     const env = {
       PORT: String(c.port),
       DATABASE_URL: `postgresql://postgres@postgres:5432/${dbName(m)}`,
-      REDIS_URL: 'redis://redis:6379',
+      REDIS_URL: `redis://:${REDIS_PASSWORD}@redis:6379`,
       PUBLIC_BASE_URL: `http://localhost:${GATEWAY_PORT}`,
       JWT_PUBLIC_KEY_FILE: '/run/secrets/jwt_public_key',
     };
@@ -344,7 +372,12 @@ export function k8sFiles() {
       metadata: {
         name: 'platform',
         labels: labels('platform', 'gateway'),
-        annotations: { 'nginx.ingress.kubernetes.io/proxy-body-size': '2m' },
+        // The same per-address limit as the compose gateway (ingress-nginx: a burst of rps × multiplier).
+        annotations: {
+          'nginx.ingress.kubernetes.io/proxy-body-size': '2m',
+          'nginx.ingress.kubernetes.io/limit-rps': String(GATEWAY_RATE.perSecond),
+          'nginx.ingress.kubernetes.io/limit-burst-multiplier': String(Math.max(1, Math.round(GATEWAY_RATE.burst / GATEWAY_RATE.perSecond))),
+        },
       },
       spec: {
         ingressClassName: 'nginx',

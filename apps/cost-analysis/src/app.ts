@@ -19,6 +19,7 @@ export function createApp(deps: CostAnalysisDeps) {
     logger: deps.logger,
     verifier: deps.verifier,
     readiness: { postgres: postgresCheck(deps.pool), redis: () => deps.redis.ping() },
+    queues: [deps.queue],
     operations: [
       ...unifiedCostOperations(new UnifiedCostService(deps.pool, deps.directory)),
       ...jobTaskOperations(new JobTaskService(deps.pool)),

@@ -103,11 +103,17 @@ describe('worker crash', () => {
       const [jan, feb] = await tasks();
       return jan.status === 'SUCCESS' && feb.status === 'IN_PROGRESS' && requests === 1;
     }, 30_000);
-    await new Promise((r) => setTimeout(r, 300));
+    // The kill lands mid-COPY: PostgreSQL is inside the task's `COPY cost FROM STDIN`, February's first
+    // 15,000 rows received and not committed. (The view is cluster-wide and every test database is a
+    // clone of one template, so `cost` has the same oid in each: filter on this database.)
+    const copying = async () =>
+      (await t.db.pool.query(`SELECT tuples_processed::int AS n FROM pg_stat_progress_copy WHERE datname = current_database() AND relid = 'cost'::regclass`)).rows.map((r) => r.n);
+    await waitFor(async () => (await copying())[0] === 15_000, 30_000, 'the COPY to hold 15,000 rows');
     crashed = true;
     child.kill('SIGKILL');
     await new Promise((r) => child!.once('exit', r));
     child = undefined;
+    await waitFor(async () => (await copying()).length === 0, 30_000, 'the COPY to end with its session');
     const mid = await t.db.pool.query(`SELECT billed_month, count(*)::int AS n FROM cost GROUP BY 1 ORDER BY 1`);
     expect(mid.rows).toEqual([{ billed_month: '2024-01', n: 20_000 }]);
 

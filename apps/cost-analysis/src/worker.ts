@@ -1,3 +1,4 @@
+import './worker-telemetry';
 import { createLogger } from '@platform/core';
 import { onShutdownSignal, runMain } from '@platform/http';
 import { startCollectionWorker } from './collector/worker';

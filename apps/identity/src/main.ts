@@ -1,3 +1,4 @@
+import './telemetry';
 import { createLogger } from '@platform/core';
 import { warnIfDevelopmentKey } from '@platform/secrets';
 import { createPool, createPrisma, migrateApp } from '@platform/db';

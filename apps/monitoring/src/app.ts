@@ -32,6 +32,7 @@ export function createApp(deps: MonitoringDeps) {
     logger: deps.logger,
     verifier: deps.verifier,
     readiness: { postgres: postgresCheck(deps.pool), redis: () => deps.redis.ping(), queue: queueCheck(deps.queueReady) },
+    queues: [deps.queue],
     operations: [
       ...dataSourceOperations(new DataSourceService(deps)),
       ...webhookOperations(new WebhookService(deps, cache, access, deps.webhookCopy)),

@@ -1,3 +1,4 @@
+import './worker-telemetry';
 import { createLogger } from '@platform/core';
 import { createPool } from '@platform/db';
 import { onShutdownSignal, runMain } from '@platform/http';

@@ -1,3 +1,4 @@
+import './telemetry';
 import { createLogger } from '@platform/core';
 import { createPool, createPrisma, migrateApp } from '@platform/db';
 import { runMain, serve } from '@platform/http';

@@ -101,6 +101,11 @@ export class TokenVerifier {
     return this;
   }
 
+  /** Whether identity has revoked what a user (or a workspace) was granted before `issuedAtMs`. */
+  revoked(t: { domainId: string; userId: string; workspaceId: string; issuedAtMs: number }): boolean {
+    return this.revocations?.revoked(t) ?? false;
+  }
+
   private refuseRevoked(ctx: AuthContext, issuedAtMs: number) {
     if (this.revocations?.revoked({ domainId: ctx.domainId, userId: ctx.userId, workspaceId: ctx.workspaceId, issuedAtMs })) {
       throw errors.authenticateFailure('Token is revoked.');

@@ -1,4 +1,5 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { traceLogMixin } from '@platform/telemetry';
 
 export type { Logger };
 
@@ -24,9 +25,12 @@ const REDACT_PATHS = [...SECRET_FIELDS, ...SECRET_FIELDS.map((f) => `*.${f}`), '
  * Lines are written through a buffered asynchronous destination (a write per ~4 KiB rather than per
  * line), flushed every half second and synchronously at exit, so logging stays off the request's path.
  * Fields named in SECRET_FIELDS are written as "[REDACTED]". `destination` (tests) captures the lines.
+ * While tracing is on (libs/telemetry), a line written inside a span carries its `trace_id` and
+ * `span_id`; with tracing off the lines are exactly as before.
  */
 export function createLogger(name: string, level = process.env.LOG_LEVEL, destination?: DestinationStream): Logger {
   const inTests = Boolean(process.env.JEST_WORKER_ID);
+  const mixin = traceLogMixin();
   const options = {
     name,
     level: level || (inTests ? 'silent' : 'info'),
@@ -34,6 +38,7 @@ export function createLogger(name: string, level = process.env.LOG_LEVEL, destin
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label: string) => ({ level: label }) },
     redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
+    ...(mixin && { mixin }),
   };
   if (destination) return pino(options, destination);
   if (inTests || process.env.LOG_SYNC === 'true') return pino(options);

@@ -18,6 +18,19 @@ const channel = hashKey;
 export const userField = (domainId: string, userId: string) => `u ${JSON.stringify([domainId, userId])}`;
 export const workspaceField = (domainId: string, workspaceId: string) => `w ${JSON.stringify([domainId, workspaceId])}`;
 
+/** A hash field (`u ["d","x"]`) as the in-memory key (`u\0d\0x`); undefined for anything else. */
+function memoryKey(field: string): string | undefined {
+  const kind = field[0];
+  if ((kind !== 'u' && kind !== 'w') || field[1] !== ' ') return undefined;
+  try {
+    const ids = JSON.parse(field.slice(2)) as unknown;
+    if (!Array.isArray(ids) || ids.length !== 2 || !ids.every((x) => typeof x === 'string')) return undefined;
+    return `${kind}\0${ids[0]}\0${ids[1]}`;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The longest an access token can live (identity caps `timeout` at 604 800 s); entries older than this are moot. */
 export const DEFAULT_REVOCATION_TTL_MS = 604_800_000;
 
@@ -89,13 +102,18 @@ export class AccessRevocations implements RevocationCheck {
     return this.o.prefix ?? '';
   }
 
-  /** Records an entry (max of what is known): from the channel, the hash, or identity's own write. */
+  /**
+   * Records an entry (max of what is known): from the channel, the hash, or identity's own write. Kept
+   * under `<u|w>\0<domain>\0<id>`, a key a request builds by concatenation (no JSON on the hot path).
+   */
   note(field: string, atMs: number) {
     if (!Number.isFinite(atMs)) return;
-    const before = this.entries.get(field);
+    const key = memoryKey(field);
+    if (key === undefined) return;
+    const before = this.entries.get(key);
     if (before !== undefined && before >= atMs) return;
     if (before === undefined && this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(field, atMs);
+    this.entries.set(key, atMs);
   }
 
   /** Reads the whole hash (at start, and after every reconnection). */
@@ -156,10 +174,10 @@ export class AccessRevocations implements RevocationCheck {
 
   revoked(t: { domainId: string; userId: string; workspaceId: string; issuedAtMs: number }): boolean {
     if (this.entries.size === 0) return false;
-    const u = this.entries.get(userField(t.domainId, t.userId));
+    const u = this.entries.get(`u\0${t.domainId}\0${t.userId}`);
     if (u !== undefined && t.issuedAtMs <= u) return true;
     if (!t.workspaceId) return false;
-    const w = this.entries.get(workspaceField(t.domainId, t.workspaceId));
+    const w = this.entries.get(`w\0${t.domainId}\0${t.workspaceId}`);
     return w !== undefined && t.issuedAtMs <= w;
   }
 }

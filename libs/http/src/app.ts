@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import proxyaddr from 'proxy-addr';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { MODULES, repeatFilter, requestLineLogger, type Logger } from '@platform/core';
 import { ApiError, errors, isApiError } from '@platform/errors';
 import { bearerToken, isAllowed, type TokenVerifier } from '@platform/auth';
+import { nameRequestSpan, requestSpan, tracingEnabled, type RequestSpan } from '@platform/telemetry';
 import type { Operation, RequestContext } from './operation';
 import { parseRequest } from './validation';
 import { buildOpenApi } from './openapi';
@@ -26,6 +27,11 @@ export interface ServiceAppOptions {
   bodyLimit?: string;
   /** Extra routes (e.g. webhook ingestion), mounted before the 404 fallback. */
   routes?: (app: express.Express, helpers: RouteHelpers) => void;
+  /**
+   * BullMQ queues (anything with a name and getJobCounts) whose jobs /metrics counts per state at each
+   * scrape (`platform_queue_jobs`): the backlog, and the dead letters (`failed`).
+   */
+  queues?: { name: string; getJobCounts(...types: string[]): Promise<Record<string, number>> }[];
   /**
    * Paths that carry a secret, as templates (`/monitoring/v1/webhook/*\/:secret`), besides the
    * module's own in config/modules.json: every logged path passes through them (see redact.ts),
@@ -73,6 +79,8 @@ function compileRoute(pattern: string) {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const READY_TIMEOUT_MS = 2000;
+/** The job states /metrics reports per queue (platform_queue_jobs). */
+const QUEUE_STATES = ['waiting', 'prioritized', 'active', 'delayed', 'failed'];
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -86,6 +94,8 @@ class Exchange {
   operation: string | undefined = undefined;
   caller: { domain_id: string; user_id: string } | undefined = undefined;
   input: unknown = undefined;
+  /** The request's server span, while tracing is on (libs/telemetry). */
+  span: RequestSpan | undefined = undefined;
   private child: Logger | undefined = undefined;
   constructor(
     readonly requestId: string,
@@ -214,6 +224,38 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
     registers: [registry],
   });
 
+  // Scraped, never on a request's path: each readiness check (1 up, 0 down) and each queue's jobs by state.
+  const readiness = Object.entries(options.readiness ?? {});
+  new Gauge({
+    name: 'platform_ready',
+    help: 'Readiness of each dependency as /readyz checks it (1 ok, 0 unavailable)',
+    labelNames: ['check'],
+    registers: [registry],
+    async collect() {
+      const results = await Promise.all(readiness.map(([, check]) => withTimeout(check(), READY_TIMEOUT_MS).then(() => 1, () => 0)));
+      readiness.forEach(([name], i) => this.set({ check: name }, results[i]));
+    },
+  });
+  const queues = options.queues ?? [];
+  if (queues.length) {
+    new Gauge({
+      name: 'platform_queue_jobs',
+      help: 'Jobs of each BullMQ queue by state (failed: dead letters, their attempts spent)',
+      labelNames: ['queue', 'state'],
+      registers: [registry],
+      async collect() {
+        // A queue whose Redis is down has no samples (not stale ones); platform_ready says why.
+        this.reset();
+        await Promise.all(
+          queues.map(async (q) => {
+            const counts = await withTimeout(q.getJobCounts(...QUEUE_STATES), READY_TIMEOUT_MS).catch(() => undefined);
+            for (const state of QUEUE_STATES) if (counts) this.set({ queue: q.name, state }, counts[state] ?? 0);
+          }),
+        );
+      },
+    });
+  }
+
   // Label children per (operation, status), made once: the hot path then only adds numbers.
   const children = new Map<string, { observe(seconds: number): void }>();
   const metricsFor = (operation: string, statusCode: number) => {
@@ -241,13 +283,18 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
     try {
       const ms = performance.now() - ex.start;
       metricsFor(ex.operation ?? 'other', statusCode).observe(ms / 1000);
+      const span = ex.span;
+      if (span && ex.operation !== undefined) nameRequestSpan(span, method, ex.operation);
       if (logRequest) {
-        requestLine.info(
-          ex.caller
-            ? { req_id: ex.requestId, domain_id: ex.caller.domain_id, user_id: ex.caller.user_id, method, path: redactPath(rawPath), status: statusCode, duration_ms: Math.round(ms * 100) / 100 }
-            : { req_id: ex.requestId, method, path: redactPath(rawPath), status: statusCode, duration_ms: Math.round(ms * 100) / 100 },
-          'request',
-        );
+        const line: Record<string, unknown> = ex.caller
+          ? { req_id: ex.requestId, domain_id: ex.caller.domain_id, user_id: ex.caller.user_id, method, path: redactPath(rawPath), status: statusCode, duration_ms: Math.round(ms * 100) / 100 }
+          : { req_id: ex.requestId, method, path: redactPath(rawPath), status: statusCode, duration_ms: Math.round(ms * 100) / 100 };
+        // The request's own trace (its server span), whatever span is active when the answer ends.
+        if (span) {
+          line.trace_id = span.ids.trace_id;
+          line.span_id = span.ids.span_id;
+        }
+        requestLine.info(line, 'request');
       }
     } catch (e) {
       try {
@@ -259,9 +306,16 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
   };
 
   /** A request's exchange, made as it arrives and kept on its answer (where the error handler finds it). */
+  const tracing = tracingEnabled();
   const openExchange = (req: IncomingMessage, res: ServerResponse) => {
     const ex = new Exchange(requestIdOf(req), logger, performance.now());
     (res as WithExchange)[EXCHANGE] = ex;
+    if (tracing) {
+      // The span's attributes hold the path: its secret segments are replaced as in the log lines.
+      const q = (req.url ?? '').indexOf('?');
+      const rawPath = q < 0 ? (req.url ?? '') : (req.url ?? '').slice(0, q);
+      ex.span = requestSpan(req, rawPath, redactPath(rawPath));
+    }
     return ex;
   };
 

@@ -281,6 +281,36 @@ describe('Retry-After', () => {
 });
 
 describe('server time limits', () => {
+  it('holds at most HTTP_MAX_CONNECTIONS connections: one more is closed at once, and the held ones still work', async () => {
+    const { app } = makeApp();
+    const server = createHttpServer(app, { headersTimeout: 5_000, requestTimeout: 5_000, keepAliveTimeout: 5_000, socketTimeout: 5_000, maxConnections: 3 });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    const open = (): Promise<net.Socket> => new Promise((resolve) => { const s = net.connect(port, '127.0.0.1', () => resolve(s)); s.on('error', () => {}); });
+    const held = await Promise.all([open(), open(), open()]);
+    try {
+      await new Promise((r) => setTimeout(r, 100));
+      const extra = await open();
+      const closed = await new Promise<boolean>((resolve) => {
+        extra.on('close', () => resolve(true));
+        setTimeout(() => resolve(false), 2000);
+      });
+      expect(closed).toBe(true);
+      const answer = await new Promise<string>((resolve) => {
+        let got = '';
+        held[0].on('data', (d) => {
+          got += d;
+          if (got.includes('\r\n\r\n')) resolve(got);
+        });
+        held[0].write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+      });
+      expect(answer).toMatch(/^HTTP\/1.1 200/);
+    } finally {
+      for (const s of held) s.destroy();
+      server.close();
+    }
+  });
+
   it('closes a connection that sends its headers too slowly (slowloris)', async () => {
     const { app } = makeApp();
     const server = createHttpServer(app, { headersTimeout: 300, requestTimeout: 500, keepAliveTimeout: 200, socketTimeout: 5_000 });

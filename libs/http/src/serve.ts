@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type express from 'express';
 import { collectGarbageWhenIdle, envInt, type Logger } from '@platform/core';
+import { shutdownTelemetry } from '@platform/telemetry';
 
 /**
  * The HTTP server's time limits, set on purpose rather than left at Node's defaults (milliseconds):
@@ -9,7 +10,9 @@ import { collectGarbageWhenIdle, envInt, type Logger } from '@platform/core';
  * - `HTTP_KEEP_ALIVE_TIMEOUT_MS` (65 000): an idle keep-alive connection is closed after this; longer
  *   than the gateway's upstream keep-alive (nginx: 60 s) so that the gateway, not the app, closes
  *   first and never sends a request on a connection the app is closing;
- * - `HTTP_SOCKET_TIMEOUT_MS` (120 000): a connection with no traffic at all (a stalled download) is closed.
+ * - `HTTP_SOCKET_TIMEOUT_MS` (120 000): a connection with no traffic at all (a stalled download) is closed;
+ * - `HTTP_MAX_CONNECTIONS` (2 000): connections one process holds open at once; past it a new one is
+ *   closed at once (issue #23: a flood of idle connections cannot exhaust the process's descriptors).
  * Node checks the first two every `connectionsCheckingInterval` (2 s here, 30 s by default).
  */
 export function httpTimeouts() {
@@ -18,16 +21,18 @@ export function httpTimeouts() {
     requestTimeout: envInt('HTTP_REQUEST_TIMEOUT_MS', 60_000),
     keepAliveTimeout: envInt('HTTP_KEEP_ALIVE_TIMEOUT_MS', 65_000),
     socketTimeout: envInt('HTTP_SOCKET_TIMEOUT_MS', 120_000),
+    maxConnections: envInt('HTTP_MAX_CONNECTIONS', 2_000),
   };
 }
 
 /** The app's HTTP server with httpTimeouts() (or `t`), not yet listening. */
-export function createHttpServer(app: express.Express, t = httpTimeouts()): Server {
+export function createHttpServer(app: express.Express, t: Omit<ReturnType<typeof httpTimeouts>, 'maxConnections'> & { maxConnections?: number } = httpTimeouts()): Server {
   const server = createServer(
     { headersTimeout: t.headersTimeout, requestTimeout: t.requestTimeout, keepAliveTimeout: t.keepAliveTimeout, connectionsCheckingInterval: 2_000 },
     app,
   );
   server.keepAliveTimeout = t.keepAliveTimeout;
+  if (t.maxConnections) server.maxConnections = t.maxConnections;
   server.setTimeout(t.socketTimeout, (socket) => socket.destroy());
   return server;
 }
@@ -46,7 +51,10 @@ export function serve(app: express.Express, o: { port: number; logger: Logger; s
   return server;
 }
 
-/** Runs `fn` once on the first SIGINT/SIGTERM, then exits; a second signal or 10 s forces the exit. */
+/**
+ * Runs `fn` once on the first SIGINT/SIGTERM, exports the spans still buffered (when tracing is on),
+ * then exits; a second signal or 10 s forces the exit.
+ */
 export function onShutdownSignal(logger: Logger, fn: () => Promise<unknown>) {
   let stopping = false;
   const stop = (signal: string) => {
@@ -55,7 +63,7 @@ export function onShutdownSignal(logger: Logger, fn: () => Promise<unknown>) {
     logger.info({ signal }, 'shutting down');
     setTimeout(() => process.exit(1), 10_000).unref();
     fn().then(
-      () => process.exit(0),
+      () => shutdownTelemetry().then(() => process.exit(0)),
       (err) => {
         logger.error({ err }, 'shutdown failed');
         process.exit(1);

@@ -1,5 +1,6 @@
 import IORedis, { type RedisOptions } from 'ioredis';
 import { repeatFilter } from '@platform/core';
+import { TRACE_FIELD, injectTrace, tracingEnabled, withSpan, type TraceCarrier } from '@platform/telemetry';
 import { Queue, QueueEvents, Worker, type Job, type JobsOptions, type Processor, type QueueOptions, type WorkerOptions } from 'bullmq';
 
 export { Queue, Worker, QueueEvents };
@@ -134,7 +135,34 @@ export function createQueue<T = unknown>(name: string, o: QueueFactoryOptions, o
     defaultJobOptions: DEFAULT_JOB_OPTIONS,
     ...options,
   });
+  if (tracingEnabled()) traceProducer(queue as Queue, name);
   return attachErrorLogging(queue, o.logger, `queue ${name}`);
+}
+
+/** A job's data with the current trace context in `_trace` (TRACE_FIELD), when it is an object without one. */
+function withTrace(data: unknown): unknown {
+  if (!data || typeof data !== 'object' || Array.isArray(data) || TRACE_FIELD in data) return data;
+  const carrier = injectTrace();
+  return carrier ? { ...data, [TRACE_FIELD]: carrier } : data;
+}
+
+/**
+ * While tracing is on, `add` and `addBulk` run in a producer span (`<queue> publish`), and each job's
+ * data carries that span's context in `_trace`: the worker's span continues the trace (createWorker).
+ */
+function traceProducer(queue: Queue, name: string) {
+  const add = queue.add.bind(queue);
+  const addBulk = queue.addBulk.bind(queue);
+  const attributes = (n: number) => ({ 'messaging.system': 'bullmq', 'messaging.operation.type': 'send', 'messaging.destination.name': name, 'messaging.batch.message_count': n });
+  queue.add = (jobName, data, opts) => withSpan(`${name} publish`, { kind: 'producer', attributes: attributes(1) }, () => add(jobName, withTrace(data), opts));
+  queue.addBulk = (jobs) =>
+    withSpan(`${name} publish`, { kind: 'producer', attributes: attributes(jobs.length) }, () => addBulk(jobs.map((j) => ({ ...j, data: withTrace(j.data) }))));
+}
+
+/** The trace context a job's data carries (see createQueue), if any. */
+export function jobTrace(job: Pick<Job, 'data'>): TraceCarrier | undefined {
+  const carrier = (job.data as Record<string, unknown> | undefined)?.[TRACE_FIELD];
+  return carrier && typeof carrier === 'object' && typeof (carrier as TraceCarrier).traceparent === 'string' ? (carrier as TraceCarrier) : undefined;
 }
 
 export interface WorkerFactoryOptions extends QueueFactoryOptions {
@@ -164,13 +192,27 @@ export function createWorker<T = unknown, R = unknown>(
   options: Partial<WorkerOptions> = {},
 ): Worker<T, R> {
   const probe = o.dependencies;
+  // While tracing is on, each job runs in a consumer span (`<queue> process`) continuing the trace
+  // its data carries (the request or the tick that queued it).
+  const traced: Processor<T, R> = tracingEnabled()
+    ? (job, token, signal) =>
+        withSpan(
+          `${name} process`,
+          {
+            kind: 'consumer',
+            parent: jobTrace(job),
+            attributes: { 'messaging.system': 'bullmq', 'messaging.operation.type': 'process', 'messaging.destination.name': name, 'messaging.message.id': job.id, 'bullmq.job.name': job.name, 'bullmq.job.attempt': job.attemptsMade + 1 },
+          },
+          () => processor(job, token, signal),
+        )
+    : processor;
   let pauseMs = PAUSE_MIN_MS;
   let pausedUntil = 0;
   const once = repeatFilter();
   const run: Processor<T, R> = probe
     ? async (job, token, signal) => {
         try {
-          const out = await processor(job, token, signal);
+          const out = await traced(job, token, signal);
           if (pauseMs > PAUSE_MIN_MS) {
             pauseMs = PAUSE_MIN_MS;
             once.reset();
@@ -195,7 +237,7 @@ export function createWorker<T = unknown, R = unknown>(
           throw Worker.RateLimitError();
         }
       }
-    : processor;
+    : traced;
   const worker: Worker<T, R> = new Worker<T, R>(name, run, {
     connection: o.connection,
     prefix: o.prefix ?? 'bull',

@@ -8,3 +8,4 @@ export * from './browser';
 export * from './totp';
 export * from './fixtures';
 export * from './oidc';
+export * from './otlp';

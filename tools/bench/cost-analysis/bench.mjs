@@ -10,7 +10,7 @@
 //   sizes: COST_BENCH_ROWS (default 200000; the issue's figure is 10000000), COST_BENCH_UNIFIED_ROWS
 //   (default 200000), BENCH_REPEAT (default 15), BENCH_WARMUP (default 20). Loopback only; every phase is bounded by a timeout.
 import { spawn, spawnSync } from 'node:child_process';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { once } from 'node:events';
@@ -106,6 +106,17 @@ const copy = (() => {
 })();
 console.log(`COPY (psql \\copy, bare table): ${copy.seconds.toFixed(1)} s, ${fmt(copy.rps)} rows/s`);
 
+// The worker's memory (Linux): RSS before the sync and its peak (VmHWM) once the job is done, to show
+// that collection memory stays flat in the number of rows (issue #22).
+const workerPid = children[1].pid;
+const procKb = (field) => {
+  try {
+    return Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${workerPid}/status`, 'utf8'))?.[1]) || undefined;
+  } catch {
+    return undefined;
+  }
+};
+const workerRssBefore = procKb('VmRSS');
 const ds = await api('data-source/register', { name: 'bench', resource_group: 'WORKSPACE', plugin_info: { plugin_id: 'plugin-http-file-cost-datasource', options: { base_url: fileUrl } }, schedule: { state: 'DISABLED' } });
 const t0 = Date.now();
 const job = await api('data-source/sync', { data_source_id: ds.data_source_id });
@@ -123,6 +134,8 @@ const unifiedCount = (await pool.query(`SELECT count(*)::int AS n FROM unified_c
 const collectRps = ROWS / collectSeconds;
 console.log(`collection (sync -> job SUCCESS, incl. unified rebuild): ${collectSeconds.toFixed(1)} s, ${fmt(collectRps)} rows/s, created_count ${fmt(task.created_count)}, ${fmt(unifiedCount)} unified cost rows`);
 console.log(`  collection / COPY = ${(collectRps / copy.rps).toFixed(2)}x  (target >= 0.3x)`);
+const workerPeak = procKb('VmHWM');
+if (workerPeak) console.log(`  worker RSS: ${(workerRssBefore / 1024).toFixed(1)} MB before the sync, peak ${(workerPeak / 1024).toFixed(1)} MB (VmHWM, ${fmt(ROWS)} rows)`);
 record({ measure: `collection of ${fmt(ROWS)} rows vs COPY`, ours: collectRps, baseline: copy.rps, unit: 'rows/s', goal: '≥ 0.3×', met: collectRps / copy.rps >= 0.3 });
 
 // ---------------------------------------------------------------- 2./3. analyze vs hand-written SQL

@@ -131,6 +131,7 @@ describe('platformctl against the platform', () => {
     const login = (extra: string[] = []) =>
       ok(['login', '--endpoint', p.base, '--domain-id', 'domain-local', '--user-id', 'admin', ...extra], { config, env: { PLATFORM_PASSWORD: PASSWORD } });
     await login(); // domain scope
+    expect(await as(['exec', 'get', 'identity.ExternalAuth'])).toMatchObject({ domain_id: 'domain-local', state: 'DISABLED' });
     const ws = (await as(['exec', 'create', 'identity.Workspace', '-p', 'name=payments-team'])).workspace_id;
     expect(ws).toMatch(/^workspace-/);
     expect(await as(['exec', 'create', 'identity.User', '-p', 'user_id=alice@example.com', '-p', 'auth_type=EXTERNAL', '-p', 'email=alice@example.com'])).toMatchObject({

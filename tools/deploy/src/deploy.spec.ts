@@ -1,6 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import YAML from 'yaml';
 import Ajv2019 from 'ajv/dist/2019';
@@ -115,6 +117,11 @@ describe('deployment files', () => {
     }
     expect(c.services.postgres.healthcheck).toBeDefined();
     expect(c.services.redis.healthcheck).toBeDefined();
+    // Redis asks for a password, and every app and worker connects with it (issue #23).
+    expect(c.services.redis.command).toEqual(expect.arrayContaining(['--requirepass', expect.stringMatching(/^\$\{REDIS_PASSWORD:\?/)]));
+    for (const [name, svc] of Object.entries<any>(c.services)) {
+      if (svc.environment?.REDIS_URL) expect([name, svc.environment.REDIS_URL]).toEqual([name, expect.stringMatching(/^redis:\/\/:\$\{REDIS_PASSWORD:\?[^}]*\}@redis:6379$/)]);
+    }
   });
 
   it('the Dockerfile is multi-stage, runs as non-root with production dependencies only', () => {
@@ -140,6 +147,76 @@ describe('deployment files', () => {
     writeFileSync(path.join(dir, 'nginx.conf'), conf);
     const r = spawnSync(nginx, ['-t', '-p', dir, '-c', path.join(dir, 'nginx.conf')], { encoding: 'utf8' });
     expect(r.stderr).toMatch(/test is successful/);
+  });
+
+  it('the gateway limits requests per client address: past the burst a 429 envelope with Retry-After; health is never limited', async () => {
+    const nginx = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
+    if (!nginx) throw new Error('nginx is not installed (apt-get install nginx-light); .ci/run installs it');
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'nginx-rate-'));
+    const port = 31_000 + (process.pid % 1000);
+    const real = read('docker/nginx.conf');
+    expect(real).toMatch(/limit_req_zone \$binary_remote_addr zone=per_address:10m rate=100r\/s;/);
+    expect(real).toMatch(/limit_req zone=per_address burst=200 nodelay;/);
+    // The generated config with a small rate, so a test can pass it; upstreams on a closed port (503).
+    const conf = real
+      .replace('rate=100r/s', 'rate=1r/s')
+      .replace('burst=200', 'burst=3')
+      .replace(/server ([a-z-]+):(\d+);/g, 'server 127.0.0.1:1;')
+      .replace('pid /tmp/nginx.pid', `pid ${dir}/nginx.pid`)
+      .replace(/access_log [^;]+;/, 'access_log off;')
+      .replace(/listen \d+;/, `listen 127.0.0.1:${port};`)
+      .replace(/\/tmp\/nginx-(body|proxy|fastcgi|uwsgi|scgi);/g, `${dir}/nginx-$1;`);
+    writeFileSync(path.join(dir, 'nginx.conf'), conf);
+    const start = spawnSync(nginx, ['-p', dir, '-c', path.join(dir, 'nginx.conf')], { stdio: 'ignore' });
+    expect(start.status).toBe(0);
+    try {
+      const answers = [];
+      for (let i = 0; i < 8; i++) {
+        const r = await fetch(`http://127.0.0.1:${port}/inventory/v1/cloud-service/list`, { method: 'POST', body: '{}' });
+        answers.push({ status: r.status, retry: r.headers.get('retry-after'), body: await r.json() });
+      }
+      // The first and the burst pass on (to a down upstream: 503); the rest are refused with 429.
+      expect(answers.slice(0, 4).map((a) => a.status)).toEqual([503, 503, 503, 503]);
+      expect(answers.slice(4).map((a) => a.status)).toEqual([429, 429, 429, 429]);
+      expect(answers[4]).toEqual({ status: 429, retry: '1', body: { error: { code: 'ERROR_TOO_MANY_REQUESTS', message: expect.any(String), status: 429 } } });
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    } finally {
+      spawnSync(nginx, ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-s', 'stop'], { stdio: 'ignore' });
+    }
+  });
+
+  it('nginx passes the W3C trace context (traceparent, tracestate) on to the app as the caller sent it', async () => {
+    const nginx = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
+    if (!nginx) throw new Error('nginx is not installed (apt-get install nginx-light); .ci/run installs it');
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'nginx-trace-'));
+    const port = 32_000 + (process.pid % 1000);
+    // Every upstream is this server, which answers the headers it was sent.
+    const app = http.createServer((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(req.headers)));
+    await new Promise<void>((r) => app.listen(0, '127.0.0.1', r));
+    const conf = read('docker/nginx.conf')
+      .replace(/server ([a-z-]+):(\d+);/g, `server 127.0.0.1:${(app.address() as AddressInfo).port};`)
+      .replace('pid /tmp/nginx.pid', `pid ${dir}/nginx.pid`)
+      .replace(/access_log [^;]+;/, `access_log ${dir}/access.log platform;`)
+      .replace(/error_log [^;]+;/, `error_log ${dir}/error.log info;`)
+      .replace(/listen \d+;/, `listen 127.0.0.1:${port};`)
+      .replace(/\/tmp\/nginx-(body|proxy|fastcgi|uwsgi|scgi);/g, `${dir}/nginx-$1;`);
+    writeFileSync(path.join(dir, 'nginx.conf'), conf);
+    const start = spawnSync(nginx, ['-p', dir, '-c', path.join(dir, 'nginx.conf')], { stdio: 'ignore' });
+    expect(start.status).toBe(0);
+    try {
+      const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+      const tracestate = 'vendor1=opaque,vendor2=x';
+      const seen = (await (await fetch(`http://127.0.0.1:${port}/monitoring/v1/event/list`, { method: 'POST', headers: { traceparent, tracestate }, body: '{}' })).json()) as Record<string, string>;
+      expect(seen).toMatchObject({ traceparent, tracestate });
+      // Without them, nothing is made up.
+      const none = (await (await fetch(`http://127.0.0.1:${port}/identity/v2/token/issue`, { method: 'POST', body: '{}' })).json()) as Record<string, string>;
+      expect(none.traceparent).toBeUndefined();
+      expect(none.tracestate).toBeUndefined();
+      expect(none['x-request-id']).toMatch(/^[0-9a-f]{32}$/);
+    } finally {
+      spawnSync(nginx, ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-s', 'stop'], { stdio: 'ignore' });
+      app.close();
+    }
   });
 
   it('nginx logs paths without query strings and without what follows a secret segment', async () => {

@@ -11,7 +11,7 @@ import type { PluginRegistry } from '../plugin/registry';
 import { PluginError, type ChangedInfo, type CostRecord, type RowError } from '../plugin/types';
 import { lockDomainUnifiedCosts, rebuildUnifiedCosts } from '../unified-cost/builder';
 import { openDataSourceSecret } from '../data-source/secret';
-import { CopyIn, copyText } from './pg-copy';
+import { CopyIn, CopyValueError, copyJson, copyText } from './pg-copy';
 import type { CollectTaskData } from './queue';
 
 export interface CollectorDeps {
@@ -33,6 +33,20 @@ const COST_COLUMNS = [
 const FILTERABLE = new Set(['account', 'provider', 'region_code', 'product', 'project_id', 'service_account_id']);
 const MAX_REPORTED_ROWS = 20;
 const PROGRESS_MS = 1000;
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * PostgreSQL refused a value of the COPY (SQLSTATE class 22, data exception: an invalid date, a number
+ * out of range, bad UTF-8 or JSON): bad data a retry cannot fix, so the task fails at once with
+ * ERROR_INVALID_COST_DATA. `where` is COPY's context ("COPY cost, line 12, column billed_date: ..."),
+ * whose line counts the rows sent, not the lines of the source file.
+ */
+function copyDataError(e: unknown): TaskFailure | undefined {
+  const err = e as { code?: unknown; message?: string; where?: string };
+  if (typeof err?.code !== 'string' || !err.code.startsWith('22')) return undefined;
+  const where = err.where ? ` (${err.where.split('\n')[0]})` : '';
+  return new TaskFailure('ERROR_INVALID_COST_DATA', `PostgreSQL refused a row of the cost data: ${err.message}${where}`);
+}
 
 /** The task failed for a reason a retry cannot change. */
 class TaskFailure extends Error {
@@ -224,18 +238,36 @@ export class Collector {
         await resolveProjects(page.results);
         let chunk = '';
         for (const rec of page.results) {
+          // What PostgreSQL would refuse mid-COPY is reported as the row's error here, with its line.
+          if (!Number.isFinite(rec.cost) || !Number.isFinite(rec.usage_quantity)) {
+            rowError(rec, `${Number.isFinite(rec.cost) ? `usage_quantity ${rec.usage_quantity}` : `cost ${rec.cost}`} is not a finite number`);
+            continue;
+          }
+          if (typeof rec.billed_date !== 'string' || !ISO_DATE.test(rec.billed_date)) {
+            rowError(rec, `billed_date "${rec.billed_date}" is not YYYY-MM-DD`);
+            continue;
+          }
           if (!(rec.currency in rates)) {
             rowError(rec, `currency "${rec.currency}" has no exchange rate (supported: ${Object.keys(rates).join(', ')})`);
             continue;
           }
           const ws = workspaceOf(rec);
-          if (ws === null || badCount) continue; // once a row is bad, nothing more is written: the task fails
+          if (ws === null) continue;
           const month = rec.billed_date.slice(0, 7);
+          const regionKey = rec.provider && rec.region_code ? `${rec.provider}.${rec.region_code}` : '';
+          let line: string;
+          try {
+            line = `${prefix}\t${copyText(ws || DOMAIN_WORKSPACE)}\t${copyText(rec.project_id)}\t${copyText(rec.service_account_id)}\t${copyText(rec.account)}\t${copyText(rec.provider)}\t${copyText(rec.region_code)}\t${copyText(regionKey)}\t${copyText(rec.product)}\t${copyText(rec.usage_type)}\t${copyText(rec.usage_unit)}\t${copyText(rec.currency)}\t${rec.cost}\t${rec.usage_quantity}\t${rec.billed_date}\t${month}\t${copyJson(rec.tags)}\t${copyJson(rec.additional_info)}\n`;
+          } catch (e) {
+            if (!(e instanceof CopyValueError)) throw e;
+            rowError(rec, `a value ${e.message}, which PostgreSQL cannot store`);
+            continue;
+          }
+          if (badCount) continue; // once a row is bad, nothing more is written: the task fails
           months.add(month);
           for (const k of Object.keys(rec.tags)) tagKeys.add(k);
           for (const k of Object.keys(rec.additional_info)) infoKeys.add(k);
-          const regionKey = rec.provider && rec.region_code ? `${rec.provider}.${rec.region_code}` : '';
-          chunk += `${prefix}\t${copyText(ws || DOMAIN_WORKSPACE)}\t${copyText(rec.project_id)}\t${copyText(rec.service_account_id)}\t${copyText(rec.account)}\t${copyText(rec.provider)}\t${copyText(rec.region_code)}\t${copyText(regionKey)}\t${copyText(rec.product)}\t${copyText(rec.usage_type)}\t${copyText(rec.usage_unit)}\t${rec.currency}\t${rec.cost}\t${rec.usage_quantity}\t${rec.billed_date}\t${month}\t${copyText(JSON.stringify(rec.tags))}\t${copyText(JSON.stringify(rec.additional_info))}\n`;
+          chunk += line;
           count++;
         }
         if (chunk) await copy.write(chunk);
@@ -280,7 +312,7 @@ export class Collector {
       abort.abort();
       if (copy) await copy.fail(String((e as Error).message ?? e)).catch(() => {});
       await client.query('ROLLBACK').catch(() => {});
-      throw e;
+      throw copyDataError(e) ?? e;
     } finally {
       client.release();
     }

@@ -81,9 +81,28 @@ export class CopyIn {
   }
 }
 
-/** One value in COPY text format: \N for null, backslash escapes for the four special characters. */
+/** A value PostgreSQL cannot store in a text or jsonb column: the row is bad data, not a transient failure. */
+export class CopyValueError extends Error {}
+
+/**
+ * One value in COPY text format: \N for null, backslash escapes for the four special characters. A NUL
+ * character cannot be stored in PostgreSQL text at all (COPY would fail the whole statement): it throws
+ * CopyValueError, so the caller reports the row instead.
+ */
 export function copyText(v: string | number | null): string {
   if (v === null) return '\\N';
   if (typeof v === 'number') return String(v);
-  return /[\\\t\n\r]/.test(v) ? v.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r') : v;
+  if (!/[\\\t\n\r\0]/.test(v)) return v;
+  if (v.includes('\0')) throw new CopyValueError('contains a NUL character');
+  return v.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
+}
+
+/** `\u0000` escaped in JSON text (an odd number of backslashes before `u0000`): jsonb refuses it. */
+const JSON_NUL = /(?:^|[^\\])(?:\\\\)*\\u0000/;
+
+/** A JSON value in COPY text format for a jsonb column; CopyValueError if jsonb cannot hold it (NUL). */
+export function copyJson(v: unknown): string {
+  const json = JSON.stringify(v);
+  if (json.includes('\\u0000') && JSON_NUL.test(json)) throw new CopyValueError('contains a NUL character');
+  return copyText(json);
 }

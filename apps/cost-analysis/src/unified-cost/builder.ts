@@ -50,6 +50,9 @@ export async function rebuildUnifiedCosts(
   const typed = TYPED_CURRENCIES.map((c) => (targets.includes(c) ? amount(c) : 'NULL::float8'));
 
   await db.query(`DELETE FROM unified_cost WHERE domain_id = $1 AND billed_month = ANY($2::text[])`, [domainId, list]);
+  // unified_cost_id: `uc-` and 12 hex digits (48 random bits), as before; from random() (PostgreSQL 15:
+  // xoshiro, seeded per session from the strong source) rather than gen_random_uuid(), whose getrandom
+  // call per row cost ~0.25 s of a 95k-row rebuild (issue #22). Ids are references, not secrets.
   // The cost rows were usually written by this very transaction, so the planner has no statistics for
   // them and would sort millions of rows on twelve text keys: hash them instead, with room to do so.
   await db.query(`SET LOCAL enable_sort = off`);
@@ -59,7 +62,7 @@ export async function rebuildUnifiedCosts(
        provider, region_code, region_key, product, usage_type, usage_unit, usage_quantity, billed_year, billed_month, aggregation_date,
        exchange_date, exchange_source, currency, is_confirmed, cost, cost_krw, cost_usd, cost_jpy,
        service_account_name, data_source_name, project_name, workspace_name, created_at)
-     SELECT $1, 'uc-' || substr(replace(gen_random_uuid()::text, '-', ''), 1, 12), g.workspace_id, g.project_id,
+     SELECT $1, 'uc-' || lpad(to_hex(floor(random() * 281474976710656)::bigint), 12, '0'), g.workspace_id, g.project_id,
        g.service_account_id, g.data_source_id, g.provider, g.region_code, g.region_key, g.product, g.usage_type,
        g.usage_unit, COALESCE(g.quantity, 0), substr(g.billed_month, 1, 4), g.billed_month, mo.aggregation_date, $7, $8, g.currency,
        mo.confirmed, ${costJson}, ${typed.join(', ')}, '', COALESCE(ds.name, g.data_source_id), g.project_id,

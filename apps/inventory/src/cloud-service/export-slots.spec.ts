@@ -1,6 +1,6 @@
 import request from 'supertest';
 import type { PoolClient } from 'pg';
-import { bearer } from '@platform/testing';
+import { bearer, waitFor } from '@platform/testing';
 import { loadConfig } from '../config';
 import { createTestInventory } from '../test-support';
 
@@ -110,4 +110,22 @@ describe('inventory cloud-service export: concurrent downloads are bounded', () 
       await t2.close();
     }
   });
+
+  it("stops a download URL once identity revokes its requester's grant (a role change, a disable), and no other", async () => {
+    const alices = await exportUrl(alice);
+    const bobs = await exportUrl(bob);
+    expect((await get(alices)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 2));
+    await t.revocations.revokeUser('d1', 'alice');
+    await waitFor(async () => (await get(alices)).status === 404, 2000, "alice's URL refused");
+    expect((await get(bobs)).status).toBe(200);
+    // A URL alice asks for after the revocation works again (her new grant).
+    const fresh = await exportUrl(await bearer({ domainId: 'd1', workspaceId: 'ws-1', roleType: 'WORKSPACE_OWNER', userId: 'alice' }));
+    expect((await get(fresh)).status).toBe(200);
+    // A disabled workspace stops every URL of it.
+    await new Promise((r) => setTimeout(r, 2));
+    await t.revocations.revokeWorkspace('d1', 'ws-1');
+    await waitFor(async () => (await get(bobs)).status === 404, 2000, "the workspace's URLs refused");
+  });
 });
+

@@ -212,6 +212,11 @@ export class CloudServiceExporter {
   async download(token: string, authorization: string | undefined, res: Response, logger: Logger): Promise<void> {
     const record = await this.deps.prisma.cloudServiceExport.findUnique({ where: { token_hash: hashOf(token) } });
     if (!record || record.expires_at.getTime() <= Date.now()) throw errors.notFound('download_url', 'expired or unknown');
+    // The URL carries the requester's grant of then: once identity revokes it (a role changed, the user
+    // disabled or deleted, the workspace disabled), the URL stops too (issue #23).
+    if (this.deps.verifier.revoked({ domainId: record.domain_id, userId: record.user_id, workspaceId: record.workspace_id, issuedAtMs: record.created_at.getTime() })) {
+      throw errors.notFound('download_url', 'expired or unknown');
+    }
     if (authorization !== undefined) {
       const auth = await this.deps.verifier.authenticate(bearerToken(authorization));
       if (auth.domainId !== record.domain_id) throw errors.notFound('download_url', 'expired or unknown');
@@ -225,7 +230,7 @@ export class CloudServiceExporter {
     }
   }
 
-  private async stream(record: { domain_id: string; workspace_id: string; user_id: string; request: unknown }, res: Response, logger: Logger): Promise<void> {
+  private async stream(record: { domain_id: string; workspace_id: string; user_id: string; request: unknown; created_at: Date }, res: Response, logger: Logger): Promise<void> {
     const spec = record.request as unknown as StoredExport;
     if (spec.member) {
       // The scope was resolved at request time; a member's projects may have shrunk since: the file

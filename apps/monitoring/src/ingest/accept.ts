@@ -1,6 +1,7 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { repeatFilter, type Logger } from '@platform/core';
 import { ApiError, errors } from '@platform/errors';
+import { injectTrace } from '@platform/telemetry';
 import type { Struct } from '../plugins/registry';
 import type { DeliveryEnqueuer } from './enqueue';
 import type { DeliveryJob } from './job';
@@ -77,6 +78,9 @@ export class IngestService {
       },
       data,
     };
+    // Deliveries of many requests share a job: each carries its own request's trace.
+    const trace = injectTrace();
+    if (trace) job.trace = trace;
     await this.queue.enqueue(job, bytes);
     return delivery_id;
   }

@@ -1,3 +1,4 @@
+import type { TraceCarrier } from '@platform/telemetry';
 import type { Struct, UpgradeMode } from '../plugins/registry';
 
 /** The webhook as it was when a delivery was accepted: the worker needs nothing else to store it. */
@@ -19,6 +20,8 @@ export interface DeliveryJob {
   received_at: string;
   webhook: WebhookSnapshot;
   data: Struct;
+  /** While tracing is on: the trace of the request that accepted it (the worker's span continues it). */
+  trace?: TraceCarrier;
 }
 
 /**

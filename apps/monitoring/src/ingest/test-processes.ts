@@ -12,9 +12,14 @@ const ROOT = path.resolve(__dirname, '../../../..');
 
 /** src/worker.ts bundled the way the build bundles it, to run as its own process. */
 export function buildWorker(): string {
-  const outfile = path.join(mkdtempSync(path.join(os.tmpdir(), 'monitoring-worker-')), 'worker.js');
+  return buildEntry('worker');
+}
+
+/** src/<entry>.ts (`worker`, `main`) bundled the way the build bundles it, to run as its own process. */
+export function buildEntry(entry: 'worker' | 'main'): string {
+  const outfile = path.join(mkdtempSync(path.join(os.tmpdir(), `monitoring-${entry}-`)), `${entry}.js`);
   buildSync({
-    entryPoints: [path.join(__dirname, '../worker.ts')],
+    entryPoints: [path.join(__dirname, `../${entry}.ts`)],
     bundle: true,
     platform: 'node',
     format: 'cjs',

@@ -3,6 +3,7 @@ import type IORedis from 'ioredis';
 import type { Logger } from '@platform/core';
 import { postgresCheck } from '@platform/db';
 import { createWorker, type Worker } from '@platform/queue';
+import { injectTrace as injectCurrent, tracingEnabled, withSpan } from '@platform/telemetry';
 import type { MonitoringConfig } from '../config';
 import { webhookPlugins } from '../plugins/webhook';
 import { Batcher } from './batcher';
@@ -27,11 +28,21 @@ export function startDeliveryWorker(o: { config: MonitoringConfig; pool: Pool; c
     // flush, Postgres works on the next (their alerts are serialized by key; see storeDeliveries).
     { maxSize: o.config.worker.batchSize, maxWaitMs: 5, maxInFlight: Math.max(1, o.config.worker.storeTransactions), retrySingly: true },
   );
-  const store = async (delivery: DeliveryJob) => {
+  const storeOne = async (delivery: DeliveryJob) => {
     const prepared = await prepareDelivery(registry, delivery, ctx);
     if (prepared.outcome === 'PARSE_ERROR') o.logger.warn({ delivery_id: delivery.delivery_id, webhook_id: delivery.webhook.webhook_id, err: prepared.error }, 'payload not parsed');
     await batcher.submit(prepared);
   };
+  // While tracing is on, each delivery is stored in a span of the trace of the request that accepted it,
+  // linked to the job's span. Its transaction runs in the span of the batch's first delivery.
+  const store = tracingEnabled()
+    ? (delivery: DeliveryJob) =>
+        withSpan(
+          'webhook delivery store',
+          { kind: 'consumer', parent: delivery.trace, links: [injectCurrent()], attributes: { 'monitoring.delivery_id': delivery.delivery_id, 'monitoring.webhook_id': delivery.webhook.webhook_id } },
+          () => storeOne(delivery),
+        )
+    : storeOne;
   const worker = createWorker<QueuedDeliveries>(
     o.config.ingest.queue,
     async (job) => {

@@ -1,0 +1,141 @@
+import { spawn, spawnSync } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { buildSync } from 'esbuild';
+import { tracingConfigured } from './index';
+
+const ROOT = path.resolve(__dirname, '../../..');
+
+describe('tracingConfigured', () => {
+  it('is on only with an OTLP endpoint, and off when the SDK or the traces exporter is turned off', () => {
+    expect(tracingConfigured({})).toBe(false);
+    expect(tracingConfigured({ OTEL_EXPORTER_OTLP_ENDPOINT: ' ' })).toBe(false);
+    expect(tracingConfigured({ OTEL_SERVICE_NAME: 'x', OTEL_TRACES_SAMPLER: 'always_on' })).toBe(false);
+    expect(tracingConfigured({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).toBe(true);
+    expect(tracingConfigured({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' })).toBe(true);
+    expect(tracingConfigured({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'TRUE' })).toBe(false);
+    expect(tracingConfigured({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'false' })).toBe(true);
+    expect(tracingConfigured({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none' })).toBe(false);
+  });
+});
+
+describe('startTelemetry in a process of its own', () => {
+  // The lib bundled as the apps bundle it (node_modules external), then started in a fresh node.
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'telemetry-')), 'telemetry.js');
+  beforeAll(() => {
+    buildSync({ entryPoints: [path.join(__dirname, 'index.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: file, packages: 'external', logLevel: 'error' });
+  });
+  const run = (env: Record<string, string>) => {
+    const script = `
+      const t = require(${JSON.stringify(file)});
+      const on = t.startTelemetry('probe');
+      require('node:http'); require('pg'); require('ioredis'); require('express');
+      const loaded = Object.keys(require.cache).filter((k) => k.includes('@opentelemetry'));
+      const mixin = t.traceLogMixin();
+      process.stdout.write(JSON.stringify({ on, enabled: t.tracingEnabled(), loaded: loaded.length, inject: t.injectTrace() ?? null, mixin: typeof mixin }));
+      t.shutdownTelemetry().then(() => process.exit(0));`;
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')));
+    const out = spawnSync(process.execPath, ['-e', script], { cwd: ROOT, env: { ...clean, NODE_PATH: path.join(ROOT, 'node_modules'), ...env }, encoding: 'utf8' });
+    if (out.status !== 0) throw new Error(out.stderr);
+    return JSON.parse(out.stdout) as { on: boolean; enabled: boolean; loaded: number; inject: unknown; mixin: string };
+  };
+
+  it('loads no module of OpenTelemetry when no endpoint is set, or when OTEL_SDK_DISABLED is true', () => {
+    for (const env of [{} as Record<string, string>, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_SDK_DISABLED: 'true' }]) {
+      expect(run(env)).toEqual({ on: false, enabled: false, loaded: 0, inject: null, mixin: 'undefined' });
+    }
+  });
+
+  it('exports with http/protobuf (the default protocol) and http/json to the endpoint, under the service name', async () => {
+    const received: { type: string; body: Buffer }[] = [];
+    const server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        if (req.method === 'POST' && req.url === '/v1/traces') received.push({ type: String(req.headers['content-type']), body: Buffer.concat(chunks) });
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const script = `
+      const t = require(${JSON.stringify(file)});
+      t.startTelemetry('probe-service');
+      t.withSpan('probe-span', { attributes: { 'probe.attr': 'x' } }, async () => t.activeTraceIds())
+        .then((ids) => { process.stdout.write(JSON.stringify(ids)); return t.shutdownTelemetry(); })
+        .then(() => process.exit(0));`;
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')));
+    try {
+      for (const protocol of [undefined, 'http/json']) {
+        const env = { ...clean, NODE_PATH: path.join(ROOT, 'node_modules'), OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, ...(protocol && { OTEL_EXPORTER_OTLP_PROTOCOL: protocol }) };
+        const out = await new Promise<string>((resolve, reject) => {
+          const child = spawn(process.execPath, ['-e', script], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+          let text = '';
+          child.stdout.on('data', (d: Buffer) => (text += d));
+          child.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`exit ${code}`))));
+        });
+        const ids = JSON.parse(out) as { trace_id: string; span_id: string };
+        expect(ids.trace_id).toMatch(/^[0-9a-f]{32}$/);
+        const last = received.pop()!;
+        if (protocol === 'http/json') {
+          expect(last.type).toMatch(/^application\/json/);
+          const spans = JSON.parse(last.body.toString()).resourceSpans[0];
+          expect(spans.resource.attributes).toContainEqual({ key: 'service.name', value: { stringValue: 'probe-service' } });
+          expect(spans.scopeSpans[0].spans[0]).toMatchObject({ name: 'probe-span', traceId: ids.trace_id, spanId: ids.span_id });
+        } else {
+          expect(last.type).toBe('application/x-protobuf');
+          // Protobuf keeps strings and ids as raw bytes.
+          expect(last.body.includes(Buffer.from('probe-span'))).toBe(true);
+          expect(last.body.includes(Buffer.from('probe-service'))).toBe(true);
+          expect(last.body.includes(Buffer.from(ids.trace_id, 'hex'))).toBe(true);
+        }
+      }
+    } finally {
+      server.close();
+    }
+  });
+
+  it('starts the SDK with an endpoint', () => {
+    const r = run({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' });
+    expect(r).toMatchObject({ on: true, enabled: true, mixin: 'function' });
+    expect(r.loaded).toBeGreaterThan(10);
+  });
+
+  it("gives the platform's log lines the active span's ids while tracing is on, and nothing while it is off", () => {
+    // libs/core's logger bundled with this lib, as an app bundles them.
+    const logFile = path.join(path.dirname(file), 'logger.js');
+    buildSync({
+      stdin: { contents: `export { createLogger } from '@platform/core'; export * from './index';`, resolveDir: __dirname, loader: 'ts' },
+      bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: logFile, packages: 'external', logLevel: 'error',
+      tsconfig: path.join(ROOT, 'tsconfig.base.json'),
+    });
+    const script = `
+      const t = require(${JSON.stringify(logFile)});
+      t.startTelemetry('probe');
+      const log = t.createLogger('probe', 'info');
+      log.info('outside');
+      t.withSpan('probe-span', {}, async () => { log.info({ ids: t.activeTraceIds() ?? null }, 'inside'); }).then(() => process.exit(0));`;
+    const lines = (env: Record<string, string>) => {
+      const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_') && k !== 'JEST_WORKER_ID'));
+      const out = spawnSync(process.execPath, ['-e', script], { cwd: ROOT, env: { ...clean, NODE_PATH: path.join(ROOT, 'node_modules'), LOG_SYNC: 'true', ...env }, encoding: 'utf8' });
+      if (out.status !== 0) throw new Error(`exit ${out.status}: ${out.stderr}`);
+      const lines = out.stdout.trim().split('\n');
+      expect({ lines: lines.length, stderr: out.stderr }).toEqual({ lines: 2, stderr: '' });
+      return lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    };
+    const [outside, inside] = lines({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_TRACES_EXPORTER: 'otlp' });
+    expect(outside.trace_id).toBeUndefined();
+    const ids = inside.ids as { trace_id: string; span_id: string };
+    expect(ids.trace_id).toMatch(/^[0-9a-f]{32}$/);
+    expect(inside).toMatchObject({ msg: 'inside', trace_id: ids.trace_id, span_id: ids.span_id });
+    const off = lines({});
+    expect(off.map((l) => Object.keys(l).sort())).toEqual([
+      ['level', 'msg', 'name', 'service', 'time'],
+      ['ids', 'level', 'msg', 'name', 'service', 'time'],
+    ]);
+    expect(off[1].ids).toBeNull();
+  });
+});
