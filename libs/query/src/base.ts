@@ -8,13 +8,26 @@ export interface SqlRunner {
   query(text: string, values?: unknown[]): Promise<{ rows: any[] }>;  
 }
 
-/** The resource's fields as seen through a table (or CTE) alias. */
+const scopes = new WeakMap<Resource, Map<string, Scope>>();
+
+/**
+ * The resource's fields as seen through a table (or CTE) alias. Built once per resource and alias (a
+ * resource is frozen, and nothing writes to a Scope: a derived one copies its columns), as it was a
+ * sixth of the time of compiling a list.
+ */
 export function baseScope(resource: Resource, alias: string): Scope {
-  const cols = new Map<string, Col>();
-  for (const f of resource.fields.values()) {
-    cols.set(f.key, { sql: `${alias}.${f.column}`, kind: f.type, notNull: f.notNull, dateFormat: f.dateFormat });
+  let byAlias = scopes.get(resource);
+  if (!byAlias) scopes.set(resource, (byAlias = new Map()));
+  let scope = byAlias.get(alias);
+  if (!scope) {
+    const cols = new Map<string, Col>();
+    for (const f of resource.fields.values()) {
+      cols.set(f.key, Object.freeze({ sql: `${alias}.${f.column}`, kind: f.type, notNull: f.notNull, dateFormat: f.dateFormat }));
+    }
+    scope = new Scope(cols);
+    byAlias.set(alias, scope);
   }
-  return new Scope(cols);
+  return scope;
 }
 
 /** One ORDER BY item with MongoDB's null order (nulls first ascending, last descending). */

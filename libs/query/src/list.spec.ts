@@ -228,6 +228,16 @@ describe('sort, page, count_only, unwind, rows', () => {
     const j = await list({ unwind: { path: 'data.list' }, filter: [{ k: 'cloud_service_id', v: 'cs-1', o: 'eq' }] });
     expect(j.rows.map((x) => x.data.list)).toEqual([[1], [5], ['z']]);
   });
+  test('rows keep the table\'s columns in the table\'s order, without the marker columns, also when unwound', async () => {
+    const cols = (await db.pool.query('SELECT * FROM cloud_service LIMIT 0')).fields.map((f) => f.name);
+    const plain = (await list({ page: { limit: 2 } })).rows;
+    const unwound = (await list({ unwind: { path: 'ip_addresses' }, page: { limit: 3 } })).rows;
+    expect(plain).toHaveLength(2);
+    expect(unwound).toHaveLength(3);
+    for (const r of [...plain, ...unwound]) expect(Object.keys(r)).toEqual(cols);
+    expect(unwound[0].ip_addresses).toHaveLength(1);
+    expect(new Set(unwound).size).toBe(3); // one object per row, not shared
+  });
   test('every value is a bind parameter', () => {
     const c = compileList(resource, parseQuery({ filter: [{ k: 'name', v: "x'; DROP TABLE cloud_service; --", o: 'eq' }, { k: 'tags.a"b', v: 1, o: 'eq' }] }), D1);
     expect(c.text).not.toContain('DROP');

@@ -2,6 +2,8 @@ import { applyOnly, defineResource, parseIso8601, parseQuery, parseTimediff, res
 import { resource } from './test/fixture';
 import { parsePeriodBound } from './time';
 import { strftimeToPg } from './stat';
+import { baseScope } from './base';
+import { Ctx } from './sql';
 
 describe('time', () => {
   const now = new Date('2024-03-14T15:16:17.000Z'); // a Thursday
@@ -80,5 +82,22 @@ describe('defineResource', () => {
     expect(splitKey(r.fields, 'reference.resource_id')?.name).toBe('reference.resource_id');
     expect(splitKey(r.fields, 'reference.external_link.x')).toMatchObject({ name: 'reference', path: ['external_link', 'x'] });
     expect(splitKey(r.fields, 'nope.x')).toBeNull();
+  });
+});
+
+describe('baseScope', () => {
+  test('is built once per resource and alias, and its columns cannot be changed', () => {
+    const t = baseScope(resource, 't');
+    expect(baseScope(resource, 't')).toBe(t);
+    const s0 = baseScope(resource, 's0');
+    expect(s0).not.toBe(t);
+    expect(t.resolve('name', 'k', new Ctx()).sql).toBe('t."name"');
+    expect(s0.resolve('name', 'k', new Ctx()).sql).toBe('s0."name"');
+    const other = defineResource({ ...resource.spec });
+    expect(baseScope(other, 't')).not.toBe(t);
+    expect(() => {
+      (t.cols.get('name') as { sql: string }).sql = 'x';
+    }).toThrow();
+    expect(t.resolve('name', 'k', new Ctx()).sql).toBe('t."name"');
   });
 });

@@ -5,7 +5,13 @@
 //   LIST_ROWS=20000 ANALYZE_ROWS=50000 RUNS=3 node tools/bench/query/bench.mjs   # smoke run
 //
 // Env: BENCH_PG_ADMIN_URL (default postgresql://postgres@127.0.0.1:5432/postgres), LIST_ROWS, ANALYZE_ROWS,
-// RUNS (timed runs per query, median reported), BENCH_KEEP=1 keeps the database.
+// RUNS (timed runs per query, median reported), BENCH_KEEP=1 keeps the database; WARMUP_CALLS (200) and
+// WARMUP_MS (2000): the warm-up of each comparison, calls of each side, until either bound; BATCH_MS (50):
+// a fast query is timed over a batch of calls, the two sides in turns, of about that long per run (the
+// time per call reported).
+// list is compared twice: with the same query hand-written as one statement (the library's guarantee:
+// total and rows from one snapshot; the goal), and with the count and the page sent at once on two
+// connections (two snapshots; shown without a goal). See docs/decisions/query.md, "list: performance".
 // The library is bundled from libs/query/src with esbuild (node_modules/.bin/esbuild) into tmp/.
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -19,6 +25,9 @@ const ADMIN_URL = process.env.BENCH_PG_ADMIN_URL || 'postgresql://postgres@127.0
 const LIST_ROWS = Number(process.env.LIST_ROWS || 1_000_000);
 const ANALYZE_ROWS = Number(process.env.ANALYZE_ROWS || 10_000_000);
 const RUNS = Number(process.env.RUNS || 5);
+const WARMUP_CALLS = Number(process.env.WARMUP_CALLS || 200);
+const WARMUP_MS = Number(process.env.WARMUP_MS || 2000);
+const BATCH_MS = Number(process.env.BATCH_MS || 50);
 
 // The library as the apps get it: tools/build/bundle.mjs (CommonJS, the libs bundled, packages external).
 async function bundle() {
@@ -41,24 +50,43 @@ async function timed(fn) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function compare(label, lib, hand, check) {
-  for (let i = 0; i < 3; i++) {
-    await lib(); // warm-up (plans, caches, the compiler's code)
+  // Warm-up (plans, caches, and the JavaScript of both sides, which V8 optimises only after some
+  // hundred calls: a server's steady state): the same number of calls each, at least 3, up to
+  // WARMUP_CALLS (200) or WARMUP_MS (2 s).
+  const t0 = Date.now();
+  let w = 0;
+  for (; w < 3 || (w < WARMUP_CALLS && Date.now() - t0 < WARMUP_MS); w++) {
+    await lib();
     await hand();
   }
+  // A query of a few milliseconds is timed over a batch of calls (about BATCH_MS per timed run), the
+  // two sides called in turns within the batch, each first every other time: on a shared host each
+  // call of one side has a call of the other next to it, under the same load, and one run is not one
+  // scheduler hiccup. A slow query is timed call by call (a batch of 1).
+  const batch = Math.max(1, Math.min(100, Math.round(BATCH_MS / ((Date.now() - t0) / w))));
   const a = [];
   const b = [];
   let last;
-  // In turns, each first every other time: neither gains from running right after the other.
   for (let i = 0; i < RUNS; i++) {
-    const [x, y] = i % 2 ? [await timed(lib), await timed(hand)] : await timed(hand).then(async (h) => [await timed(lib), h]);
-    a.push(x.ms);
-    b.push(y.ms);
-    last = [x.r, y.r];
+    let la = 0;
+    let hb = 0;
+    for (let j = 0; j < batch; j++) {
+      const libFirst = (i * batch + j) % 2 === 1;
+      const first = await timed(libFirst ? lib : hand);
+      const second = await timed(libFirst ? hand : lib);
+      const [x, y] = libFirst ? [first, second] : [second, first];
+      la += x.ms;
+      hb += y.ms;
+      last = [x.r, y.r];
+    }
+    a.push(la / batch);
+    b.push(hb / batch);
   }
   check(...last);
   const la = median(a);
   const hb = median(b);
-  console.log(`${label}\n  library     median ${la.toFixed(1)} ms  (runs: ${a.map((v) => v.toFixed(0)).join(', ')})\n  hand SQL    median ${hb.toFixed(1)} ms  (runs: ${b.map((v) => v.toFixed(0)).join(', ')})\n  ratio       ${(la / hb).toFixed(3)}x`);
+  const f = (v) => v.toFixed(v < 10 ? 2 : 0);
+  console.log(`${label}\n  (${w} warm-up calls each; ${batch} call(s) of each per timed run)\n  library     median ${la.toFixed(2)} ms  (runs: ${a.map(f).join(', ')})\n  hand SQL    median ${hb.toFixed(2)} ms  (runs: ${b.map(f).join(', ')})\n  ratio       ${(la / hb).toFixed(3)}x`);
   return la / hb;
 }
 
@@ -123,19 +151,32 @@ async function main() {
       page: { start: 101, limit: 50 },
     });
     const scope = [{ key: 'domain_id', value: 'd1', operator: 'eq' }];
+    const where = `domain_id = $1 AND provider = ANY($2) AND state = $3 AND instance_size >= $4`;
+    const args = ['d1', ['aws', 'azure'], 'ACTIVE', 4];
+    const pageSql = `SELECT * FROM cloud_service WHERE ${where} ORDER BY created_at DESC, cloud_service_id ASC LIMIT 50 OFFSET 100`;
+    // The hand-written answer with the library's guarantees: the total and the rows from one snapshot
+    // (one statement, one connection), the total also when the page is empty. Neither side prepares
+    // its statement (no `name:`), and both answer the same objects (assertSame).
     const handList = async () => {
-      const where = `domain_id = $1 AND provider = ANY($2) AND state = $3 AND instance_size >= $4`;
-      const args = ['d1', ['aws', 'azure'], 'ACTIVE', 4];
-      const [c, r] = await Promise.all([
-        pool.query(`SELECT count(*) AS n FROM cloud_service WHERE ${where}`, args),
-        pool.query(`SELECT * FROM cloud_service WHERE ${where} ORDER BY created_at DESC, cloud_service_id ASC LIMIT 50 OFFSET 100`, args),
-      ]);
+      const r = await pool.query(`SELECT c.n, p.* FROM (SELECT count(*) AS n FROM cloud_service WHERE ${where}) AS c LEFT JOIN LATERAL (${pageSql}) AS p ON TRUE`, args);
+      const rows = r.rows[0].cloud_service_id === null ? [] : r.rows.map(({ n, ...row }) => row);
+      return { rows, total_count: Number(r.rows[0].n) };
+    };
+    // As the benchmark compared until 2026-11: the count and the page at once on two connections. Its
+    // latency is that of the slower of the two, but the total and the rows come from two snapshots
+    // (they can disagree under writes) and one request holds two connections. Shown, without a goal.
+    const handListTwo = async () => {
+      const [c, r] = await Promise.all([pool.query(`SELECT count(*) AS n FROM cloud_service WHERE ${where}`, args), pool.query(pageSql, args)]);
       return { rows: r.rows, total_count: Number(c.rows[0].n) };
     };
-    const ratioList = await compare(
-      `list: filter (scope + in + eq + gte) + sort created_at desc + page (start 101, limit 50) over ${LIST_ROWS} rows`,
+    const listLabel = `list: filter (scope + in + eq + gte) + sort created_at desc + page (start 101, limit 50) over ${LIST_ROWS} rows`;
+    const ratioList = await compare(`${listLabel}, vs one hand-written statement`, () => q.runList(pool, cs, listQuery, scope), handList, (a, b) =>
+      assertSame('list', a, b),
+    );
+    const ratioListTwo = await compare(
+      `${listLabel}, vs count and page on two connections at once`,
       () => q.runList(pool, cs, listQuery, scope),
-      handList,
+      handListTwo,
       (a, b) => assertSame('list', a, b),
     );
 
@@ -200,9 +241,10 @@ async function main() {
         assertSame('analyze', a.results.map(key).sort(), b.results.map(key).sort());
       },
     );
-    record({ measure: `list over ${LIST_ROWS} rows vs hand-written SQL`, ours: ratioList, ratio: ratioList, goal: '≤ 1.3×', met: ratioList <= 1.3 });
+    record({ measure: `list over ${LIST_ROWS} rows vs hand-written SQL (one statement, one snapshot)`, ours: ratioList, ratio: ratioList, goal: '≤ 1.1×', met: ratioList <= 1.1 });
+    record({ measure: `list over ${LIST_ROWS} rows vs hand-written count and page on two connections at once (two snapshots)`, ours: ratioListTwo, ratio: ratioListTwo });
     record({ measure: `analyze over ${ANALYZE_ROWS} rows vs hand-written SQL`, ours: ratioAnalyze, ratio: ratioAnalyze, goal: '≤ 1.3×', met: ratioAnalyze <= 1.3 });
-    console.log(`\nsummary: list ${ratioList.toFixed(3)}x, analyze ${ratioAnalyze.toFixed(3)}x of hand-written SQL (target <= 1.3x)`);
+    console.log(`\nsummary: list ${ratioList.toFixed(3)}x (two connections: ${ratioListTwo.toFixed(3)}x), analyze ${ratioAnalyze.toFixed(3)}x of hand-written SQL (target <= 1.3x)`);
   } finally {
     await pool.end();
     if (!process.env.BENCH_KEEP) await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
