@@ -27,7 +27,7 @@ export interface IdleCollectorOptions {
 }
 
 /**
- * Gives memory back once a process goes quiet (issue #14, docs/decisions/platform.md "Footprint and
+ * Gives memory back once a process goes quiet (issue #14, docs/decisions/performance.md "Footprint and
  * startup"). A process with no traffic never collects: the garbage of its start (and of a burst of
  * load) stays in the heap, and V8 keeps the young generation at the size the load grew it to (16 MB
  * semi-spaces), so RSS stays where the busiest moment left it. Every `intervalMs` the event loop's

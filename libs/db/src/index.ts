@@ -44,7 +44,7 @@ export function dbTimeouts() {
  * connections. A request's statement shares the database's cores with every other request, so parallel
  * workers buy one request's latency with everyone's throughput; on the 2-core machine the planner's
  * parallel plan for a unified-cost analyze over 100k rows took 184 ms against 51 ms without (issue #14,
- * docs/decisions/platform.md "The request path"). Worker connections keep PostgreSQL's setting.
+ * docs/decisions/performance.md "The request path"). Worker connections keep PostgreSQL's setting.
  */
 export function apiParallelWorkers(): number {
   return envWhole('DATABASE_API_PARALLEL_WORKERS', 0, 'workers', 64);
@@ -124,7 +124,7 @@ let wasmFlagSet = false;
  * per-thread arenas once freed (measured: an idle identity at 190-225 MB, 130-140 MB without it). The
  * compiler only runs for a query shape Prisma has not planned yet (its plans are cached), so its
  * code quality is off the request path: the module stays on Liftoff code (issue #14,
- * docs/decisions/platform.md "Footprint and startup"). Set before the module is compiled: the
+ * docs/decisions/performance.md "Footprint and startup"). Set before the module is compiled: the
  * client compiles it lazily, on its first query.
  */
 function wasmBaselineOnly() {

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 
 /**
- * proto3 defaults (docs/decisions/platform.md, "proto3 clients"). Clients generated from upstream's
+ * proto3 defaults (docs/decisions/api.md, "proto3 clients"). Clients generated from upstream's
  * protobuf definitions cannot leave a scalar field out: an unset string is `""`, a number `0`, a bool
  * `false`, a repeated field `[]`, a map or Struct `{}`, an enum its zero value (`NONE`, `SCOPE_NONE`,
  * `NONE_FILE_FORMAT`, ...), and proto3 JSON allows `null` for any of them. For an OPTIONAL field of a
