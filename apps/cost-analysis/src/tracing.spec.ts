@@ -7,8 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { buildSync } from 'esbuild';
-import { bearer, freeTcpPort, otlpEnv, otlpReceiver, spanAttribute, spanText, startBundledProcess, testKeys, waitFor, type OtlpReceiver, type OtlpSpan } from '@platform/testing';
+import { bearer, bundleEntry, freeTcpPort, otlpEnv, otlpReceiver, spanAttribute, spanText, startBundledProcess, testKeys, waitFor, type OtlpReceiver, type OtlpSpan } from '@platform/testing';
 import { createQueue } from '@platform/queue';
 import { COLLECT_QUEUE } from './collector/queue';
 import { SCHEDULE_QUEUE } from './data-source/scheduler';
@@ -19,20 +18,7 @@ const ROOT = path.resolve(__dirname, '../../..');
 /** src/<entry>.ts bundled as the build bundles it, under the repository (Prisma's client imports its runtime as ESM: node_modules must be up the tree). */
 function bundle(entry: 'main' | 'worker'): string {
   mkdirSync(path.join(ROOT, 'tmp'), { recursive: true });
-  const outfile = path.join(mkdtempSync(path.join(ROOT, 'tmp', `cost-${entry}-`)), `${entry}.js`);
-  buildSync({
-    entryPoints: [path.join(__dirname, `${entry}.ts`)],
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    outfile,
-    packages: 'external',
-    tsconfig: path.join(ROOT, 'tsconfig.base.json'),
-    nodePaths: [path.join(ROOT, 'node_modules')],
-    logLevel: 'error',
-  });
-  return outfile;
+  return bundleEntry(path.join(__dirname, `${entry}.ts`), path.join(mkdtempSync(path.join(ROOT, 'tmp', `cost-${entry}-`)), `${entry}.js`));
 }
 
 describe('traces through the cost-analysis app, the queue and the collection worker', () => {

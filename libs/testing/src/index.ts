@@ -10,3 +10,4 @@ export * from './fixtures';
 export * from './oidc';
 export * from './otlp';
 export * from './private-postgres';
+export * from './bundle';

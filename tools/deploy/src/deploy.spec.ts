@@ -15,6 +15,34 @@ const docs = (rel: string) => YAML.parseAllDocuments(read(rel)).map((d) => d.toJ
 const validate = (files: string[]) =>
   spawnSync(process.execPath, [path.join(root, 'tools/deploy/validate-k8s.mjs'), ...files], { encoding: 'utf8', cwd: root });
 
+/**
+ * Real nginx with the generated gateway config, on a port of its own: every upstream at `upstream`,
+ * logs in a directory of its own, `edit` applied to the config last. nginx daemonizes (its master keeps
+ * no pipe of ours open); `stop()` ends it.
+ */
+function startNginx(label: string, portBase: number, upstream: string, edit: (conf: string, dir: string) => string = (c) => c) {
+  const nginx = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
+  if (!nginx) throw new Error('nginx is not installed (apt-get install nginx-light); .ci/run installs it');
+  const dir = mkdtempSync(path.join(os.tmpdir(), `nginx-${label}-`));
+  const port = portBase + (process.pid % 1000);
+  const conf = read('docker/nginx.conf')
+    .replace(/server ([a-z-]+):(\d+);/g, `server ${upstream};`)
+    .replace('pid /tmp/nginx.pid', `pid ${dir}/nginx.pid`)
+    .replace(/access_log [^;]+;/, `access_log ${dir}/access.log platform;`)
+    .replace(/error_log [^;]+;/, `error_log ${dir}/error.log info;`)
+    .replace(/listen \d+;/, `listen 127.0.0.1:${port};`)
+    .replace(/\/tmp\/nginx-(body|proxy|fastcgi|uwsgi|scgi);/g, `${dir}/nginx-$1;`);
+  writeFileSync(path.join(dir, 'nginx.conf'), edit(conf, dir));
+  const start = spawnSync(nginx, ['-p', dir, '-c', path.join(dir, 'nginx.conf')], { stdio: 'ignore' });
+  if (start.status !== 0) throw new Error(`nginx did not start (${start.status})`);
+  return {
+    port,
+    dir,
+    reopenLogs: () => spawnSync(nginx, ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-s', 'reopen'], { stdio: 'ignore' }),
+    stop: () => spawnSync(nginx, ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-s', 'stop'], { stdio: 'ignore' }),
+  };
+}
+
 describe('deployment files', () => {
   it('are up to date with the route table', () => {
     const r = spawnSync(process.execPath, [path.join(root, 'tools/deploy/generate.mjs'), '--check'], { encoding: 'utf8' });
@@ -179,25 +207,12 @@ describe('deployment files', () => {
   });
 
   it('the gateway limits requests per client address: past the burst a 429 envelope with Retry-After; health is never limited', async () => {
-    const nginx = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
-    if (!nginx) throw new Error('nginx is not installed (apt-get install nginx-light); .ci/run installs it');
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'nginx-rate-'));
-    const port = 31_000 + (process.pid % 1000);
     const real = read('docker/nginx.conf');
     expect(real).toMatch(/limit_req_zone \$binary_remote_addr zone=per_address:10m rate=100r\/s;/);
     expect(real).toMatch(/limit_req zone=per_address burst=200 nodelay;/);
     // The generated config with a small rate, so a test can pass it; upstreams on a closed port (503).
-    const conf = real
-      .replace('rate=100r/s', 'rate=1r/s')
-      .replace('burst=200', 'burst=3')
-      .replace(/server ([a-z-]+):(\d+);/g, 'server 127.0.0.1:1;')
-      .replace('pid /tmp/nginx.pid', `pid ${dir}/nginx.pid`)
-      .replace(/access_log [^;]+;/, 'access_log off;')
-      .replace(/listen \d+;/, `listen 127.0.0.1:${port};`)
-      .replace(/\/tmp\/nginx-(body|proxy|fastcgi|uwsgi|scgi);/g, `${dir}/nginx-$1;`);
-    writeFileSync(path.join(dir, 'nginx.conf'), conf);
-    const start = spawnSync(nginx, ['-p', dir, '-c', path.join(dir, 'nginx.conf')], { stdio: 'ignore' });
-    expect(start.status).toBe(0);
+    const gw = startNginx('rate', 31_000, '127.0.0.1:1', (c) => c.replace('rate=100r/s', 'rate=1r/s').replace('burst=200', 'burst=3'));
+    const port = gw.port;
     try {
       const answers = [];
       for (let i = 0; i < 8; i++) {
@@ -210,28 +225,16 @@ describe('deployment files', () => {
       expect(answers[4]).toEqual({ status: 429, retry: '1', body: { error: { code: 'ERROR_TOO_MANY_REQUESTS', message: expect.any(String), status: 429 } } });
       expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
     } finally {
-      spawnSync(nginx, ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-s', 'stop'], { stdio: 'ignore' });
+      gw.stop();
     }
   });
 
   it('nginx passes the W3C trace context (traceparent, tracestate) on to the app as the caller sent it', async () => {
-    const nginx = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
-    if (!nginx) throw new Error('nginx is not installed (apt-get install nginx-light); .ci/run installs it');
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'nginx-trace-'));
-    const port = 32_000 + (process.pid % 1000);
     // Every upstream is this server, which answers the headers it was sent.
     const app = http.createServer((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(req.headers)));
     await new Promise<void>((r) => app.listen(0, '127.0.0.1', r));
-    const conf = read('docker/nginx.conf')
-      .replace(/server ([a-z-]+):(\d+);/g, `server 127.0.0.1:${(app.address() as AddressInfo).port};`)
-      .replace('pid /tmp/nginx.pid', `pid ${dir}/nginx.pid`)
-      .replace(/access_log [^;]+;/, `access_log ${dir}/access.log platform;`)
-      .replace(/error_log [^;]+;/, `error_log ${dir}/error.log info;`)
-      .replace(/listen \d+;/, `listen 127.0.0.1:${port};`)
-      .replace(/\/tmp\/nginx-(body|proxy|fastcgi|uwsgi|scgi);/g, `${dir}/nginx-$1;`);
-    writeFileSync(path.join(dir, 'nginx.conf'), conf);
-    const start = spawnSync(nginx, ['-p', dir, '-c', path.join(dir, 'nginx.conf')], { stdio: 'ignore' });
-    expect(start.status).toBe(0);
+    const gw = startNginx('trace', 32_000, `127.0.0.1:${(app.address() as AddressInfo).port}`);
+    const port = gw.port;
     try {
       const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
       const tracestate = 'vendor1=opaque,vendor2=x';
@@ -243,28 +246,15 @@ describe('deployment files', () => {
       expect(none.tracestate).toBeUndefined();
       expect(none['x-request-id']).toMatch(/^[0-9a-f]{32}$/);
     } finally {
-      spawnSync(nginx, ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-s', 'stop'], { stdio: 'ignore' });
+      gw.stop();
       app.close();
     }
   });
 
   it('nginx logs paths without query strings and without what follows a secret segment', async () => {
-    const nginx = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
-    if (!nginx) throw new Error('nginx is not installed (apt-get install nginx-light); .ci/run installs it');
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'nginx-log-'));
-    const port = 30_000 + (process.pid % 1000);
     // Upstreams on a closed port: the gateway answers 503, and logs the request as it would any other.
-    const conf = read('docker/nginx.conf')
-      .replace(/server ([a-z-]+):(\d+);/g, 'server 127.0.0.1:1;')
-      .replace('pid /tmp/nginx.pid', `pid ${dir}/nginx.pid`)
-      .replace(/access_log [^;]+;/, `access_log ${dir}/access.log platform;`)
-      .replace(/error_log [^;]+;/, `error_log ${dir}/error.log info;`)
-      .replace(/listen \d+;/, `listen 127.0.0.1:${port};`)
-      .replace(/\/tmp\/nginx-(body|proxy|fastcgi|uwsgi|scgi);/g, `${dir}/nginx-$1;`);
-    writeFileSync(path.join(dir, 'nginx.conf'), conf);
-    // nginx daemonizes: its master keeps no pipe of ours open.
-    const start = spawnSync(nginx, ['-p', dir, '-c', path.join(dir, 'nginx.conf')], { stdio: 'ignore' });
-    expect(start.status).toBe(0);
+    const gw = startNginx('log', 30_000, '127.0.0.1:1');
+    const { port, dir } = gw;
     try {
       const key = 'KEYs3cr3t0123456789';
       for (const p of [
@@ -276,7 +266,7 @@ describe('deployment files', () => {
       ]) {
         await fetch(`http://127.0.0.1:${port}${p}`, { method: 'POST', body: '{}' }).then((r) => r.arrayBuffer());
       }
-      spawnSync(nginx, ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-s', 'reopen'], { stdio: 'ignore' });
+      gw.reopenLogs();
       await new Promise((r) => setTimeout(r, 200));
       const log = readFileSync(path.join(dir, 'access.log'), 'utf8');
       expect(log.split('\n').filter(Boolean)).toHaveLength(5);
@@ -287,7 +277,7 @@ describe('deployment files', () => {
       // The error log (upstream failures name the request line) stays at crit in the real config.
       expect(read('docker/nginx.conf')).toMatch(/^error_log stderr crit;$/m);
     } finally {
-      spawnSync(nginx, ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-s', 'stop'], { stdio: 'ignore' });
+      gw.stop();
     }
   });
 });

@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { buildSync } from 'esbuild';
 import Redis from 'ioredis';
+import { bundleEntry } from '@platform/testing';
 
 const ROOT = path.resolve(__dirname, '../../../..');
 
@@ -17,20 +17,7 @@ export function buildWorker(): string {
 
 /** src/<entry>.ts (`worker`, `main`) bundled the way the build bundles it, to run as its own process. */
 export function buildEntry(entry: 'worker' | 'main'): string {
-  const outfile = path.join(mkdtempSync(path.join(os.tmpdir(), `monitoring-${entry}-`)), `${entry}.js`);
-  buildSync({
-    entryPoints: [path.join(__dirname, `../${entry}.ts`)],
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    outfile,
-    packages: 'external',
-    tsconfig: path.join(ROOT, 'tsconfig.base.json'),
-    nodePaths: [path.join(ROOT, 'node_modules')],
-    logLevel: 'error',
-  });
-  return outfile;
+  return bundleEntry(path.join(__dirname, `../${entry}.ts`), path.join(mkdtempSync(path.join(os.tmpdir(), `monitoring-${entry}-`)), `${entry}.js`));
 }
 
 const running = (c: ChildProcess) => c.exitCode === null && c.signalCode === null;
