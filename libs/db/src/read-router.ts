@@ -289,6 +289,8 @@ export class ReadRouter {
    * chosen for the caller; a replica fault marks the replica down and the query runs on the primary.
    */
   for(caller?: ReadCaller): ReadRunner {
+    // No replica configured: the primary itself (no wrapper on the request path).
+    if (!this.replica) return this.primary as unknown as ReadRunner;
     return {
       query: async (text: string, values?: unknown[]) => {
         if (await this.useReplica(caller)) {
