@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,11 +21,19 @@ const validate = (files: string[]) =>
  * logs in a directory of its own, `edit` applied to the config last. nginx daemonizes (its master keeps
  * no pipe of ours open); `stop()` ends it.
  */
-function startNginx(label: string, portBase: number, upstream: string, edit: (conf: string, dir: string) => string = (c) => c) {
+async function startNginx(label: string, upstream: string, edit: (conf: string, dir: string) => string = (c) => c) {
   const nginx = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
   if (!nginx) throw new Error('nginx is not installed (apt-get install nginx-light); .ci/run installs it');
   const dir = mkdtempSync(path.join(os.tmpdir(), `nginx-${label}-`));
-  const port = portBase + (process.pid % 1000);
+  // A port nothing listens on now (a fixed one met other tests' servers on a busy machine).
+  const port = await new Promise<number>((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address() as AddressInfo;
+      probe.close(() => resolve(free));
+    });
+  });
   const conf = read('docker/nginx.conf')
     .replace(/server ([a-z-]+):(\d+);/g, `server ${upstream};`)
     .replace('pid /tmp/nginx.pid', `pid ${dir}/nginx.pid`)
@@ -34,7 +43,7 @@ function startNginx(label: string, portBase: number, upstream: string, edit: (co
     .replace(/\/tmp\/nginx-(body|proxy|fastcgi|uwsgi|scgi);/g, `${dir}/nginx-$1;`);
   writeFileSync(path.join(dir, 'nginx.conf'), edit(conf, dir));
   const start = spawnSync(nginx, ['-p', dir, '-c', path.join(dir, 'nginx.conf')], { stdio: 'ignore' });
-  if (start.status !== 0) throw new Error(`nginx did not start (${start.status})`);
+  if (start.status !== 0) throw new Error(`nginx did not start (${start.status}): ${existsSync(path.join(dir, 'error.log')) ? readFileSync(path.join(dir, 'error.log'), 'utf8').slice(-500) : ''}`);
   return {
     port,
     dir,
@@ -211,7 +220,7 @@ describe('deployment files', () => {
     expect(real).toMatch(/limit_req_zone \$binary_remote_addr zone=per_address:10m rate=100r\/s;/);
     expect(real).toMatch(/limit_req zone=per_address burst=200 nodelay;/);
     // The generated config with a small rate, so a test can pass it; upstreams on a closed port (503).
-    const gw = startNginx('rate', 31_000, '127.0.0.1:1', (c) => c.replace('rate=100r/s', 'rate=1r/s').replace('burst=200', 'burst=3'));
+    const gw = await startNginx('rate', '127.0.0.1:1', (c) => c.replace('rate=100r/s', 'rate=1r/s').replace('burst=200', 'burst=3'));
     const port = gw.port;
     try {
       const answers = [];
@@ -233,7 +242,7 @@ describe('deployment files', () => {
     // Every upstream is this server, which answers the headers it was sent.
     const app = http.createServer((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(req.headers)));
     await new Promise<void>((r) => app.listen(0, '127.0.0.1', r));
-    const gw = startNginx('trace', 32_000, `127.0.0.1:${(app.address() as AddressInfo).port}`);
+    const gw = await startNginx('trace', `127.0.0.1:${(app.address() as AddressInfo).port}`);
     const port = gw.port;
     try {
       const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
@@ -253,7 +262,7 @@ describe('deployment files', () => {
 
   it('nginx logs paths without query strings and without what follows a secret segment', async () => {
     // Upstreams on a closed port: the gateway answers 503, and logs the request as it would any other.
-    const gw = startNginx('log', 30_000, '127.0.0.1:1');
+    const gw = await startNginx('log', '127.0.0.1:1');
     const { port, dir } = gw;
     try {
       const key = 'KEYs3cr3t0123456789';
