@@ -1,5 +1,5 @@
 import './telemetry';
-import { createLogger } from '@platform/core';
+import { createLogger, retryWithBackoff } from '@platform/core';
 import { warnIfDevelopmentKey } from '@platform/secrets';
 import { createPool, createPrisma, migrateApp, ReadRouter } from '@platform/db';
 import { runMain, serve } from '@platform/http';
@@ -40,23 +40,12 @@ async function main() {
   const directory = new DirectorySync(deps);
   // The directory lives in Redis: publish everything at start and again whenever Redis comes back. A
   // publish that fails (Postgres down as well) is tried again, 1 s doubling to 30 s, until one succeeds.
-  let retry: NodeJS.Timeout | undefined;
-  let retryMs = 1000;
-  const republish = () => {
-    clearTimeout(retry);
-    directory.publishAll().then(
-      (n) => {
-        retryMs = 1000;
-        logger.info({ domains: n }, 'project directory published');
-      },
-      (err) => {
-        logger.error({ err: (err as Error).message, retry_ms: retryMs }, 'project directory publish failed; retrying');
-        retry = setTimeout(republish, retryMs);
-        retry.unref();
-        retryMs = Math.min(retryMs * 2, 30_000);
-      },
-    );
-  };
+  const republisher = retryWithBackoff(() => directory.publishAll(), {
+    firstMs: 1000,
+    onSuccess: (n) => logger.info({ domains: n }, 'project directory published'),
+    onFailure: (err, retryMs) => logger.error({ err: err.message, retry_ms: retryMs }, 'project directory publish failed; retrying'),
+  });
+  const republish = () => republisher.run();
   redis.on('ready', republish);
   if (redis.status === 'ready') republish();
 
@@ -65,7 +54,7 @@ async function main() {
     logger,
     service: 'identity',
     onShutdown: async () => {
-      clearTimeout(retry);
+      republisher.stop();
       await deps.reads.close();
       await prisma.$disconnect().catch(() => {});
       await pool.end().catch(() => {});

@@ -5,3 +5,4 @@ export * from './time';
 export * from './safe-json';
 export * from './idle-gc';
 export * from './csv';
+export * from './retry';

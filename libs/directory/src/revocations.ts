@@ -1,5 +1,6 @@
 import type Redis from 'ioredis';
 import { publicKeyFromEnv, TokenVerifier, type RevocationCheck } from '@platform/auth';
+import { retryWithBackoff } from '@platform/core';
 
 /**
  * Access tokens that stop counting before they expire. Identity records, in one Redis hash, "every
@@ -91,7 +92,7 @@ interface Logger {
 export class AccessRevocations implements RevocationCheck {
   private readonly entries = new Map<string, number>();
   private subscriber?: Redis;
-  private retry?: NodeJS.Timeout;
+  private loader?: ReturnType<typeof retryWithBackoff<number>>;
 
   constructor(
     private readonly redis: Redis,
@@ -144,30 +145,29 @@ export class AccessRevocations implements RevocationCheck {
     // Subscribed first, then the hash: an entry published in between is in one or the other. Again
     // after every reconnection (ioredis emits 'ready' each time), for what was published meanwhile. A
     // load that fails (the main connection not ready yet, say) is tried again, 0.5 s doubling to 30 s.
-    let retryMs = 500;
-    const sync = async () => {
-      await sub.subscribe(channel(this.prefix));
-      const n = await this.load();
-      retryMs = 500;
-      this.o.logger?.info({ entries: n }, 'access revocations loaded');
-    };
-    const attempt = (done: () => void) => {
-      clearTimeout(this.retry);
-      sync().then(done, (err: Error) => {
-        this.o.logger?.warn({ err: err.message, retry_ms: retryMs }, 'access revocations load failed; retrying');
-        this.retry = setTimeout(() => attempt(done), retryMs);
-        this.retry.unref?.();
-        retryMs = Math.min(retryMs * 2, 30_000);
-      });
-    };
-    await new Promise<void>((resolve) => {
-      sub.on('ready', () => attempt(resolve));
-      if (sub.status === 'wait') sub.connect().catch(() => {}); // a lazyConnect original: connect the duplicate
-    });
+    let loaded: () => void = () => {};
+    const first = new Promise<void>((resolve) => (loaded = resolve));
+    this.loader = retryWithBackoff(
+      async () => {
+        await sub.subscribe(channel(this.prefix));
+        return this.load();
+      },
+      {
+        firstMs: 500,
+        onSuccess: (n) => {
+          this.o.logger?.info({ entries: n }, 'access revocations loaded');
+          loaded();
+        },
+        onFailure: (err, retryMs) => this.o.logger?.warn({ err: err.message, retry_ms: retryMs }, 'access revocations load failed; retrying'),
+      },
+    );
+    sub.on('ready', () => this.loader?.run());
+    if (sub.status === 'wait') sub.connect().catch(() => {}); // a lazyConnect original: connect the duplicate
+    await first;
   }
 
   stop() {
-    clearTimeout(this.retry);
+    this.loader?.stop();
     this.subscriber?.disconnect();
     this.subscriber = undefined;
   }

@@ -1,6 +1,6 @@
 import type Redis from 'ioredis';
 import type { Pool } from 'pg';
-import type { Logger } from '@platform/core';
+import { retryWithBackoff, type Logger } from '@platform/core';
 import type { StoredPluginInfo } from '../plugins/plugin-info';
 import { keyDigest, type IngestWebhook } from './webhook-cache';
 
@@ -98,10 +98,13 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 export class WebhookCopy {
   private subscriber?: Redis;
   private readonly listeners: ((id: string) => void)[] = [];
-  private retry?: NodeJS.Timeout;
-  private retryMs = 1000;
   private stopped = false;
   private readonly onReady = () => this.republishSoon();
+  private readonly republisher = retryWithBackoff(() => this.republish(), {
+    firstMs: 1000,
+    onSuccess: (n) => this.o.logger.info({ webhooks: n }, 'webhook copy published'),
+    onFailure: (err, retryMs) => this.o.logger.error({ err: err.message, retry_ms: retryMs }, 'webhook copy publish failed; retrying'),
+  });
 
   constructor(
     private readonly redis: Redis,
@@ -181,20 +184,7 @@ export class WebhookCopy {
    */
   republishSoon(): void {
     if (this.stopped) return;
-    clearTimeout(this.retry);
-    this.republish().then(
-      (n) => {
-        this.retryMs = 1000;
-        this.o.logger.info({ webhooks: n }, 'webhook copy published');
-      },
-      (err: Error) => {
-        if (this.stopped) return;
-        this.o.logger.error({ err: err.message, retry_ms: this.retryMs }, 'webhook copy publish failed; retrying');
-        this.retry = setTimeout(() => this.republishSoon(), this.retryMs);
-        this.retry.unref();
-        this.retryMs = Math.min(this.retryMs * 2, 30_000);
-      },
-    );
+    this.republisher.run();
   }
 
   /**
@@ -222,7 +212,7 @@ export class WebhookCopy {
 
   stop(): void {
     this.stopped = true;
-    clearTimeout(this.retry);
+    this.republisher.stop();
     this.redis.off('ready', this.onReady);
     this.subscriber?.disconnect();
     this.subscriber = undefined;
