@@ -28,8 +28,3 @@ export function canSee(auth: AuthContext, row: { domain_id: string; workspace_id
   if (auth.scope !== 'WORKSPACE') return true;
   return row.workspace_id === auth.workspaceId || (withDomainLevel && row.workspace_id === DOMAIN_WORKSPACE);
 }
-
-/** Equality filters from a request's optional fields, ANDed into the scope. */
-export function eqFilters<T extends object>(input: T, keys: readonly (keyof T & string)[]): Condition[] {
-  return keys.filter((k) => input[k] !== undefined && input[k] !== null).map((k) => ({ key: k, value: input[k], operator: 'eq' }));
-}

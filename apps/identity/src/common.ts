@@ -45,13 +45,6 @@ export function workspaceScope(auth: AuthContext, key = 'workspace_id'): Conditi
   return c;
 }
 
-/** `eq` conditions for the list fields a request set (upstream's search-query fields next to `query`). */
-export function fieldConditions<T extends object>(input: T, keys: readonly (keyof T & string)[]): Condition[] {
-  const out: Condition[] = [];
-  for (const key of keys) if (input[key] !== undefined) out.push({ key, value: input[key], operator: 'eq' });
-  return out;
-}
-
 /**
  * Takes `userId` out of the users of every project and project group of a workspace they no longer
  * belong to (no role binding there and not DOMAIN_ADMIN): after a role binding or the user is deleted.
@@ -72,9 +65,22 @@ export async function pruneMemberships(tx: Prisma.TransactionClient, domainId: s
   return changed > 0;
 }
 
+/** A transaction-scoped advisory lock on `key`: held until the transaction ends. */
+export async function xactLock(tx: Prisma.TransactionClient, key: string) {
+  await tx.$executeRawUnsafe('SELECT pg_advisory_xact_lock(hashtext($1))', key);
+}
+
 /** Serializes changes to a domain's DOMAIN_ADMIN set (so the last admin check cannot be raced). */
-export async function lockDomainAdmins(tx: Prisma.TransactionClient, domainId: string) {
-  await tx.$executeRawUnsafe('SELECT pg_advisory_xact_lock(hashtext($1))', `domain-admins:${domainId}`);
+export function lockDomainAdmins(tx: Prisma.TransactionClient, domainId: string) {
+  return xactLock(tx, `domain-admins:${domainId}`);
+}
+
+/**
+ * Serializes a workspace's structure: project groups created under a parent, moved or deleted, and
+ * projects placed in a group, so a move never closes a cycle and nothing lands in a group being deleted.
+ */
+export function lockWorkspaceStructure(tx: Prisma.TransactionClient, domainId: string, workspaceId: string) {
+  return xactLock(tx, `project-group:${domainId}:${workspaceId}`);
 }
 
 /** Enabled users other than `userId` who hold DOMAIN_ADMIN in the domain (call under lockDomainAdmins). */

@@ -31,3 +31,4 @@ export { FILTER_OPERATORS } from './filter';
 export { parseIso8601, parseTimediff } from './time';
 export type { CompiledSql } from './sql';
 export { listInMemory } from './memory';
+export { eqConditions } from './conditions';

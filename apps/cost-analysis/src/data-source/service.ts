@@ -2,11 +2,11 @@ import type { AuthContext } from '@platform/auth';
 import { generateId } from '@platform/core';
 import { errors } from '@platform/errors';
 import { isUniqueViolation, withTransaction } from '@platform/db';
-import { applyOnly, runList, runStat, type Query, type StatisticsQuery } from '@platform/query';
+import { applyOnly, runList, runStat, type Query, type StatisticsQuery, eqConditions } from '@platform/query';
 import type { CostAnalysisDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
 import { toJobInfo } from '../job/repository';
-import { canSee, DOMAIN_WORKSPACE, eqFilters, visibility } from '../scope';
+import { canSee, DOMAIN_WORKSPACE, visibility } from '../scope';
 import { lockDomainUnifiedCosts, rebuildUnifiedCosts } from '../unified-cost/builder';
 import { dataSourceResource, toDataSourceInfo, type DataSourceRow, type PluginInfo } from './repository';
 import { nextSyncAt, resolveSchedule, type Schedule, type ScheduleInput } from './schedule';
@@ -234,7 +234,7 @@ export class DataSourceService {
   }
 
   async list(auth: AuthContext, input: ListInput) {
-    const scope = [...visibility(auth, true), ...eqFilters(input, ['data_source_id', 'name', 'state', 'data_source_type', 'provider', 'workspace_id'])];
+    const scope = [...visibility(auth, true), ...eqConditions(input, ['data_source_id', 'name', 'state', 'data_source_type', 'provider', 'workspace_id'])];
     const { rows, total_count } = await runList(this.deps.reads.for(auth), dataSourceResource, input.query, scope);
     return { results: rows.map((r) => applyOnly(toDataSourceInfo(r as DataSourceRow), input.query?.only)), total_count };
   }

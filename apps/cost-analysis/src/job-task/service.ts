@@ -1,8 +1,8 @@
 import type { AuthContext } from '@platform/auth';
 import { errors } from '@platform/errors';
-import { applyOnly, runList, runStat, type Query, type StatisticsQuery } from '@platform/query';
+import { applyOnly, runList, runStat, type Query, type StatisticsQuery, eqConditions } from '@platform/query';
 import type { ReadRouter } from '@platform/db';
-import { canSee, eqFilters, visibility } from '../scope';
+import { canSee, visibility } from '../scope';
 import { jobTaskResource, toJobTaskInfo, type JobTaskRow } from './repository';
 
 export interface JobTaskListInput {
@@ -24,7 +24,7 @@ export class JobTaskService {
   }
 
   async list(auth: AuthContext, input: JobTaskListInput) {
-    const scope = [...visibility(auth, true), ...eqFilters(input, ['job_task_id', 'status', 'workspace_id', 'job_id', 'data_source_id'])];
+    const scope = [...visibility(auth, true), ...eqConditions(input, ['job_task_id', 'status', 'workspace_id', 'job_id', 'data_source_id'])];
     const { rows, total_count } = await runList(this.reads.for(auth), jobTaskResource, input.query, scope);
     return { results: rows.map((r) => applyOnly(toJobTaskInfo(r as JobTaskRow), input.query?.only)), total_count };
   }

@@ -3,9 +3,9 @@ import type { Pool } from 'pg';
 import type { AuthContext } from '@platform/auth';
 import { ApiError, errors } from '@platform/errors';
 import type { Queue } from '@platform/queue';
-import { applyOnly, runList, runStat, type Query, type StatisticsQuery } from '@platform/query';
+import { applyOnly, runList, runStat, type Query, type StatisticsQuery, eqConditions } from '@platform/query';
 import type { CollectTaskData } from '../collector/queue';
-import { canSee, eqFilters, visibility } from '../scope';
+import { canSee, visibility } from '../scope';
 import { jobResource, toJobInfo, type JobRow } from './repository';
 
 export class JobService {
@@ -27,7 +27,7 @@ export class JobService {
   }
 
   async list(auth: AuthContext, input: { query?: Query; job_id?: string; status?: string; workspace_id?: string; data_source_id?: string }) {
-    const scope = [...visibility(auth, true), ...eqFilters(input, ['job_id', 'status', 'workspace_id', 'data_source_id'])];
+    const scope = [...visibility(auth, true), ...eqConditions(input, ['job_id', 'status', 'workspace_id', 'data_source_id'])];
     const { rows, total_count } = await runList(this.reads.for(auth), jobResource, input.query, scope);
     return { results: rows.map((r) => applyOnly(toJobInfo(r as JobRow), input.query?.only)), total_count };
   }

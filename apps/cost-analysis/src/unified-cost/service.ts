@@ -1,9 +1,9 @@
 import type { AuthContext } from '@platform/auth';
 import { projectScope, type DirectoryClient } from '@platform/directory';
 import { errors } from '@platform/errors';
-import { applyOnly, runAnalyze, runList, runStat, type Condition, type Query, type StatisticsQuery, type TimeSeriesAnalyzeQuery } from '@platform/query';
+import { applyOnly, runAnalyze, runList, runStat, type Condition, type Query, type StatisticsQuery, type TimeSeriesAnalyzeQuery, eqConditions } from '@platform/query';
 import type { ReadRouter } from '@platform/db';
-import { canSee, eqFilters, visibility } from '../scope';
+import { canSee, visibility } from '../scope';
 import { toUnifiedCostInfo, unifiedCostResource, type UnifiedCostRow } from './repository';
 
 /**
@@ -30,7 +30,7 @@ export class UnifiedCostService {
   }
 
   async list(auth: AuthContext, input: { query?: Query; unified_cost_id?: string }) {
-    const scope = [...(await this.scope(auth)), ...eqFilters(input, ['unified_cost_id'])];
+    const scope = [...(await this.scope(auth)), ...eqConditions(input, ['unified_cost_id'])];
     const { rows, total_count } = await runList(this.reads.for(auth), unifiedCostResource, input.query, scope);
     return { results: rows.map((r) => applyOnly(toUnifiedCostInfo(r as UnifiedCostRow), input.query?.only)), total_count };
   }

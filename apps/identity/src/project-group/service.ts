@@ -2,12 +2,12 @@ import type { ReadRunner } from '@platform/db';
 import type { AuthContext } from '@platform/auth';
 import { generateId, isoOrEmpty } from '@platform/core';
 import { ApiError, errors } from '@platform/errors';
-import { applyOnly, resolveOnly, runList, runStat, type Condition, type Query, type StatisticsQuery } from '@platform/query';
+import { applyOnly, resolveOnly, runList, runStat, type Condition, type Query, type StatisticsQuery, eqConditions } from '@platform/query';
 import type { IdentityDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
 import type { DirectorySync } from '../directory/sync';
 import { projectGroupResource, type ProjectGroupRow } from './repository';
-import { checkWorkspaceUsers } from '../common';
+import { checkWorkspaceUsers, lockWorkspaceStructure, workspaceScope } from '../common';
 
 export function toProjectGroupInfo(r: ProjectGroupRow) {
   return {
@@ -38,8 +38,7 @@ export interface ListInput {
 
 /** What a caller may see: their domain, their workspace (workspace scope), and as a member only their groups. */
 function visibility(auth: AuthContext): Condition[] {
-  const c: Condition[] = [{ key: 'domain_id', value: auth.domainId, operator: 'eq' }];
-  if (auth.scope === 'WORKSPACE') c.push({ key: 'workspace_id', value: auth.workspaceId, operator: 'eq' });
+  const c = workspaceScope(auth);
   if (auth.roleType === 'WORKSPACE_MEMBER') c.push({ key: 'users', value: auth.userId, operator: 'eq' });
   return c;
 }
@@ -80,7 +79,7 @@ export class ProjectGroupService {
    */
   private async locked<T>(auth: AuthContext, fn: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
     const result = await this.deps.prisma.$transaction(async (tx) => {
-      await tx.$executeRawUnsafe('SELECT pg_advisory_xact_lock(hashtext($1))', `project-group:${auth.domainId}:${auth.workspaceId}`);
+      await lockWorkspaceStructure(tx, auth.domainId, auth.workspaceId);
       return fn(tx);
     });
     await this.directory.publish(auth.domainId);
@@ -200,9 +199,7 @@ export class ProjectGroupService {
 
   async list(auth: AuthContext, input: ListInput) {
     const scope = visibility(auth);
-    for (const key of ['project_group_id', 'name', 'workspace_id', 'parent_group_id'] as const) {
-      if (input[key] !== undefined) scope.push({ key, value: input[key], operator: 'eq' });
-    }
+    scope.push(...eqConditions(input, ['project_group_id', 'name', 'workspace_id', 'parent_group_id']));
     const { rows, total_count } = await runList(this.deps.reads.for(auth), projectGroupResource, input.query, scope);
     const only = resolveOnly(projectGroupResource, input.query);
     return { results: rows.map((r) => applyOnly(toProjectGroupInfo(r as ProjectGroupRow), only)), total_count };

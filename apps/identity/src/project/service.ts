@@ -2,11 +2,11 @@ import type { AuthContext } from '@platform/auth';
 import { generateId, isoOrEmpty } from '@platform/core';
 import { errors } from '@platform/errors';
 import { projectScope, type DirectoryClient } from '@platform/directory';
-import { applyOnly, resolveOnly, runList, runStat, type Condition, type Query, type StatisticsQuery } from '@platform/query';
+import { applyOnly, resolveOnly, runList, runStat, type Condition, type Query, type StatisticsQuery, eqConditions } from '@platform/query';
 import type { IdentityDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
-import { checkId, checkWorkspaceUsers, fieldConditions, requireDomain, requireWorkspace, workspaceScope } from '../common';
+import { checkId, checkWorkspaceUsers, lockWorkspaceStructure, requireDomain, requireWorkspace, workspaceScope } from '../common';
 import { projectResource, type ProjectRow } from './repository';
 import { replicaPrisma } from '../replica-prisma';
 
@@ -84,10 +84,6 @@ export class ProjectService {
     return p;
   }
 
-  private async lockWorkspace(tx: Prisma.TransactionClient, domainId: string, workspaceId: string) {
-    await tx.$executeRawUnsafe('SELECT pg_advisory_xact_lock(hashtext($1))', `project-group:${domainId}:${workspaceId}`);
-  }
-
   private async requireGroup(tx: Prisma.TransactionClient, domainId: string, workspaceId: string, groupId: string) {
     const g = await tx.projectGroup.findUnique({ where: { domain_id_project_group_id: { domain_id: domainId, project_group_id: groupId } } });
     if (!g || g.workspace_id !== workspaceId) throw errors.notFound('project_group_id', groupId);
@@ -103,7 +99,7 @@ export class ProjectService {
     await requireWorkspace(this.deps.prisma, domainId, input.workspace_id);
     const projectId = input.project_id ?? generateId('project');
     const p = await this.deps.prisma.$transaction(async (tx) => {
-      await this.lockWorkspace(tx, domainId, input.workspace_id);
+      await lockWorkspaceStructure(tx, domainId, input.workspace_id);
       if (input.project_group_id) await this.requireGroup(tx, domainId, input.workspace_id, input.project_group_id);
       const key = { domain_id: domainId, project_id: projectId };
       if (await tx.project.findUnique({ where: { domain_id_project_id: key } })) throw errors.alreadyExists('project_id', projectId);
@@ -150,7 +146,7 @@ export class ProjectService {
   async changeProjectGroup(auth: AuthContext, input: { project_id: string; project_group_id: string }) {
     const p = await this.visible(auth, input.project_id);
     const updated = await this.deps.prisma.$transaction(async (tx) => {
-      await this.lockWorkspace(tx, p.domain_id, p.workspace_id);
+      await lockWorkspaceStructure(tx, p.domain_id, p.workspace_id);
       await this.requireGroup(tx, p.domain_id, p.workspace_id, input.project_group_id);
       return tx.project.update({
         where: { domain_id_project_id: { domain_id: p.domain_id, project_id: p.project_id } },
@@ -215,7 +211,7 @@ export class ProjectService {
   }
 
   async list(auth: AuthContext, input: ProjectListInput) {
-    const scope = [...(await this.visibility(auth)), ...fieldConditions(input, ['project_id', 'name', 'project_type', 'created_by', 'workspace_id'])];
+    const scope = [...(await this.visibility(auth)), ...eqConditions(input, ['project_id', 'name', 'project_type', 'created_by', 'workspace_id'])];
     if (input.user_id !== undefined) scope.push({ key: 'users', value: input.user_id, operator: 'eq' });
     if (input.project_group_id !== undefined) {
       if (input.include_children) {

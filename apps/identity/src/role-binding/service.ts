@@ -1,11 +1,11 @@
 import type { AuthContext, RoleType } from '@platform/auth';
 import { generateId, isoOrEmpty } from '@platform/core';
 import { ApiError, errors } from '@platform/errors';
-import { applyOnly, resolveOnly, runList, runStat, type Query, type StatisticsQuery } from '@platform/query';
+import { applyOnly, resolveOnly, runList, runStat, type Query, type StatisticsQuery, eqConditions } from '@platform/query';
 import type { IdentityDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
-import { fieldConditions, lockDomainAdmins, otherEnabledAdmins, pruneMemberships, requireWorkspace, workspaceScope } from '../common';
+import { lockDomainAdmins, otherEnabledAdmins, pruneMemberships, requireWorkspace, workspaceScope } from '../common';
 import { findRole } from '../role/service';
 import { roleBindingResource, type RoleBindingRow } from './repository';
 import { replicaPrisma } from '../replica-prisma';
@@ -161,7 +161,7 @@ export class RoleBindingService {
   }
 
   async list(auth: AuthContext, input: RoleBindingListInput) {
-    const scope = [...this.scope(auth), ...fieldConditions(input, ['role_binding_id', 'role_type', 'workspace_id', 'role_id', 'user_id'])];
+    const scope = [...this.scope(auth), ...eqConditions(input, ['role_binding_id', 'role_type', 'workspace_id', 'role_id', 'user_id'])];
     const { rows, total_count } = await runList(this.deps.reads.for(auth), roleBindingResource, input.query, scope);
     const only = resolveOnly(roleBindingResource, input.query);
     return { results: rows.map((r) => applyOnly(toRoleBindingInfo(r as RoleBindingRow), only)), total_count };

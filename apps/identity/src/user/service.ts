@@ -1,11 +1,11 @@
 import type { AuthContext } from '@platform/auth';
 import { isoOrEmpty } from '@platform/core';
 import { ApiError, errors } from '@platform/errors';
-import { applyOnly, resolveOnly, runList, runStat, type Query, type StatisticsQuery } from '@platform/query';
+import { applyOnly, resolveOnly, runList, runStat, type Query, type StatisticsQuery, eqConditions } from '@platform/query';
 import type { IdentityDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
-import { checkId, fieldConditions, lockDomainAdmins, otherEnabledAdmins, pruneMemberships, requireDomain } from '../common';
+import { checkId, lockDomainAdmins, otherEnabledAdmins, pruneMemberships, requireDomain } from '../common';
 import { checkPasswordPolicy, hashPassword } from '../token/password';
 import { userResource, type UserRow } from './repository';
 import type { ReadCaller } from '@platform/db';
@@ -234,7 +234,7 @@ export class UserService {
   }
 
   async list(auth: AuthContext, input: UserListInput) {
-    const scope = [{ key: 'domain_id', value: auth.domainId, operator: 'eq' as const }, ...fieldConditions(input, ['user_id', 'name', 'state', 'email', 'auth_type'])];
+    const scope = [{ key: 'domain_id', value: auth.domainId, operator: 'eq' as const }, ...eqConditions(input, ['user_id', 'name', 'state', 'email', 'auth_type'])];
     const { rows, total_count } = await runList(this.deps.reads.for(auth), userResource, input.query, scope);
     const admins = await this.domainAdmins(auth.domainId, rows.map((r) => (r as UserRow).user_id));
     const only = resolveOnly(userResource, input.query);

@@ -1,11 +1,11 @@
 import type { AuthContext } from '@platform/auth';
 import { generateId, isoOrEmpty } from '@platform/core';
 import { ApiError, errors } from '@platform/errors';
-import { applyOnly, resolveOnly, runList, runStat, type Query, type StatisticsQuery } from '@platform/query';
+import { applyOnly, resolveOnly, runList, runStat, type Query, type StatisticsQuery, eqConditions } from '@platform/query';
 import type { IdentityDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
-import { checkId, fieldConditions, requireDomain } from '../common';
+import { checkId, requireDomain } from '../common';
 import { workspaceResource, type WorkspaceRow } from './repository';
 import type { ReadCaller } from '@platform/db';
 import { replicaPrisma } from '../replica-prisma';
@@ -151,7 +151,7 @@ export class WorkspaceService {
     if (input.is_dormant === true || input.workspace_group_id !== undefined) return { results: [], total_count: 0 };
     const scope = [
       { key: 'domain_id', value: auth.domainId, operator: 'eq' as const },
-      ...fieldConditions(input, ['workspace_id', 'name', 'state', 'created_by', 'is_managed']),
+      ...eqConditions(input, ['workspace_id', 'name', 'state', 'created_by', 'is_managed']),
     ];
     const { rows, total_count } = await runList(this.deps.reads.for(auth), workspaceResource, input.query, scope);
     const counts = await this.userCounts(auth.domainId, rows.map((r) => (r as WorkspaceRow).workspace_id));

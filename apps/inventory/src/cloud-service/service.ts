@@ -1,7 +1,7 @@
 import type { AuthContext } from '@platform/auth';
 import { generateId, isoOrEmpty } from '@platform/core';
 import { ApiError, errors } from '@platform/errors';
-import { applyOnly, resolveOnly, runAnalyze, runList, runStat, type AnalyzeQuery, type Condition, type Query, type StatisticsQuery } from '@platform/query';
+import { applyOnly, resolveOnly, runAnalyze, runList, runStat, type AnalyzeQuery, type Condition, type Query, type StatisticsQuery, eqConditions } from '@platform/query';
 import type { InventoryDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
 import { cloudServiceResource, type CloudServiceRow } from './repository';
@@ -246,10 +246,7 @@ export class CloudServiceService {
   }
 
   async list(auth: AuthContext, input: ListInput) {
-    const extra: Condition[] = [];
-    for (const key of LIST_FIELDS) {
-      if (input[key] !== undefined) extra.push({ key, value: input[key], operator: 'eq' });
-    }
+    const extra: Condition[] = eqConditions(input, LIST_FIELDS);
     // upstream's authorization handler: a member naming a project not theirs is refused.
     (await this.scoper.projects(auth)).check(input.project_id);
     if (input.ip_address !== undefined) extra.push({ key: 'ip_addresses', value: input.ip_address, operator: 'eq' });

@@ -2,7 +2,7 @@ import type { AuthContext } from '@platform/auth';
 import { projectScope } from '@platform/directory';
 import { generateId, isoOrEmpty } from '@platform/core';
 import { errors } from '@platform/errors';
-import { applyOnly, parseIso8601, resolveOnly, runList, runStat, type Condition, type Query, type StatisticsQuery } from '@platform/query';
+import { applyOnly, parseIso8601, resolveOnly, runList, runStat, type Condition, type Query, type StatisticsQuery, eqConditions } from '@platform/query';
 import type { OpsflowDeps } from '../deps';
 import { eventResource, type EventRow } from './repository';
 
@@ -128,9 +128,7 @@ export class EventService {
       }
     }
     const filters = { ...input, user_type: input.created_type ?? input.user_type, user_id: input.created_by ?? input.user_id };
-    for (const k of ['task_id', 'event_type', 'user_type', 'event_id', 'user_id', 'workspace_id', 'project_id'] as const) {
-      if (filters[k] !== undefined) scope.push({ key: k, value: filters[k], operator: 'eq' });
-    }
+    scope.push(...eqConditions(filters, ['task_id', 'event_type', 'user_type', 'event_id', 'user_id', 'workspace_id', 'project_id']));
     // A task's history reads in the order it happened unless the query sorts otherwise.
     const query: Query = { ...input.query, sort: input.query?.sort?.length ? input.query.sort : [{ key: 'created_at' }] };
     const { rows, total_count } = await runList(this.deps.reads.for(auth), eventResource, query, scope);

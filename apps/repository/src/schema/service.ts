@@ -2,7 +2,7 @@ import type { AuthContext } from '@platform/auth';
 import { isoOrEmpty } from '@platform/core';
 import { isUniqueViolation } from '@platform/db';
 import { ApiError, errors } from '@platform/errors';
-import { applyOnly, resolveOnly, runList, runStat, type Condition, type Query, type StatisticsQuery, applyGetOnly } from '@platform/query';
+import { applyOnly, resolveOnly, runList, runStat, type Condition, type Query, type StatisticsQuery, applyGetOnly, eqConditions } from '@platform/query';
 import type { RepositoryDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
 import { assertJsonSchema } from './json-schema';
@@ -169,9 +169,7 @@ export class SchemaService {
 
   async list(auth: AuthContext, input: ListInput) {
     const scope: Condition[] = [{ key: 'domain_id', value: auth.domainId, operator: 'eq' }];
-    for (const k of ['schema_id', 'name', 'sync_mode'] as const) {
-      if (input[k] !== undefined) scope.push({ key: k, value: input[k], operator: 'eq' });
-    }
+    scope.push(...eqConditions(input, ['schema_id', 'name', 'sync_mode']));
     if (input.remote_repository_name !== undefined) scope.push({ key: 'remote_repository.name', value: input.remote_repository_name, operator: 'eq' });
     const { rows, total_count } = await runList(this.deps.reads.for(auth), schemaResource, input.query, scope);
     const only = resolveOnly(schemaResource, input.query);

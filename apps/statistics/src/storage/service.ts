@@ -1,7 +1,7 @@
 import type { AuthContext } from '@platform/auth';
 import { generateId, isoOrEmpty } from '@platform/core';
 import { ApiError, errors } from '@platform/errors';
-import { resolveOnly, runList, runStat, applyOnly, type Condition, type Query, type StatisticsQuery, applyGetOnly } from '@platform/query';
+import { resolveOnly, runList, runStat, applyOnly, type Condition, type Query, type StatisticsQuery, applyGetOnly, eqConditions } from '@platform/query';
 import type { StatisticsDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
 import { parseAt, verifyFailure, type Struct } from '../plugin/registry';
@@ -196,9 +196,7 @@ export class StorageService {
 
   async list(auth: AuthContext, input: ListInput) {
     const scope: Condition[] = [{ key: 'domain_id', value: auth.domainId, operator: 'eq' }];
-    for (const k of ['storage_id', 'name', 'state', 'user_id'] as const) {
-      if (input[k] !== undefined) scope.push({ key: k, value: input[k], operator: 'eq' });
-    }
+    scope.push(...eqConditions(input, ['storage_id', 'name', 'state', 'user_id']));
     const { rows, total_count } = await runList(this.deps.reads.for(auth), storageResource, input.query, scope);
     const only = resolveOnly(storageResource, input.query);
     return { results: rows.map((r) => applyOnly(toStorageInfo(r as StorageRow), only)), total_count };
