@@ -156,6 +156,7 @@ describe(`the platform with ${REPLICAS} replicas of every app and worker`, () =>
     );
     expect(posts.every((s) => s === 200)).toBe(true);
     const db = new Client({ connectionString: p.dbUrl('monitoring') });
+    db.on('error', () => {});
     await db.connect();
     try {
       const count = async () => Number((await db.query('SELECT count(*)::int AS n FROM webhook_delivery WHERE webhook_id = $1', [hook.body.webhook_id])).rows[0].n);
@@ -175,6 +176,7 @@ describe(`the platform with ${REPLICAS} replicas of every app and worker`, () =>
     const files = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/csv' }).end(csv));
     await new Promise<void>((r) => files.listen(0, '127.0.0.1', r));
     const db = new Client({ connectionString: p.dbUrl('cost-analysis') });
+    db.on('error', () => {});
     await db.connect();
     const queue = new Queue('cost-analysis-schedule', { connection: { url: p.env.REDIS_URL }, prefix: 'bull' });
     try {
