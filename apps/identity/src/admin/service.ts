@@ -10,7 +10,7 @@ import { managedRole } from '../token/roles';
 import { generateTotpSecret, otpauthUrl } from '../token/totp';
 import { sealMfaSecret } from '../mfa/secret';
 import { WorkspaceService } from '../workspace/service';
-import { UserService } from '../user/service';
+import { createUserRecord } from '../user/service';
 import { RoleBindingService } from '../role-binding/service';
 import { ProjectService } from '../project/service';
 
@@ -22,7 +22,6 @@ import { ProjectService } from '../project/service';
  */
 export class AdminService {
   private readonly workspaces: WorkspaceService;
-  private readonly users: UserService;
   private readonly bindings: RoleBindingService;
   private readonly projects: ProjectService;
 
@@ -38,9 +37,7 @@ export class AdminService {
   ) {
     // An administrator reads what they write: the primary.
     const withReads = { ...deps, reads: new ReadRouter({ primary: deps.pool }) };
-    const d = { ...withReads, config: { token: { refreshTimeout: 0 } } } as ConstructorParameters<typeof UserService>[0];
     this.workspaces = new WorkspaceService(withReads, effects);
-    this.users = new UserService(d, effects);
     this.bindings = new RoleBindingService(withReads, effects);
     const noDirectory = {
       memberProjects: () => Promise.reject(new Error('the admin CLI has no caller')),
@@ -75,11 +72,7 @@ export class AdminService {
     if (roleType && roleType !== 'DOMAIN_ADMIN' && !input.workspaceId) throw errors.requiredParameter('workspace_id');
     // The user and their binding together: a binding that fails leaves no user behind.
     const user = await this.prisma.$transaction(async (tx) => {
-      const u = await this.users.createRecord(
-        input.domainId,
-        { user_id: input.userId, password: input.password, name: input.name, email: input.email },
-        tx,
-      );
+      const u = await createUserRecord(tx, input.domainId, { user_id: input.userId, password: input.password, name: input.name, email: input.email });
       if (roleType) {
         await this.bindings.createRecord(
           input.domainId,

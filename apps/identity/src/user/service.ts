@@ -3,7 +3,7 @@ import { isoOrEmpty } from '@platform/core';
 import { ApiError, errors } from '@platform/errors';
 import { applyOnly, resolveOnly, runList, runStat, type Query, type StatisticsQuery, eqConditions } from '@platform/query';
 import type { IdentityDeps } from '../deps';
-import type { Prisma } from '../generated/prisma/client';
+import type { Prisma, PrismaClient } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
 import { checkId, lockDomainAdmins, otherEnabledAdmins, pruneMemberships, requireDomain } from '../common';
 import { checkPasswordPolicy, hashPassword } from '../token/password';
@@ -50,6 +50,40 @@ function checkTimezone(tz: string | undefined) {
 function checkPassword(password: string) {
   const policy = checkPasswordPolicy(password);
   if (policy) throw errors.invalidParameter('password', policy);
+}
+
+/** A new user (the API, and the admin CLI and bootstrap, in their transaction): the row; the caller makes the info. */
+export async function createUserRecord(db: PrismaClient | Prisma.TransactionClient, domainId: string, input: CreateUserInput): Promise<UserRow> {
+  checkId('user_id', input.user_id);
+  checkTimezone(input.timezone);
+  const authType = input.auth_type ?? 'LOCAL';
+  if (authType === 'LOCAL') {
+    if (!input.password) throw errors.requiredParameter('password');
+    checkPassword(input.password);
+  } else if (input.password) {
+    throw errors.invalidParameter('password', 'an EXTERNAL user has no password: they log in through the identity provider');
+  }
+  await requireDomain(db, domainId);
+  const key = { domain_id: domainId, user_id: input.user_id };
+  if (await db.user.findUnique({ where: { domain_id_user_id: key } })) throw errors.alreadyExists('user_id', input.user_id);
+  const passwordHash = input.password ? await hashPassword(input.password) : '';
+  try {
+    return await db.user.create({
+      data: {
+        ...key,
+        auth_type: authType,
+        password_hash: passwordHash,
+        name: input.name ?? '',
+        email: input.email ?? '',
+        language: input.language ?? 'en',
+        timezone: input.timezone ?? 'UTC',
+        tags: (input.tags ?? {}) as Prisma.InputJsonValue,
+      },
+    });
+  } catch (e) {
+    if ((e as { code?: string }).code === 'P2002') throw errors.alreadyExists('user_id', input.user_id);
+    throw e;
+  }
 }
 
 /**
@@ -110,43 +144,8 @@ export class UserService {
     return u;
   }
 
-  /** A new user; the admin CLI and bootstrap use it too. Answers the row (the caller makes the info). */
-  async createRecord(domainId: string, input: CreateUserInput, tx?: Prisma.TransactionClient): Promise<UserRow> {
-    checkId('user_id', input.user_id);
-    checkTimezone(input.timezone);
-    const authType = input.auth_type ?? 'LOCAL';
-    if (authType === 'LOCAL') {
-      if (!input.password) throw errors.requiredParameter('password');
-      checkPassword(input.password);
-    } else if (input.password) {
-      throw errors.invalidParameter('password', 'an EXTERNAL user has no password: they log in through the identity provider');
-    }
-    const db = tx ?? this.deps.prisma;
-    await requireDomain(db, domainId);
-    const key = { domain_id: domainId, user_id: input.user_id };
-    if (await db.user.findUnique({ where: { domain_id_user_id: key } })) throw errors.alreadyExists('user_id', input.user_id);
-    const passwordHash = input.password ? await hashPassword(input.password) : '';
-    try {
-      return await db.user.create({
-        data: {
-          ...key,
-          auth_type: authType,
-          password_hash: passwordHash,
-          name: input.name ?? '',
-          email: input.email ?? '',
-          language: input.language ?? 'en',
-          timezone: input.timezone ?? 'UTC',
-          tags: (input.tags ?? {}) as Prisma.InputJsonValue,
-        },
-      });
-    } catch (e) {
-      if ((e as { code?: string }).code === 'P2002') throw errors.alreadyExists('user_id', input.user_id);
-      throw e;
-    }
-  }
-
   async create(auth: AuthContext, input: CreateUserInput) {
-    return this.info(await this.createRecord(auth.domainId, input));
+    return this.info(await createUserRecord(this.deps.prisma, auth.domainId, input));
   }
 
   async update(auth: AuthContext, input: UserFields & { user_id: string; password?: string }) {
