@@ -63,18 +63,12 @@ for i = 2, #ARGV do
 end
 return removed`;
 
-/** The webhook row's fields the copy is made of. */
-export interface WebhookSource {
-  webhook_id: string;
-  name: string;
-  domain_id: string;
-  workspace_id: string;
-  project_id: string;
-  state: string;
+/** The webhook row's fields the copy is made of: what the URL reads, with the key itself and the revision. */
+export type WebhookSource = Omit<IngestWebhook, 'key_digest' | 'plugin_info'> & {
   access_key: string;
   plugin_info: unknown;
   revision: bigint | string | number;
-}
+};
 
 const body = (w: WebhookSource) =>
   JSON.stringify([w.name, w.domain_id, w.workspace_id, w.project_id, w.state, keyDigest(w.access_key).toString('hex'), w.plugin_info ?? {}]);
