@@ -6,3 +6,4 @@ export * from './safe-json';
 export * from './idle-gc';
 export * from './csv';
 export * from './retry';
+export * from './log-destination';

@@ -1,5 +1,6 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { traceLogMixin } from '@platform/telemetry';
+import { LineBuffer } from './log-destination';
 
 export type { Logger };
 
@@ -22,7 +23,7 @@ const REDACT_PATHS = [...SECRET_FIELDS, ...SECRET_FIELDS.map((f) => `*.${f}`), '
 
 /**
  * JSON lines on stdout. LOG_LEVEL sets the level (default info; silent in tests unless set).
- * Lines are written through a buffered asynchronous destination (a write per ~4 KiB rather than per
+ * Lines are written through a buffered asynchronous destination (LineBuffer: a write per ~16 KiB rather than per
  * line), flushed every half second and synchronously at exit, so logging stays off the request's path.
  * Fields named in SECRET_FIELDS are written as "[REDACTED]". `destination` (tests) captures the lines.
  * While tracing is on (libs/telemetry), a line written inside a span carries its `trace_id` and
@@ -42,7 +43,7 @@ export function createLogger(name: string, level = process.env.LOG_LEVEL, destin
   };
   if (destination) return pino(options, destination);
   if (inTests || process.env.LOG_SYNC === 'true') return pino(options);
-  const dest = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  const dest = new LineBuffer(1);
   setInterval(() => dest.flush(), 500).unref();
   process.on('exit', () => {
     try {
@@ -54,14 +55,40 @@ export function createLogger(name: string, level = process.env.LOG_LEVEL, destin
   return pino(options, dest);
 }
 
+/** The fields of the one line each request writes (`msg: "request"`). */
+export interface RequestLine {
+  req_id: string;
+  domain_id?: string;
+  user_id?: string;
+  method?: string;
+  path: string;
+  status: number;
+  duration_ms: number;
+  trace_id?: string;
+  span_id?: string;
+}
+
+const jsonField = (name: string, value: string | undefined) => (value === undefined ? '' : `,"${name}":${JSON.stringify(value)}`);
+
 /**
- * The logger of the one line each request writes (`request`: ids, method, path, status, duration):
- * `logger` without the redaction pass. Those lines hold only fields the platform fills itself (the
- * path already through its secret-segment redactor), and the pass is most of a line's cost (about
- * 3× a line without it): every other line keeps it.
+ * The writer of the one line each request writes, or undefined when `logger` does not log at info.
+ * Those lines hold only fields the platform fills itself (the path already through its secret-segment
+ * redactor), so the line is put together here from its known fields, with pino's prefix (level, time,
+ * the logger's bindings) and suffix, and handed to the logger's own destination: the same bytes pino
+ * would write for `logger.info(line, 'request')` (each string through JSON.stringify), in order with
+ * every other line, at about a third of the cost (no per-line object walk, no redaction pass, no
+ * level or mixin hooks; issue #22). Every other line goes through pino as before.
  */
-export function requestLineLogger(logger: Logger): Logger {
-  return logger.child({}, { redact: { paths: [], censor: '[REDACTED]' } });
+export function requestLineWriter(logger: Logger): ((line: RequestLine) => void) | undefined {
+  if (!logger.isLevelEnabled('info')) return undefined;
+  const internals = logger as unknown as Record<symbol, unknown>;
+  const stream = internals[pino.symbols.streamSym] as { write(text: string): unknown };
+  const bindings = String(internals[pino.symbols.chindingsSym] ?? '');
+  return (l) => {
+    stream.write(
+      `{"level":"info","time":"${new Date().toISOString()}"${bindings},"req_id":${JSON.stringify(l.req_id)}${jsonField('domain_id', l.domain_id)}${jsonField('user_id', l.user_id)}${jsonField('method', l.method)},"path":${JSON.stringify(l.path)},"status":${l.status},"duration_ms":${l.duration_ms}${jsonField('trace_id', l.trace_id)}${jsonField('span_id', l.span_id)},"msg":"request"}\n`,
+    );
+  };
 }
 
 /**
