@@ -53,6 +53,21 @@ describe('auth', () => {
     await expect(v.authenticate(token)).rejects.toMatchObject({ code: 'ERROR_AUTHENTICATE_FAILURE', message: 'Token is expired.' });
   });
 
+  it('answers a token verified before without waiting, and still refuses it once revoked or expired', async () => {
+    const v = new TokenVerifier(keys.publicKey);
+    let revokedBefore = 0;
+    v.useRevocations({ revoked: (t) => t.issuedAtMs < revokedBefore });
+    const token = await signer.sign(claims, 2); // expires 1-2 s from now (exp is in whole seconds)
+    expect(v.authenticateCached(token)).toBeUndefined(); // never seen: the caller goes through authenticate
+    await v.authenticate(token);
+    expect(v.authenticateCached(token)).toMatchObject({ userId: 'u1', domainId: 'd1' });
+    revokedBefore = Date.now() + 1;
+    expect(() => v.authenticateCached(token)).toThrow(expect.objectContaining({ code: 'ERROR_AUTHENTICATE_FAILURE', message: 'Token is revoked.' }));
+    revokedBefore = 0;
+    await new Promise((r) => setTimeout(r, 2100));
+    expect(v.authenticateCached(token)).toBeUndefined(); // expired: dropped from the cache
+  });
+
   it('keeps the cache bounded', async () => {
     const v = new TokenVerifier(keys.publicKey, 2);
     for (let i = 0; i < 5; i++) await v.authenticate(await signer.sign({ ...claims, user_id: `u${i}` }, 60));

@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import proxyaddr from 'proxy-addr';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { MODULES, repeatFilter, requestLineLogger, type Logger } from '@platform/core';
+import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { MODULES, repeatFilter, requestLineWriter, type Logger } from '@platform/core';
 import { ApiError, errors, isApiError } from '@platform/errors';
 import { bearerToken, isAllowed, type TokenVerifier } from '@platform/auth';
 import { nameRequestSpan, requestSpan, tracingEnabled, type RequestSpan } from '@platform/telemetry';
@@ -15,6 +15,7 @@ import { dependencyFault, sqlState } from './faults';
 import { lingerAfterAnswer, parseBytes, readJsonBody, sendJson } from './body';
 import { pathRedactor } from './redact';
 import { answerObserver } from './responses';
+import { RequestMetrics } from './request-metrics';
 
 export interface ServiceAppOptions {
   service: string;
@@ -127,9 +128,16 @@ const EXCHANGE = Symbol('platform.exchange');
 type WithExchange = { [EXCHANGE]?: Exchange };
 const exchangeOf = (res: ServerResponse): Exchange | undefined => (res as WithExchange)[EXCHANGE];
 
+/**
+ * A request's id: the caller's (the gateway sets one on every request it forwards) when it is a
+ * plausible one, else this process's random prefix (48 bits) and a counter, unique across processes
+ * without a random draw and a UUID's formatting on each request (issue #22).
+ */
+const ID_PREFIX = randomBytes(6).toString('hex');
+let requestCounter = 0;
 function requestIdOf(req: IncomingMessage): string {
   const incoming = req.headers['x-request-id'];
-  return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : `${ID_PREFIX}-${(++requestCounter).toString(36)}`;
 }
 
 /** A handler's view of its request (RequestContext); the client address is worked out only if asked for. */
@@ -221,19 +229,7 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
   collectDefaultMetrics({ register: registry });
-  const duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Latency of each operation',
-    labelNames: ['operation', 'status'],
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers: [registry],
-  });
-  const requests = new Counter({
-    name: 'http_requests_total',
-    help: 'Requests by operation and status',
-    labelNames: ['operation', 'status'],
-    registers: [registry],
-  });
+  const requestMetrics = new RequestMetrics(registry);
 
   // Scraped, never on a request's path: each readiness check (1 up, 0 down) and each queue's jobs by state.
   const readiness = Object.entries(options.readiness ?? {});
@@ -267,45 +263,32 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
     });
   }
 
-  // Label children per (operation, status), made once: the hot path then only adds numbers.
-  const children = new Map<string, { observe(seconds: number): void }>();
-  const metricsFor = (operation: string, statusCode: number) => {
-    const key = `${operation} ${statusCode}`;
-    let child = children.get(key);
-    if (!child) {
-      const labels = { operation, status: String(statusCode) };
-      const d = duration.labels(labels);
-      const c = requests.labels(labels);
-      child = { observe: (seconds) => (d.observe(seconds), c.inc()) };
-      children.set(key, child);
-    }
-    return child;
-  };
-
   const trust = app.get('trust proxy fn') as TrustFn;
   // The one line per request: its fields are ours (ids, method, the redacted path, status, duration),
-  // never a caller's value, so it is written without the redaction pass every other line pays.
-  const requestLine = requestLineLogger(logger);
-  const logRequest = requestLine.isLevelEnabled('info');
+  // never a caller's value, so it is put together without the redaction pass every other line pays.
+  const writeRequestLine = requestLineWriter(logger);
 
   /** Metrics and the request's log line, once its answer is written. */
   const finish = (ex: Exchange, method: string | undefined, rawPath: string, statusCode: number) => {
     // Runs outside the request's try/catch: a throw here would be an uncaught exception.
     try {
       const ms = performance.now() - ex.start;
-      metricsFor(ex.operation ?? 'other', statusCode).observe(ms / 1000);
+      requestMetrics.observe(ex.operation ?? 'other', statusCode, ms / 1000);
       const span = ex.span;
       if (span && ex.operation !== undefined) nameRequestSpan(span, method, ex.operation);
-      if (logRequest) {
-        const line: Record<string, unknown> = ex.caller
-          ? { req_id: ex.requestId, domain_id: ex.caller.domain_id, user_id: ex.caller.user_id, method, path: redactPath(rawPath), status: statusCode, duration_ms: Math.round(ms * 100) / 100 }
-          : { req_id: ex.requestId, method, path: redactPath(rawPath), status: statusCode, duration_ms: Math.round(ms * 100) / 100 };
-        // The request's own trace (its server span), whatever span is active when the answer ends.
-        if (span) {
-          line.trace_id = span.ids.trace_id;
-          line.span_id = span.ids.span_id;
-        }
-        requestLine.info(line, 'request');
+      if (writeRequestLine) {
+        writeRequestLine({
+          req_id: ex.requestId,
+          domain_id: ex.caller?.domain_id,
+          user_id: ex.caller?.user_id,
+          method,
+          path: redactPath(rawPath),
+          status: statusCode,
+          duration_ms: Math.round(ms * 100) / 100,
+          // The request's own trace (its server span), whatever span is active when the answer ends.
+          trace_id: span?.ids.trace_id,
+          span_id: span?.ids.span_id,
+        });
       }
     } catch (e) {
       try {
@@ -476,13 +459,18 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
 
   /**
    * One operation's request: the token and permission (before a byte of the body is read), the body,
-   * validation, the domain check, the handler.
+   * validation, the domain check, the handler; then its answer as answerAhead gives it. Written out
+   * rather than through answerAhead, and with a token seen before checked without a promise: the
+   * request path of every operation pays for each promise and microtask (issue #22).
    */
-  const runOperation = (op: Operation, req: IncomingMessage, res: ServerResponse) =>
-    answerAhead(op.path, op.path, req, res, async (ex) => {
-      let auth = undefined as unknown as RequestContext['auth'];
+  const runOperation = async (op: Operation, req: IncomingMessage, res: ServerResponse) => {
+    const ex = openExchange(req, res);
+    ex.operation = op.path;
+    let auth = undefined as unknown as RequestContext['auth'];
+    try {
       if (op.access !== 'public') {
-        auth = await options.verifier!.authenticate(bearerToken(req.headers.authorization));
+        const token = bearerToken(req.headers.authorization);
+        auth = options.verifier!.authenticateCached(token) ?? (await options.verifier!.authenticate(token));
         if (!isAllowed(auth, op.access)) throw errors.permissionDenied(`Permission denied. (${op.access.permission})`);
         ex.caller = { domain_id: auth.domainId, user_id: auth.userId };
       }
@@ -493,14 +481,19 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
       if (auth && bodyDomain !== undefined && bodyDomain !== auth.domainId) {
         throw errors.permissionDenied(`Permission denied. (key = domain_id, reason = ${String(bodyDomain)} is not the domain of the access token)`);
       }
+      let answer: unknown;
       try {
-        const answer = (await op.handler(input, new OperationContext(req, ex, trust, auth))) ?? {};
+        answer = (await op.handler(input, new OperationContext(req, ex, trust, auth))) ?? {};
         answerObserver()?.answer(op, 200, answer, input);
-        return answer;
       } finally {
         if (auth && options.onWrite && !isRead.has(op.path)) await options.onWrite(auth).catch(() => {});
       }
-    });
+      sendJson(res, 200, answer, ex.requestId);
+    } catch (e) {
+      answerError(req, res, ex, e);
+    }
+    finish(ex, req.method, op.path, res.statusCode);
+  };
 
   // Operations are all POST on exact paths: one lookup in a map dispatches them ahead of Express, which
   // keeps the rest (health, metrics, documents, webhooks, 404 and 405): an operation pays for no router,

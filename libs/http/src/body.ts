@@ -58,13 +58,20 @@ export async function readBody(req: IncomingMessage, limit: number, limitText: s
  * BODY_LIMITS. Every failure is its envelope: 415 for another media type or charset, 413 when too
  * large, 400 for malformed JSON, a body that is not an object, or one past a limit (naming the key).
  */
-export async function readJsonBody(req: IncomingMessage, limit: number, limitText: string): Promise<unknown> {
-  const declared = req.headers['content-length'];
-  if ((declared === undefined || declared === '0') && req.headers['transfer-encoding'] === undefined) return {};
-  const [mediaType, ...params] = String(req.headers['content-type'] ?? '').split(';');
+/** A JSON media type (`application/json`, `application/<x>+json`) with no charset but UTF-8's, else a 415. */
+function checkJsonMediaType(contentType: string | undefined) {
+  const [mediaType, ...params] = String(contentType ?? '').split(';');
   if (!JSON_TYPE.test(mediaType.trim().toLowerCase())) throw errors.unsupportedMediaType();
   const charset = params.map((p) => p.trim().toLowerCase()).find((p) => p.startsWith('charset='));
   if (charset && !['charset=utf-8', 'charset="utf-8"', 'charset=utf8'].includes(charset)) throw errors.unsupportedMediaType();
+}
+
+export async function readJsonBody(req: IncomingMessage, limit: number, limitText: string): Promise<unknown> {
+  const declared = req.headers['content-length'];
+  if ((declared === undefined || declared === '0') && req.headers['transfer-encoding'] === undefined) return {};
+  const contentType = req.headers['content-type'];
+  // What clients send almost always (one comparison); anything else through the whole check.
+  if (contentType !== 'application/json' && contentType !== 'application/json; charset=utf-8') checkJsonMediaType(contentType);
   const text = (await readBody(req, limit, limitText)).toString('utf8');
   if (!text.trim()) return {};
   const body = parseJsonText(text);
