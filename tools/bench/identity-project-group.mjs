@@ -7,6 +7,8 @@
 //   npm run build && node tools/bench/identity-project-group.mjs
 //   BENCH_SECONDS (10), BENCH_CONCURRENCY (32), BENCH_GROUPS (10000), BENCH_OPS (get,list), BENCH_SLICES (5)
 //   BENCH_APP=file       another build of identity's main.js (another checkout's dist), to compare two commits
+//   BENCH_BASE_APP=file  in place of the raw server, another build of identity (BENCH_BASE_ENV: JSON added to its
+//                        environment): one change against the build before it; figures are then not recorded
 //   BENCH_CPU_PROF=dir   V8 CPU profiles of both servers
 //   BENCH_STRACE=1       system calls per request of both servers (strace -c; throughput meaningless then)
 import { spawn } from 'node:child_process';
@@ -43,26 +45,32 @@ const appPort = 18101;
 const rawPort = 18198;
 // BENCH_CPU_PROF=dir: both servers write a V8 CPU profile there (app-*.cpuprofile, raw-*.cpuprofile).
 const profile = (name) => (process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`, `--cpu-prof-name=${name}-${process.pid}.cpuprofile`] : []);
+const identityEnv = (port) => ({
+  ...process.env, PORT: String(port), DATABASE_URL: dbUrl, BOOTSTRAP_DOMAIN_ID: 'd1', BOOTSTRAP_PASSWORD: 'bench-password',
+  JWT_PRIVATE_KEY: keys.privatePem, JWT_PUBLIC_KEY: keys.publicPem, LOG_LEVEL: process.env.LOG_LEVEL || 'info',
+});
 const app = spawn(process.execPath, [...profile('app'), process.env.BENCH_APP || path.join(root, 'dist/apps/identity/main.js')], {
-  env: {
-    ...process.env, PORT: String(appPort), DATABASE_URL: dbUrl, BOOTSTRAP_DOMAIN_ID: 'd1', BOOTSTRAP_PASSWORD: 'bench-password',
-    JWT_PRIVATE_KEY: keys.privatePem, JWT_PUBLIC_KEY: keys.publicPem, LOG_LEVEL: process.env.LOG_LEVEL || 'info',
-  },
+  env: identityEnv(appPort),
   stdio: ['ignore', 'ignore', 'inherit'],
 });
 
 // The raw server, in its own process as the app is (a server sharing the load generator's process
-// would skip the context switches the app pays).
+// would skip the context switches the app pays). BENCH_BASE_APP=file: another build of identity's
+// main.js takes its place (with BENCH_BASE_ENV, JSON, added to its environment), to measure one change
+// against the build before it in the same alternating slices.
+const baseApp = process.env.BENCH_BASE_APP;
 const listSql = path.join(root, 'dist/bench/project-group-list-sql.cjs');
-await bundle({ entryPoints: [path.join(root, 'tools/bench/lib/project-group-list-sql.ts')], outfile: listSql });
-const raw = spawn(process.execPath, [...profile('raw'), path.join(root, 'tools/bench/lib/raw-project-group-server.mjs')], {
-  env: { ...process.env, PORT: String(rawPort), DATABASE_URL: dbUrl, RAW_LIST_SQL: listSql },
-  stdio: ['ignore', 'ignore', 'inherit'],
-});
+if (!baseApp) await bundle({ entryPoints: [path.join(root, 'tools/bench/lib/project-group-list-sql.ts')], outfile: listSql });
+const raw = baseApp
+  ? spawn(process.execPath, [...profile('base'), path.resolve(baseApp)], { env: { ...identityEnv(rawPort), ...JSON.parse(process.env.BENCH_BASE_ENV || '{}') }, stdio: ['ignore', 'ignore', 'inherit'] })
+  : spawn(process.execPath, [...profile('raw'), path.join(root, 'tools/bench/lib/raw-project-group-server.mjs')], {
+      env: { ...process.env, PORT: String(rawPort), DATABASE_URL: dbUrl, RAW_LIST_SQL: listSql },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
 // A benchmark that fails (it throws) must not leave its servers running.
 process.on('exit', () => (app.kill('SIGTERM'), raw.kill('SIGTERM')));
 await waitReady(appPort, 'identity');
-await waitReady(rawPort, 'the raw server');
+await waitReady(rawPort, baseApp ? 'identity (the base build)' : 'the raw server');
 
 // Context switches of a process's threads (voluntary: it waited; involuntary: it was preempted).
 const contextSwitches = (pid) => {
@@ -105,7 +113,7 @@ const slices = Math.max(1, Number(process.env.BENCH_SLICES || 5));
 const compare = async (op) => {
   const { body } = ops[op];
   const servers = [
-    { label: 'raw', port: rawPort, headers: {}, pid: raw.pid },
+    { label: baseApp ? 'base' : 'raw', port: rawPort, headers: baseApp ? { authorization: `Bearer ${token}` } : {}, pid: raw.pid },
     { label: 'identity', port: appPort, headers: { authorization: `Bearer ${token}` }, pid: app.pid },
   ].map((x) => ({ ...x, url: `http://127.0.0.1:${x.port}/identity/v2/project-group/${op}`, runs: [], user: 0, system: 0, switches: 0 }));
   for (const x of servers) await load({ url: x.url, body, headers: x.headers, concurrency, durationMs: 2000 }); // warm-up
@@ -143,8 +151,9 @@ for (const op of (process.env.BENCH_OPS || 'get,list').split(',')) {
   console.log(`\nproject-group/${op}, ${groups} groups, concurrency ${concurrency}, ${seconds} s each in ${slices} alternating slices`);
   const [a, b] = await compare(op);
   errors += a.errors + b.errors;
-  console.log(`ratio identity/raw: throughput ${(b.rps / a.rps).toFixed(2)} (goal >= 0.7), p99 ${(b.p99 / a.p99).toFixed(2)} (goal <= 2), CPU per request ${(b.cpuUs / a.cpuUs).toFixed(2)}`);
+  console.log(`ratio identity/${baseApp ? 'base' : 'raw'}: throughput ${(b.rps / a.rps).toFixed(2)} (goal >= 0.7), p99 ${(b.p99 / a.p99).toFixed(2)} (goal <= 2), CPU per request ${(b.cpuUs / a.cpuUs).toFixed(2)}`);
   const what = ops[op].goal;
+  if (baseApp) continue; // an A/B of two builds: printed, not a figure of the platform
   record({ measure: `${what}: throughput vs raw node:http + pg`, ours: b.rps, baseline: a.rps, unit: 'req/s', goal: '≥ 0.7×', met: b.rps / a.rps >= 0.7 });
   record({ measure: `${what}: p99 vs raw`, ours: b.p99, baseline: a.p99, unit: 'ms', goal: '≤ 2×', met: b.p99 <= 2 * a.p99 });
   record({ measure: `${what}: server CPU per request vs raw`, ours: b.cpuUs, baseline: a.cpuUs, unit: 'µs' });
