@@ -5,10 +5,8 @@ import path from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool, type PoolClient, type PoolConfig } from 'pg';
-import { BoundedWaitPool } from './pool-wait';
 
 export { Pool };
-export { BoundedWaitPool } from './pool-wait';
 export type { PoolClient };
 
 /** What a pool serves: API requests get a short statement timeout, workers (and exports) a long one. */
@@ -79,7 +77,7 @@ export function logConnectionErrors(logger: { warn(obj: object, msg: string): vo
 export function createPool(connectionString: string, config: CreatePoolOptions = {}): Pool {
   const { role = 'api', logger, onError = logger && logConnectionErrors(logger), ...poolConfig } = config;
   const t = dbTimeouts();
-  const pool = new BoundedWaitPool({
+  const pool = new Pool({
     connectionString,
     max: Number(process.env.DATABASE_POOL_MAX || 10),
     idleTimeoutMillis: 30_000,
