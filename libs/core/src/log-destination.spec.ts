@@ -4,15 +4,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
+import { waitFor } from '@platform/testing';
 import { LineBuffer, createLogger, requestLineWriter, type RequestLine } from './index';
 
-const until = async (check: () => boolean, ms = 5000) => {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-};
+const until = (check: () => boolean) => waitFor(check, 5000, 'the lines', 5);
 
 describe('LineBuffer (the logs destination)', () => {
   let dir: string;

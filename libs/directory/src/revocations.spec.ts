@@ -1,16 +1,10 @@
 import { TokenVerifier } from '@platform/auth';
 import { isApiError } from '@platform/errors';
-import { createTestRedis, mintToken, testKeys } from '@platform/testing';
+import { createTestRedis, mintToken, testKeys, waitFor } from '@platform/testing';
 import { createPublicKey } from 'node:crypto';
 import { AccessRevocations, RevocationPublisher, userField } from './revocations';
 
-const until = async (fn: () => boolean, ms = 2000) => {
-  const end = Date.now() + ms;
-  while (!fn()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-};
+const until = (fn: () => boolean, ms = 2000) => waitFor(fn, ms, 'the condition', 5);
 
 describe('access revocations', () => {
   const r = createTestRedis('revocations');
