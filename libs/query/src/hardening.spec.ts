@@ -30,6 +30,16 @@ afterEach(() => {
   expect(polluted().domain_id).toBeUndefined();
 });
 
+describe('the short aliases of a condition ({k, v, o})', () => {
+  it('rename to key, value and operator; the long name wins; an own __proto__ key is still refused, not taken as the prototype', async () => {
+    expect(parseQuery({ filter: [{ k: 'a', v: 1, o: 'eq' }] })?.filter).toEqual([{ key: 'a', value: 1, operator: 'eq' }]);
+    expect(parseQuery({ filter: [{ key: 'long', k: 'short', o: 'eq' }] })?.filter).toEqual([{ key: 'long', value: null, operator: 'eq' }]);
+    expect(parseQuery({ filter: [{ k: 'a', o: 'exists', v: undefined }] })?.filter).toEqual([{ key: 'a', value: null, operator: 'exists' }]);
+    const own = JSON.parse('{"k": "a", "v": 1, "o": "eq", "__proto__": {"x": 1}}');
+    await expect400(() => parseQuery({ filter: [own] }), 'query.filter[0].__proto__');
+  });
+});
+
 describe('prototype keys never become paths', () => {
   it('refuses them in filter keys, match values, sort, only, unwind and distinct, naming the key', async () => {
     await expect400(() => parseQuery({ filter: [{ k: 'tags.__proto__.x', v: 1, o: 'eq' }] }), 'query.filter[0].key');

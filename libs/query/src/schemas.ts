@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { unsafeSegment } from '@platform/core';
+import { setOwn, unsafeSegment } from '@platform/core';
 import { zodIssuesToApiError } from '@platform/errors';
 
 /**
@@ -65,24 +65,37 @@ const UNSUPPORTED = {
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function alias(v: unknown, pairs: [string, string][]): unknown {
+/**
+ * `v` with each short key (`k`) renamed to its long one (`key`), the long one winning when both are
+ * set, as a new object. Built key by key rather than copied and then `delete`d from: a delete turns
+ * the object into a dictionary, which zod then reads slowly (a filter's conditions are on every list
+ * request's path: issue #22). `__proto__` stays an own key, as in the body, so the strict schema still
+ * refuses it.
+ */
+function alias(v: unknown, pairs: readonly (readonly [string, string])[]): unknown {
   if (!isObj(v)) return v;
-  const out: Obj = { ...v };
+  const out: Obj = {};
+  for (const k of Object.keys(v)) {
+    if (pairs.some((p) => p[1] === k)) continue;
+    if (k === '__proto__') setOwn(out, k, v[k]);
+    else out[k] = v[k];
+  }
   for (const [long, short] of pairs) {
-    if (out[long] === undefined && out[short] !== undefined) out[long] = out[short];
-    delete out[short];
+    if (out[long] === undefined && Object.hasOwn(v, short) && v[short] !== undefined) out[long] = v[short];
   }
   return out;
 }
 
+const CONDITION_ALIASES = [
+  ['key', 'k'],
+  ['value', 'v'],
+  ['operator', 'o'],
+] as const;
+
 export const ConditionSchema = z.preprocess(
   (v) => {
-    const o = alias(v, [
-      ['key', 'k'],
-      ['value', 'v'],
-      ['operator', 'o'],
-    ]);
-    if (isObj(o) && o.value === undefined) return { ...o, value: null };
+    const o = alias(v, CONDITION_ALIASES);
+    if (isObj(o) && o.value === undefined) o.value = null;
     return o;
   },
   z.strictObject({
