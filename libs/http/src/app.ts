@@ -459,15 +459,11 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
 
   /**
    * One operation's request: the token and permission (before a byte of the body is read), the body,
-   * validation, the domain check, the handler; then its answer as answerAhead gives it. Written out
-   * rather than through answerAhead, and with a token seen before checked without a promise: the
-   * request path of every operation pays for each promise and microtask (issue #22).
+   * validation, the domain check, the handler. A token seen before is checked without a promise.
    */
-  const runOperation = async (op: Operation, req: IncomingMessage, res: ServerResponse) => {
-    const ex = openExchange(req, res);
-    ex.operation = op.path;
-    let auth = undefined as unknown as RequestContext['auth'];
-    try {
+  const runOperation = (op: Operation, req: IncomingMessage, res: ServerResponse) =>
+    answerAhead(op.path, op.path, req, res, async (ex) => {
+      let auth = undefined as unknown as RequestContext['auth'];
       if (op.access !== 'public') {
         const token = bearerToken(req.headers.authorization);
         auth = options.verifier!.authenticateCached(token) ?? (await options.verifier!.authenticate(token));
@@ -481,19 +477,14 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
       if (auth && bodyDomain !== undefined && bodyDomain !== auth.domainId) {
         throw errors.permissionDenied(`Permission denied. (key = domain_id, reason = ${String(bodyDomain)} is not the domain of the access token)`);
       }
-      let answer: unknown;
       try {
-        answer = (await op.handler(input, new OperationContext(req, ex, trust, auth))) ?? {};
+        const answer = (await op.handler(input, new OperationContext(req, ex, trust, auth))) ?? {};
         answerObserver()?.answer(op, 200, answer, input);
+        return answer;
       } finally {
         if (auth && options.onWrite && !isRead.has(op.path)) await options.onWrite(auth).catch(() => {});
       }
-      sendJson(res, 200, answer, ex.requestId);
-    } catch (e) {
-      answerError(req, res, ex, e);
-    }
-    finish(ex, req.method, op.path, res.statusCode);
-  };
+    });
 
   // Operations are all POST on exact paths: one lookup in a map dispatches them ahead of Express, which
   // keeps the rest (health, metrics, documents, webhooks, 404 and 405): an operation pays for no router,
