@@ -53,11 +53,6 @@ export async function readBody(req: IncomingMessage, limit: number, limitText: s
   return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
 }
 
-/**
- * The body of an operation: a JSON object (no body is {}), at most `limit` bytes, UTF-8, within
- * BODY_LIMITS. Every failure is its envelope: 415 for another media type or charset, 413 when too
- * large, 400 for malformed JSON, a body that is not an object, or one past a limit (naming the key).
- */
 /** A JSON media type (`application/json`, `application/<x>+json`) with no charset but UTF-8's, else a 415. */
 function checkJsonMediaType(contentType: string | undefined) {
   const [mediaType, ...params] = String(contentType ?? '').split(';');
@@ -66,6 +61,11 @@ function checkJsonMediaType(contentType: string | undefined) {
   if (charset && !['charset=utf-8', 'charset="utf-8"', 'charset=utf8'].includes(charset)) throw errors.unsupportedMediaType();
 }
 
+/**
+ * The body of an operation: a JSON object (no body is {}), at most `limit` bytes, UTF-8, within
+ * BODY_LIMITS. Every failure is its envelope: 415 for another media type or charset, 413 when too
+ * large, 400 for malformed JSON, a body that is not an object, or one past a limit (naming the key).
+ */
 export async function readJsonBody(req: IncomingMessage, limit: number, limitText: string): Promise<unknown> {
   const declared = req.headers['content-length'];
   if ((declared === undefined || declared === '0') && req.headers['transfer-encoding'] === undefined) return {};
