@@ -25,8 +25,8 @@ export interface LineBufferOptions {
 export class LineBuffer {
   private chunks: string[] = [];
   private length = 0;
+  /** What is being written (a write is under way, or waits to retry after EAGAIN). */
   private pending: Buffer | undefined;
-  private writing = false;
   private dropped = 0;
   private readonly minLength: number;
   private readonly maxBuffered: number;
@@ -49,14 +49,13 @@ export class LineBuffer {
     }
     this.chunks.push(text);
     this.length += text.length;
-    if (!this.writing && this.length >= this.minLength) this.flush();
+    if (!this.pending && this.length >= this.minLength) this.flush();
     return true;
   }
 
   /** Starts writing what is gathered, unless a write is under way (its end starts the next one). */
   flush(): void {
-    if (this.writing || (!this.length && !this.dropped)) return;
-    this.writing = true;
+    if (this.pending || (!this.length && !this.dropped)) return;
     this.writeNext(this.take());
   }
 
@@ -65,7 +64,6 @@ export class LineBuffer {
     const parts: Buffer[] = [];
     if (this.pending) parts.push(this.pending);
     this.pending = undefined; // an asynchronous write under way may have written some of it: written again
-    this.writing = false;
     if (this.length || this.dropped) parts.push(this.take());
     let data = Buffer.concat(parts);
     for (let tries = 0; data.length && tries < 100; tries++) {
@@ -100,7 +98,6 @@ export class LineBuffer {
       const rest = err ? undefined : data.subarray(written);
       if (rest?.length) return this.writeNext(rest);
       this.pending = undefined;
-      this.writing = false;
       if (this.length >= this.minLength) this.flush();
     });
   }
