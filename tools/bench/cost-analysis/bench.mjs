@@ -160,7 +160,8 @@ console.log(`  phases: dispatch ${Number(phases.dispatch).toFixed(2)} s, task (f
 // The floor of any collection into this schema: psql's COPY of the very rows the collector wrote (21
 // columns, partition routing, the cost index), no parsing, no rebuild, rolled back; the same for the
 // unified rows the rebuild wrote (after deleting them, as the rebuild deletes the months' rows).
-const floorOf = (table, columns, where, before = '') => {
+const floorOf = async (table, where, before = '') => {
+  const columns = (await pool.query(`SELECT string_agg(column_name, ', ' ORDER BY ordinal_position) AS c FROM information_schema.columns WHERE table_name = $1 AND table_schema = 'public'`, [table])).rows[0].c;
   const lines = path.join(dir, `${table}-lines.txt`);
   const run = (args) => {
     const r = spawnSync('psql', ['-h', '127.0.0.1', '-U', 'postgres', '-d', dbName, '-q', '-v', 'ON_ERROR_STOP=1', ...args], { stdio: ['ignore', 'ignore', 'inherit'], timeout: COLLECT_TIMEOUT_MS });
@@ -173,11 +174,9 @@ const floorOf = (table, columns, where, before = '') => {
   run(['-f', script]);
   return Number(process.hrtime.bigint() - t) / 1e9;
 };
-const COST_COLUMNS = 'domain_id, data_source_id, job_id, job_task_id, workspace_id, project_id, service_account_id, account, provider, region_code, region_key, product, usage_type, usage_unit, currency, cost, usage_quantity, billed_date, billed_month, tags, additional_info';
-const costFloor = floorOf('cost', COST_COLUMNS, 'true');
-const unifiedColumns = (await pool.query(`SELECT string_agg(column_name, ', ' ORDER BY ordinal_position) AS c FROM information_schema.columns WHERE table_name = 'unified_cost' AND table_schema = 'public'`)).rows[0].c;
+const costFloor = await floorOf('cost', 'true');
 // The rebuild deletes the months' unified rows first: so does this (their primary keys would collide).
-const unifiedFloor = floorOf('unified_cost', unifiedColumns, `domain_id = 'd1'`, `DELETE FROM unified_cost WHERE domain_id = 'd1';\n`);
+const unifiedFloor = await floorOf('unified_cost', `domain_id = 'd1'`, `DELETE FROM unified_cost WHERE domain_id = 'd1';\n`);
 console.log(`  floor: psql COPY of the collector's ${fmt(ROWS)} cost rows into cost ${costFloor.toFixed(2)} s (${(copy.seconds / costFloor).toFixed(2)}x the bare COPY's rate), of the ${fmt(unifiedCount)} unified rows into unified_cost ${unifiedFloor.toFixed(2)} s; together ${(copy.seconds / (costFloor + unifiedFloor)).toFixed(2)}x`);
 record({ measure: `the floor: psql COPY of the collected rows into cost and unified_cost, vs the bare COPY`, ours: ROWS / (costFloor + unifiedFloor), baseline: copy.rps, unit: 'rows/s' });
 
