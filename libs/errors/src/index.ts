@@ -1,2 +1,3 @@
 export * from './errors';
 export * from './zod-issue';
+export * from './plugin-error';

@@ -1,0 +1,450 @@
+import { Reader, Writer, Enum, Type, type Field } from 'protobufjs';
+import type { JsonObject, JsonValue } from './json';
+
+/**
+ * Messages to and from bytes, driven by the protocol's descriptor (protobufjs parses it; this codec
+ * reads and writes the wire itself with protobufjs' Reader and Writer). Own code rather than
+ * protobufjs' generated decoders because a plugin's answer is untrusted input:
+ * - google.protobuf.Struct / ListValue / Value are plain JSON both ways (null, nested lists, numbers);
+ *   a Struct key is always an own data property, `__proto__` included (protobufjs assigns map keys,
+ *   which turns `__proto__` into a prototype change), the way JSON.parse makes it;
+ * - nesting deeper than `maxDepth` is refused before recursing (no stack overflow, whatever the bytes);
+ * - a known field with the wrong wire type, a truncated message or an invalid length is an error naming
+ *   the field; fields this protocol version does not know are skipped (as protobuf does).
+ * Decoded messages carry every field (proto3's defaults; a Struct {}, a list []), enums by name (the
+ * number when unknown), a message field only when sent. A Struct number that is not finite (NaN,
+ * Infinity: JSON has none) decodes as null, as JSON.stringify writes it.
+ */
+
+export interface CodecLimits {
+  /** Struct / ListValue nesting (the message's own level is 1). */
+  maxDepth: number;
+}
+
+/** The bytes are not a message of the expected type (a plugin's garbage, a truncated frame). */
+export class DecodeError extends Error {
+  constructor(
+    readonly path: string,
+    reason: string,
+  ) {
+    super(`${path || 'message'}: ${reason}`);
+    this.name = 'DecodeError';
+  }
+}
+
+/** A value cannot be sent in the field (not JSON, too deep, the wrong type). */
+export class EncodeError extends Error {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super(`${path}: ${reason}`);
+    this.name = 'EncodeError';
+  }
+}
+
+const WIRE = { varint: 0, fixed64: 1, bytes: 2, fixed32: 5 } as const;
+const STRUCT = '.google.protobuf.Struct';
+const LIST = '.google.protobuf.ListValue';
+const VALUE = '.google.protobuf.Value';
+const EMPTY = '.google.protobuf.Empty';
+
+type Kind = 'string' | 'double' | 'float' | 'int32' | 'uint32' | 'bool' | 'enum' | 'struct' | 'list' | 'value' | 'message';
+
+interface FieldPlan {
+  name: string;
+  id: number;
+  kind: Kind;
+  wire: number;
+  repeated: boolean;
+  enumType?: Enum;
+  message?: MessagePlan;
+}
+
+interface MessagePlan {
+  name: string;
+  fields: FieldPlan[];
+  byId: Map<number, FieldPlan>;
+}
+
+const SCALARS: Partial<Record<string, { kind: Kind; wire: number }>> = {
+  string: { kind: 'string', wire: WIRE.bytes },
+  double: { kind: 'double', wire: WIRE.fixed64 },
+  float: { kind: 'float', wire: WIRE.fixed32 },
+  int32: { kind: 'int32', wire: WIRE.varint },
+  uint32: { kind: 'uint32', wire: WIRE.varint },
+  bool: { kind: 'bool', wire: WIRE.varint },
+};
+
+const plans = new WeakMap<Type, MessagePlan>();
+
+/** The field list of a message type, resolved once (types the protocol does not use are refused). */
+function planOf(type: Type): MessagePlan {
+  const known = plans.get(type);
+  if (known) return known;
+  const plan: MessagePlan = { name: type.fullName.slice(1), fields: [], byId: new Map() };
+  plans.set(type, plan); // before the fields: a message may refer to itself
+  for (const f of type.fieldsArray as Field[]) {
+    f.resolve();
+    let p: FieldPlan;
+    const rt = f.resolvedType;
+    if (f.map) throw new Error(`${f.fullName}: map fields are not used by the protocol`);
+    if (rt instanceof Enum) p = { name: f.name, id: f.id, kind: 'enum', wire: WIRE.varint, repeated: f.repeated, enumType: rt };
+    else if (rt instanceof Type) {
+      const kind: Kind = rt.fullName === STRUCT ? 'struct' : rt.fullName === LIST ? 'list' : rt.fullName === VALUE ? 'value' : 'message';
+      p = { name: f.name, id: f.id, kind, wire: WIRE.bytes, repeated: f.repeated, ...(kind === 'message' && { message: planOf(rt) }) };
+    } else {
+      const s = SCALARS[f.type];
+      if (!s) throw new Error(`${f.fullName}: type ${f.type} is not used by the protocol`);
+      if (f.repeated && s.kind !== 'string') throw new Error(`${f.fullName}: repeated ${f.type} is not used by the protocol`);
+      p = { name: f.name, id: f.id, kind: s.kind, wire: s.wire, repeated: f.repeated };
+    }
+    plan.fields.push(p);
+    plan.byId.set(p.id, p);
+  }
+  return plan;
+}
+
+const at = (path: string, key: string | number) => (typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key);
+
+// ---------------------------------------------------------------- decoding
+
+class Decoder {
+  constructor(private readonly maxDepth: number) {}
+
+  message(r: Reader, end: number, plan: MessagePlan, path: string, depth: number): Record<string, unknown> {
+    if (depth > this.maxDepth) throw new DecodeError(path, `nested deeper than ${this.maxDepth} levels`);
+    const out: Record<string, unknown> = {};
+    const seen: Record<string, unknown[]> = {};
+    while (r.pos < end) {
+      const tag = r.uint32();
+      const id = tag >>> 3;
+      const wire = tag & 7;
+      const f = plan.byId.get(id);
+      if (!f) {
+        if (id === 0) throw new DecodeError(path, 'invalid field number 0');
+        r.skipType(wire);
+        continue;
+      }
+      const fpath = at(path, f.name);
+      if (wire !== f.wire) throw new DecodeError(fpath, `wire type ${wire}, expected ${f.wire}`);
+      const v = this.field(r, f, fpath, depth);
+      if (f.repeated) (seen[f.name] ??= []).push(v);
+      else out[f.name] = v;
+    }
+    if (r.pos !== end) throw new DecodeError(path, 'a field runs past the end of its message');
+    for (const f of plan.fields) {
+      if (f.repeated) out[f.name] = seen[f.name] ?? [];
+      else if (!(f.name in out)) {
+        const d = defaultOf(f);
+        if (d !== undefined) out[f.name] = d;
+      }
+    }
+    return out;
+  }
+
+  private field(r: Reader, f: FieldPlan, path: string, depth: number): unknown {
+    switch (f.kind) {
+      case 'string':
+        return r.string();
+      case 'double':
+        return r.double();
+      case 'float':
+        return r.float();
+      case 'int32':
+        return r.int32();
+      case 'uint32':
+        return r.uint32();
+      case 'bool':
+        return r.bool();
+      case 'enum': {
+        const n = r.int32();
+        return f.enumType!.valuesById[n] ?? n;
+      }
+      default: {
+        const end = this.end(r, path);
+        if (f.kind === 'struct') return this.struct(r, end, path, depth + 1);
+        if (f.kind === 'list') return this.list(r, end, path, depth + 1);
+        if (f.kind === 'value') return this.value(r, end, path, depth + 1);
+        return this.message(r, end, f.message!, path, depth + 1);
+      }
+    }
+  }
+
+  /** The end of a length-delimited value starting at the reader's position. */
+  private end(r: Reader, path: string): number {
+    const len = r.uint32();
+    const end = r.pos + len;
+    if (end > r.len) throw new DecodeError(path, 'a length runs past the end of the message');
+    return end;
+  }
+
+  struct(r: Reader, end: number, path: string, depth: number): JsonObject {
+    if (depth > this.maxDepth) throw new DecodeError(path, `nested deeper than ${this.maxDepth} levels`);
+    const out: JsonObject = {};
+    while (r.pos < end) {
+      const tag = r.uint32();
+      if (tag !== ((1 << 3) | WIRE.bytes)) {
+        this.skip(r, tag, path);
+        continue;
+      }
+      const entryEnd = this.end(r, path);
+      let key = '';
+      let value: JsonValue = null;
+      while (r.pos < entryEnd) {
+        const t = r.uint32();
+        if (t === ((1 << 3) | WIRE.bytes)) key = r.string();
+        else if (t === ((2 << 3) | WIRE.bytes)) value = this.value(r, this.end(r, path), at(path, key), depth + 1);
+        else this.skip(r, t, path);
+      }
+      if (r.pos !== entryEnd) throw new DecodeError(path, 'a Struct entry runs past its end');
+      if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+      else out[key] = value;
+    }
+    return out;
+  }
+
+  list(r: Reader, end: number, path: string, depth: number): JsonValue[] {
+    if (depth > this.maxDepth) throw new DecodeError(path, `nested deeper than ${this.maxDepth} levels`);
+    const out: JsonValue[] = [];
+    while (r.pos < end) {
+      const tag = r.uint32();
+      if (tag === ((1 << 3) | WIRE.bytes)) out.push(this.value(r, this.end(r, path), at(path, out.length), depth + 1));
+      else this.skip(r, tag, path);
+    }
+    return out;
+  }
+
+  value(r: Reader, end: number, path: string, depth: number): JsonValue {
+    if (depth > this.maxDepth) throw new DecodeError(path, `nested deeper than ${this.maxDepth} levels`);
+    let v: JsonValue = null; // a Value with no kind set is null
+    while (r.pos < end) {
+      const tag = r.uint32();
+      switch (tag) {
+        case (1 << 3) | WIRE.varint:
+          r.int32();
+          v = null;
+          break;
+        case (2 << 3) | WIRE.fixed64: {
+          const n = r.double();
+          v = Number.isFinite(n) ? n : null;
+          break;
+        }
+        case (3 << 3) | WIRE.bytes:
+          v = r.string();
+          break;
+        case (4 << 3) | WIRE.varint:
+          v = r.bool();
+          break;
+        case (5 << 3) | WIRE.bytes:
+          v = this.struct(r, this.end(r, path), path, depth + 1);
+          break;
+        case (6 << 3) | WIRE.bytes:
+          v = this.list(r, this.end(r, path), path, depth + 1);
+          break;
+        default:
+          this.skip(r, tag, path);
+      }
+    }
+    if (r.pos !== end) throw new DecodeError(path, 'a Value runs past its end');
+    return v;
+  }
+
+  private skip(r: Reader, tag: number, path: string): void {
+    if (tag >>> 3 === 0) throw new DecodeError(path, 'invalid field number 0');
+    r.skipType(tag & 7);
+  }
+}
+
+function defaultOf(f: FieldPlan): unknown {
+  switch (f.kind) {
+    case 'string':
+      return '';
+    case 'double':
+    case 'float':
+    case 'int32':
+    case 'uint32':
+      return 0;
+    case 'bool':
+      return false;
+    case 'enum':
+      return f.enumType!.valuesById[0] ?? 0;
+    case 'struct':
+      return {};
+    case 'list':
+      return [];
+    case 'value':
+      return null;
+    default:
+      return undefined; // a message field not sent stays absent
+  }
+}
+
+// ---------------------------------------------------------------- encoding
+
+const isPlainObject = (v: object): boolean => {
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+};
+
+class Encoder {
+  constructor(private readonly maxDepth: number) {}
+
+  message(w: Writer, plan: MessagePlan, value: unknown, path: string, depth: number): void {
+    if (depth > this.maxDepth) throw new EncodeError(path || plan.name, `nested deeper than ${this.maxDepth} levels`);
+    if (value === null || typeof value !== 'object' || Array.isArray(value) || !isPlainObject(value)) {
+      throw new EncodeError(path || plan.name, 'must be an object');
+    }
+    const obj = value as Record<string, unknown>;
+    for (const f of plan.fields) {
+      if (!Object.prototype.hasOwnProperty.call(obj, f.name)) continue;
+      const v = obj[f.name];
+      if (v === undefined || v === null) continue;
+      const fpath = at(path, f.name);
+      if (f.repeated) {
+        if (!Array.isArray(v)) throw new EncodeError(fpath, 'must be a list');
+        v.forEach((item, i) => this.field(w, f, item, at(fpath, i), depth));
+      } else this.field(w, f, v, fpath, depth);
+    }
+  }
+
+  private field(w: Writer, f: FieldPlan, v: unknown, path: string, depth: number): void {
+    const tag = (f.id << 3) | f.wire;
+    switch (f.kind) {
+      case 'string':
+        if (typeof v !== 'string') throw new EncodeError(path, 'must be a string');
+        if (v !== '' || f.repeated) w.uint32(tag).string(v);
+        return;
+      case 'double':
+      case 'float':
+        if (typeof v !== 'number') throw new EncodeError(path, 'must be a number');
+        if (v !== 0) (f.kind === 'double' ? w.uint32(tag).double(v) : w.uint32(tag).float(v));
+        return;
+      case 'int32':
+      case 'uint32':
+        if (typeof v !== 'number' || !Number.isInteger(v)) throw new EncodeError(path, 'must be an integer');
+        if (f.kind === 'int32' && (v < -(2 ** 31) || v >= 2 ** 31)) throw new EncodeError(path, 'must be a 32-bit integer');
+        if (f.kind === 'uint32' && (v < 0 || v >= 2 ** 32)) throw new EncodeError(path, 'must be an unsigned 32-bit integer');
+        if (v !== 0) (f.kind === 'int32' ? w.uint32(tag).int32(v) : w.uint32(tag).uint32(v));
+        return;
+      case 'bool':
+        if (typeof v !== 'boolean') throw new EncodeError(path, 'must be a boolean');
+        if (v) w.uint32(tag).bool(v);
+        return;
+      case 'enum': {
+        const n = typeof v === 'string' && Object.prototype.hasOwnProperty.call(f.enumType!.values, v) ? f.enumType!.values[v] : undefined;
+        if (n === undefined) throw new EncodeError(path, `must be one of ${Object.keys(f.enumType!.values).join(', ')}`);
+        if (n !== 0) w.uint32(tag).int32(n);
+        return;
+      }
+      case 'struct':
+        w.uint32(tag).fork();
+        this.struct(w, v, path, depth + 1);
+        w.ldelim();
+        return;
+      case 'list':
+        if (!Array.isArray(v)) throw new EncodeError(path, 'must be a list');
+        w.uint32(tag).fork();
+        this.list(w, v, path, depth + 1);
+        w.ldelim();
+        return;
+      case 'value':
+        w.uint32(tag).fork();
+        this.value(w, v, path, depth + 1);
+        w.ldelim();
+        return;
+      default:
+        w.uint32(tag).fork();
+        this.message(w, f.message!, v, path, depth + 1);
+        w.ldelim();
+    }
+  }
+
+  struct(w: Writer, v: unknown, path: string, depth: number): void {
+    if (depth > this.maxDepth) throw new EncodeError(path, `nested deeper than ${this.maxDepth} levels`);
+    if (v === null || typeof v !== 'object' || Array.isArray(v) || !isPlainObject(v)) throw new EncodeError(path, 'must be a JSON object');
+    const obj = v as Record<string, unknown>;
+    for (const key of Object.keys(obj)) {
+      const item = obj[key];
+      if (item === undefined) continue; // as JSON.stringify leaves it out
+      w.uint32((1 << 3) | WIRE.bytes).fork();
+      w.uint32((1 << 3) | WIRE.bytes).string(key);
+      w.uint32((2 << 3) | WIRE.bytes).fork();
+      this.value(w, item, at(path, key), depth + 1);
+      w.ldelim();
+      w.ldelim();
+    }
+  }
+
+  list(w: Writer, v: unknown[], path: string, depth: number): void {
+    if (depth > this.maxDepth) throw new EncodeError(path, `nested deeper than ${this.maxDepth} levels`);
+    for (let i = 0; i < v.length; i++) {
+      w.uint32((1 << 3) | WIRE.bytes).fork();
+      this.value(w, v[i] === undefined ? null : v[i], at(path, i), depth + 1);
+      w.ldelim();
+    }
+  }
+
+  value(w: Writer, v: unknown, path: string, depth: number): void {
+    if (depth > this.maxDepth) throw new EncodeError(path, `nested deeper than ${this.maxDepth} levels`);
+    if (v === null) {
+      w.uint32((1 << 3) | WIRE.varint).int32(0);
+    } else if (typeof v === 'number') {
+      if (!Number.isFinite(v)) throw new EncodeError(path, 'must be a finite number');
+      w.uint32((2 << 3) | WIRE.fixed64).double(v);
+    } else if (typeof v === 'string') {
+      w.uint32((3 << 3) | WIRE.bytes).string(v);
+    } else if (typeof v === 'boolean') {
+      w.uint32((4 << 3) | WIRE.varint).bool(v);
+    } else if (Array.isArray(v)) {
+      w.uint32((6 << 3) | WIRE.bytes).fork();
+      this.list(w, v, path, depth);
+      w.ldelim();
+    } else if (typeof v === 'object' && isPlainObject(v)) {
+      w.uint32((5 << 3) | WIRE.bytes).fork();
+      this.struct(w, v, path, depth);
+      w.ldelim();
+    } else {
+      throw new EncodeError(path, `${typeof v === 'object' ? 'an object of a class' : `a ${typeof v}`} is not JSON`);
+    }
+  }
+}
+
+/** Encodes and decodes one message type. */
+export class MessageCodec<Decoded, Input> {
+  private readonly plan: MessagePlan;
+  private readonly decoder: Decoder;
+  private readonly encoder: Encoder;
+  readonly isEmpty: boolean;
+
+  constructor(type: Type, limits: CodecLimits) {
+    this.plan = planOf(type);
+    this.decoder = new Decoder(limits.maxDepth);
+    this.encoder = new Encoder(limits.maxDepth);
+    this.isEmpty = type.fullName === EMPTY;
+  }
+
+  get typeName(): string {
+    return this.plan.name;
+  }
+
+  /** The message's bytes; an EncodeError names the field that cannot be sent. */
+  encode(value: Input): Buffer {
+    const w = Writer.create();
+    this.encoder.message(w, this.plan, value ?? {}, '', 1);
+    const bytes = w.finish();
+    return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  /** The message of these bytes; a DecodeError says what is wrong with them. */
+  decode(bytes: Uint8Array): Decoded {
+    const r = Reader.create(bytes);
+    try {
+      return this.decoder.message(r, r.len, this.plan, '', 1) as Decoded;
+    } catch (e) {
+      if (e instanceof DecodeError) throw e;
+      // protobufjs' Reader: "index out of range", "invalid wire type", "maximum nesting depth exceeded"
+      throw new DecodeError('', (e as Error)?.message ?? String(e));
+    }
+  }
+}

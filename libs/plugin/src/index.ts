@@ -1,0 +1,10 @@
+export * from './json';
+export * from './codec';
+export * from './protocol';
+export * from './config';
+export * from './endpoint';
+export * from './redact';
+export * from './channels';
+export * from './call';
+export * from './clients';
+export type * from './generated/messages';
