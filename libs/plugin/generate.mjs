@@ -4,7 +4,7 @@
 // Writes src/generated/descriptor.ts (protobufjs' JSON descriptor of every message and service) and
 // src/generated/messages.ts (a TypeScript interface per message: `X` as decoded, every field present,
 // and `XInput` as sent, every field optional). `--check` writes nothing and exits 1 when either file
-// is not what the .proto files give (the lib's spec runs it).
+// is not what the .proto files give (the lib's spec runs it). `--out DIR` writes or checks DIR instead.
 import { readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +12,8 @@ import protobuf from 'protobufjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const protoDir = path.join(here, 'proto');
-const outDir = path.join(here, 'src/generated');
+const outArg = process.argv.indexOf('--out');
+const outDir = outArg > 0 ? path.resolve(process.argv[outArg + 1]) : path.join(here, 'src/generated');
 
 function protoFiles(dir) {
   return readdirSync(dir, { withFileTypes: true })

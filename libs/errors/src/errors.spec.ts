@@ -1,4 +1,4 @@
-import { ApiError, errors, isApiError } from './index';
+import { ApiError, errors, isApiError, pluginError } from './index';
 
 describe('errors', () => {
   it('renders the one envelope', () => {
@@ -16,5 +16,43 @@ describe('errors', () => {
     expect(errors.permissionDenied().status).toBe(403);
     expect(errors.alreadyExists('x', 'y').status).toBe(409);
     expect(new ApiError(418, 'X', 'y')).toBeInstanceOf(Error);
+  });
+});
+
+describe('pluginError', () => {
+  it("keeps a plugin's own code with a 4xx status for the statuses that are the request's fault", () => {
+    expect(pluginError('INVALID_ARGUMENT', 'ERROR_REQUIRED_PARAMETER: Required parameter. (key = options)').toEnvelope()).toEqual({
+      error: { code: 'ERROR_REQUIRED_PARAMETER', message: 'Required parameter. (key = options)', status: 400 },
+    });
+    expect(pluginError('NOT_FOUND', 'ERROR_NOT_FOUND: gone', 'Cost.get_data').toEnvelope().error).toEqual({ code: 'ERROR_NOT_FOUND', message: 'Cost.get_data: gone', status: 404 });
+    expect(pluginError('PERMISSION_DENIED', 'no').status).toBe(403);
+    expect(pluginError('ALREADY_EXISTS', 'x').status).toBe(409);
+    expect(pluginError('RESOURCE_EXHAUSTED', 'quota').status).toBe(429);
+  });
+
+  it('falls back to a code per status when the text names none, and never lets a malformed code through', () => {
+    expect(pluginError('INVALID_ARGUMENT', 'bad input').code).toBe('ERROR_INVALID_ARGUMENT');
+    expect(pluginError('INVALID_ARGUMENT', 'error_lower: x').code).toBe('ERROR_INVALID_ARGUMENT');
+    expect(pluginError('INVALID_ARGUMENT', `ERROR_${'X'.repeat(100)}: x`).code).toBe('ERROR_INVALID_ARGUMENT');
+    expect(pluginError('UNIMPLEMENTED', 'Method not found').toEnvelope().error).toMatchObject({ code: 'ERROR_PLUGIN_UNIMPLEMENTED', status: 400 });
+  });
+
+  it('UNAUTHENTICATED (the plugin refusing its credentials) is a 400, never a 401 that would look like a bad platform token', () => {
+    expect(pluginError('UNAUTHENTICATED', 'ERROR_AUTHENTICATE_FAILURE: Authenticate failure.').status).toBe(400);
+  });
+
+  it('down or slow is a retryable 503 ERROR_PLUGIN_UNAVAILABLE; a failing plugin a 502; never a 500', () => {
+    for (const s of ['UNAVAILABLE', 'DEADLINE_EXCEEDED', 'CANCELLED'] as const) {
+      const e = pluginError(s, 'ERROR_X: connection refused');
+      expect([e.status, e.code, e.details?.retryable, e.details?.retryAfterSeconds]).toEqual([503, 'ERROR_PLUGIN_UNAVAILABLE', true, 5]);
+    }
+    expect(pluginError('INTERNAL', 'ERROR_UNKNOWN: boom').toEnvelope().error).toEqual({ code: 'ERROR_UNKNOWN', message: 'boom', status: 502 });
+    expect(pluginError('UNKNOWN', 'no code').code).toBe('ERROR_PLUGIN_FAILURE');
+    const statuses = ['OK', 'CANCELLED', 'UNKNOWN', 'INVALID_ARGUMENT', 'DEADLINE_EXCEEDED', 'NOT_FOUND', 'ALREADY_EXISTS', 'PERMISSION_DENIED', 'RESOURCE_EXHAUSTED', 'FAILED_PRECONDITION', 'ABORTED', 'OUT_OF_RANGE', 'UNIMPLEMENTED', 'INTERNAL', 'UNAVAILABLE', 'DATA_LOSS', 'UNAUTHENTICATED'] as const;
+    for (const s of statuses) expect(pluginError(s, 'x').status).not.toBe(500);
+  });
+
+  it('bounds the message', () => {
+    expect(pluginError('INVALID_ARGUMENT', `ERROR_X: ${'a'.repeat(100_000)}`).message.length).toBeLessThanOrEqual(1000);
   });
 });

@@ -318,14 +318,16 @@ class Encoder {
       case 'double':
       case 'float':
         if (typeof v !== 'number') throw new EncodeError(path, 'must be a number');
-        if (v !== 0) (f.kind === 'double' ? w.uint32(tag).double(v) : w.uint32(tag).float(v));
+        if (v !== 0 && f.kind === 'double') w.uint32(tag).double(v);
+        else if (v !== 0) w.uint32(tag).float(v);
         return;
       case 'int32':
       case 'uint32':
         if (typeof v !== 'number' || !Number.isInteger(v)) throw new EncodeError(path, 'must be an integer');
         if (f.kind === 'int32' && (v < -(2 ** 31) || v >= 2 ** 31)) throw new EncodeError(path, 'must be a 32-bit integer');
         if (f.kind === 'uint32' && (v < 0 || v >= 2 ** 32)) throw new EncodeError(path, 'must be an unsigned 32-bit integer');
-        if (v !== 0) (f.kind === 'int32' ? w.uint32(tag).int32(v) : w.uint32(tag).uint32(v));
+        if (v !== 0 && f.kind === 'int32') w.uint32(tag).int32(v);
+        else if (v !== 0) w.uint32(tag).uint32(v);
         return;
       case 'bool':
         if (typeof v !== 'boolean') throw new EncodeError(path, 'must be a boolean');
