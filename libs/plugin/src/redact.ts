@@ -48,14 +48,31 @@ export function secretsOf(request: unknown): string[] {
   return [...out].sort((a, b) => b.length - a.length); // longest first: a secret that contains another goes whole
 }
 
-/** `text` with every secret replaced, bounded. */
+/**
+ * `text` with every secret replaced, bounded. Occurrences are found on the text cut at MAX_INPUT; when
+ * it was cut, a secret may have been cut in two at the end, so the last characters that could be the
+ * start of one (the longest secret's length) are dropped unless they are inside a found occurrence.
+ */
 export function redact(text: string, secrets: readonly string[]): string {
-  let s = text;
-  if (s.length > MAX_INPUT) {
-    // A secret cut in two by the bound would be missed: the cut goes back by the longest secret's length.
-    const longest = secrets.reduce((n, x) => Math.max(n, x.length), 0);
-    s = s.slice(0, Math.max(0, MAX_INPUT - longest));
+  const cut = text.length > MAX_INPUT;
+  const s = cut ? text.slice(0, MAX_INPUT) : text;
+  const longest = secrets.reduce((n, x) => Math.max(n, x.length), 0);
+  const keepUntil = cut ? Math.max(0, s.length - longest) : s.length;
+  const found: [number, number][] = [];
+  for (const secret of secrets) {
+    for (let i = s.indexOf(secret); i !== -1; i = s.indexOf(secret, i + secret.length)) found.push([i, i + secret.length]);
   }
-  for (const secret of secrets) if (s.includes(secret)) s = s.split(secret).join(REDACTED);
-  return s.length > MAX_OUTPUT ? `${s.slice(0, MAX_OUTPUT - 1)}…` : s;
+  found.sort((a, b) => a[0] - b[0]);
+  let out = '';
+  let pos = 0;
+  for (let k = 0; k < found.length && out.length <= MAX_OUTPUT; k++) {
+    const [start] = found[k];
+    let end = found[k][1];
+    while (k + 1 < found.length && found[k + 1][0] < end) end = Math.max(end, found[++k][1]); // overlapping occurrences: one mark
+    out += s.slice(pos, Math.min(start, keepUntil)) + REDACTED;
+    pos = Math.max(pos, end);
+  }
+  if (pos < keepUntil) out += s.slice(pos, keepUntil);
+  if (cut) out += '…';
+  return out.length > MAX_OUTPUT ? `${out.slice(0, MAX_OUTPUT - 1)}…` : out;
 }
