@@ -80,7 +80,7 @@ describe('Struct ↔ JSON', () => {
 describe('decoding untrusted bytes', () => {
   it('refuses a known field with the wrong wire type, naming it', () => {
     const bytes = Writer.create().uint32((1 << 3) | 2).fork().uint32((1 << 3) | 0).uint32(5).ldelim().finish(); // results[0].cost as a varint
-    expect(() => getData.response.decode(bytes)).toThrow(new DecodeError('results.cost', 'wire type 0, expected 1'));
+    expect(() => getData.response.decode(bytes)).toThrow(new DecodeError('results[0].cost', 'wire type 0, expected 1'));
   });
 
   it('refuses truncated messages and lengths past the end', () => {

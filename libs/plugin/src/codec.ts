@@ -21,29 +21,65 @@ export interface CodecLimits {
   maxDepth: number;
 }
 
+const join = (key: string | number, rest: string) => {
+  const head = typeof key === 'number' ? `[${key}]` : key;
+  return !rest ? head : rest.startsWith('[') ? `${head}${rest}` : `${head}.${rest}`;
+};
+
 /** The bytes are not a message of the expected type (a plugin's garbage, a truncated frame). */
 export class DecodeError extends Error {
   constructor(
-    readonly path: string,
-    reason: string,
+    public path: string,
+    readonly reason: string,
   ) {
     super(`${path || 'message'}: ${reason}`);
     this.name = 'DecodeError';
+  }
+
+  /** The same error one level up (paths are built only when something fails: decoding stays cheap). */
+  under(key: string | number): this {
+    this.path = join(key, this.path);
+    this.message = `${this.path}: ${this.reason}`;
+    return this;
   }
 }
 
 /** A value cannot be sent in the field (not JSON, too deep, the wrong type). */
 export class EncodeError extends Error {
   constructor(
-    readonly path: string,
+    public path: string,
     readonly reason: string,
   ) {
-    super(`${path}: ${reason}`);
+    super(`${path || 'message'}: ${reason}`);
     this.name = 'EncodeError';
+  }
+
+  under(key: string | number): this {
+    this.path = join(key, this.path);
+    this.message = `${this.path}: ${this.reason}`;
+    return this;
   }
 }
 
+/** `e` with `key` put in front of its path, when it is one of ours. */
+function under<E>(e: E, key: string | number): E {
+  return e instanceof DecodeError || e instanceof EncodeError ? (e.under(key) as E) : e;
+}
+
 const WIRE = { varint: 0, fixed64: 1, bytes: 2, fixed32: 5 } as const;
+// Tags of google.protobuf.Struct (fields = 1, a map entry of key = 1 and value = 2), ListValue
+// (values = 1) and Value (null_value = 1, number_value = 2, string_value = 3, bool_value = 4,
+// struct_value = 5, list_value = 6).
+const ENTRY = (1 << 3) | WIRE.bytes;
+const ENTRY_KEY = (1 << 3) | WIRE.bytes;
+const ENTRY_VALUE = (2 << 3) | WIRE.bytes;
+const LIST_VALUES = (1 << 3) | WIRE.bytes;
+const V_NULL = (1 << 3) | WIRE.varint;
+const V_NUMBER = (2 << 3) | WIRE.fixed64;
+const V_STRING = (3 << 3) | WIRE.bytes;
+const V_BOOL = (4 << 3) | WIRE.varint;
+const V_STRUCT = (5 << 3) | WIRE.bytes;
+const V_LIST = (6 << 3) | WIRE.bytes;
 const STRUCT = '.google.protobuf.Struct';
 const LIST = '.google.protobuf.ListValue';
 const VALUE = '.google.protobuf.Value';
@@ -64,7 +100,8 @@ interface FieldPlan {
 interface MessagePlan {
   name: string;
   fields: FieldPlan[];
-  byId: Map<number, FieldPlan>;
+  /** Fields by number (the protocol's numbers are small). */
+  byId: (FieldPlan | undefined)[];
 }
 
 const SCALARS: Partial<Record<string, { kind: Kind; wire: number }>> = {
@@ -82,7 +119,7 @@ const plans = new WeakMap<Type, MessagePlan>();
 function planOf(type: Type): MessagePlan {
   const known = plans.get(type);
   if (known) return known;
-  const plan: MessagePlan = { name: type.fullName.slice(1), fields: [], byId: new Map() };
+  const plan: MessagePlan = { name: type.fullName.slice(1), fields: [], byId: [] };
   plans.set(type, plan); // before the fields: a message may refer to itself
   for (const f of type.fieldsArray as Field[]) {
     f.resolve();
@@ -100,42 +137,48 @@ function planOf(type: Type): MessagePlan {
       p = { name: f.name, id: f.id, kind: s.kind, wire: s.wire, repeated: f.repeated };
     }
     plan.fields.push(p);
-    plan.byId.set(p.id, p);
+    if (p.id > 1024) throw new Error(`${f.fullName}: field numbers above 1024 are not used by the protocol`);
+    plan.byId[p.id] = p;
   }
   return plan;
 }
-
-const at = (path: string, key: string | number) => (typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key);
 
 // ---------------------------------------------------------------- decoding
 
 class Decoder {
   constructor(private readonly maxDepth: number) {}
 
-  message(r: Reader, end: number, plan: MessagePlan, path: string, depth: number): Record<string, unknown> {
-    if (depth > this.maxDepth) throw new DecodeError(path, `nested deeper than ${this.maxDepth} levels`);
+  private tooDeep(depth: number): void {
+    if (depth > this.maxDepth) throw new DecodeError('', `nested deeper than ${this.maxDepth} levels`);
+  }
+
+  message(r: Reader, end: number, plan: MessagePlan, depth: number): Record<string, unknown> {
+    this.tooDeep(depth);
     const out: Record<string, unknown> = {};
-    const seen: Record<string, unknown[]> = {};
+    for (const f of plan.fields) if (f.repeated) out[f.name] = [];
     while (r.pos < end) {
       const tag = r.uint32();
       const id = tag >>> 3;
       const wire = tag & 7;
-      const f = plan.byId.get(id);
+      const f = plan.byId[id];
       if (!f) {
-        if (id === 0) throw new DecodeError(path, 'invalid field number 0');
+        if (id === 0) throw new DecodeError('', 'invalid field number 0');
         r.skipType(wire);
         continue;
       }
-      const fpath = at(path, f.name);
-      if (wire !== f.wire) throw new DecodeError(fpath, `wire type ${wire}, expected ${f.wire}`);
-      const v = this.field(r, f, fpath, depth);
-      if (f.repeated) (seen[f.name] ??= []).push(v);
+      if (wire !== f.wire) throw new DecodeError(f.name, `wire type ${wire}, expected ${f.wire}`);
+      let v: unknown;
+      try {
+        v = this.field(r, f, depth);
+      } catch (e) {
+        throw under(e, f.repeated ? `${f.name}[${(out[f.name] as unknown[]).length}]` : f.name);
+      }
+      if (f.repeated) (out[f.name] as unknown[]).push(v);
       else out[f.name] = v;
     }
-    if (r.pos !== end) throw new DecodeError(path, 'a field runs past the end of its message');
+    if (r.pos !== end) throw new DecodeError('', 'a field runs past the end of its message');
     for (const f of plan.fields) {
-      if (f.repeated) out[f.name] = seen[f.name] ?? [];
-      else if (!(f.name in out)) {
+      if (!f.repeated && !(f.name in out)) {
         const d = defaultOf(f);
         if (d !== undefined) out[f.name] = d;
       }
@@ -143,7 +186,7 @@ class Decoder {
     return out;
   }
 
-  private field(r: Reader, f: FieldPlan, path: string, depth: number): unknown {
+  private field(r: Reader, f: FieldPlan, depth: number): unknown {
     switch (f.kind) {
       case 'string':
         return r.string();
@@ -162,96 +205,108 @@ class Decoder {
         return f.enumType!.valuesById[n] ?? n;
       }
       default: {
-        const end = this.end(r, path);
-        if (f.kind === 'struct') return this.struct(r, end, path, depth + 1);
-        if (f.kind === 'list') return this.list(r, end, path, depth + 1);
-        if (f.kind === 'value') return this.value(r, end, path, depth + 1);
-        return this.message(r, end, f.message!, path, depth + 1);
+        const end = this.end(r);
+        if (f.kind === 'struct') return this.struct(r, end, depth + 1);
+        if (f.kind === 'list') return this.list(r, end, depth + 1);
+        if (f.kind === 'value') return this.value(r, end, depth + 1);
+        return this.message(r, end, f.message!, depth + 1);
       }
     }
   }
 
   /** The end of a length-delimited value starting at the reader's position. */
-  private end(r: Reader, path: string): number {
+  private end(r: Reader): number {
     const len = r.uint32();
     const end = r.pos + len;
-    if (end > r.len) throw new DecodeError(path, 'a length runs past the end of the message');
+    if (end > r.len) throw new DecodeError('', 'a length runs past the end of the message');
     return end;
   }
 
-  struct(r: Reader, end: number, path: string, depth: number): JsonObject {
-    if (depth > this.maxDepth) throw new DecodeError(path, `nested deeper than ${this.maxDepth} levels`);
+  struct(r: Reader, end: number, depth: number): JsonObject {
+    this.tooDeep(depth);
     const out: JsonObject = {};
     while (r.pos < end) {
       const tag = r.uint32();
-      if (tag !== ((1 << 3) | WIRE.bytes)) {
-        this.skip(r, tag, path);
+      if (tag !== ENTRY) {
+        this.skip(r, tag);
         continue;
       }
-      const entryEnd = this.end(r, path);
+      const entryEnd = this.end(r);
       let key = '';
       let value: JsonValue = null;
       while (r.pos < entryEnd) {
         const t = r.uint32();
-        if (t === ((1 << 3) | WIRE.bytes)) key = r.string();
-        else if (t === ((2 << 3) | WIRE.bytes)) value = this.value(r, this.end(r, path), at(path, key), depth + 1);
-        else this.skip(r, t, path);
+        if (t === ENTRY_KEY) key = r.string();
+        else if (t === ENTRY_VALUE) {
+          try {
+            value = this.value(r, this.end(r), depth + 1);
+          } catch (e) {
+            throw under(e, key);
+          }
+        } else this.skip(r, t);
       }
-      if (r.pos !== entryEnd) throw new DecodeError(path, 'a Struct entry runs past its end');
+      if (r.pos !== entryEnd) throw new DecodeError(key, 'a Struct entry runs past its end');
       if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
       else out[key] = value;
     }
     return out;
   }
 
-  list(r: Reader, end: number, path: string, depth: number): JsonValue[] {
-    if (depth > this.maxDepth) throw new DecodeError(path, `nested deeper than ${this.maxDepth} levels`);
+  list(r: Reader, end: number, depth: number): JsonValue[] {
+    this.tooDeep(depth);
     const out: JsonValue[] = [];
     while (r.pos < end) {
       const tag = r.uint32();
-      if (tag === ((1 << 3) | WIRE.bytes)) out.push(this.value(r, this.end(r, path), at(path, out.length), depth + 1));
-      else this.skip(r, tag, path);
+      if (tag !== LIST_VALUES) {
+        this.skip(r, tag);
+        continue;
+      }
+      try {
+        out.push(this.value(r, this.end(r), depth + 1));
+      } catch (e) {
+        throw under(e, out.length);
+      }
     }
     return out;
   }
 
-  value(r: Reader, end: number, path: string, depth: number): JsonValue {
-    if (depth > this.maxDepth) throw new DecodeError(path, `nested deeper than ${this.maxDepth} levels`);
+  value(r: Reader, end: number, depth: number): JsonValue {
+    this.tooDeep(depth);
     let v: JsonValue = null; // a Value with no kind set is null
     while (r.pos < end) {
       const tag = r.uint32();
       switch (tag) {
-        case (1 << 3) | WIRE.varint:
+        case V_NULL:
           r.int32();
           v = null;
           break;
-        case (2 << 3) | WIRE.fixed64: {
+        case V_NUMBER: {
           const n = r.double();
           v = Number.isFinite(n) ? n : null;
           break;
         }
-        case (3 << 3) | WIRE.bytes:
+        case V_STRING:
           v = r.string();
           break;
-        case (4 << 3) | WIRE.varint:
+        case V_BOOL:
           v = r.bool();
           break;
-        case (5 << 3) | WIRE.bytes:
-          v = this.struct(r, this.end(r, path), path, depth + 1);
+        case V_STRUCT:
+          v = this.struct(r, this.end(r), depth + 1);
           break;
-        case (6 << 3) | WIRE.bytes:
-          v = this.list(r, this.end(r, path), path, depth + 1);
+        case V_LIST:
+          v = this.list(r, this.end(r), depth + 1);
           break;
         default:
-          this.skip(r, tag, path);
+          this.skip(r, tag);
       }
     }
-    if (r.pos !== end) throw new DecodeError(path, 'a Value runs past its end');
+    if (r.pos !== end) throw new DecodeError('', 'a Value runs past its end');
     return v;
   }
 
-  private skip(r: Reader, tag: number, path: string): void {
-    if (tag >>> 3 === 0) throw new DecodeError(path, 'invalid field number 0');
+  private skip(r: Reader, tag: number): void {
+    if (tag >>> 3 === 0) throw new DecodeError('', 'invalid field number 0');
     r.skipType(tag & 7);
   }
 }
@@ -290,124 +345,144 @@ const isPlainObject = (v: object): boolean => {
 class Encoder {
   constructor(private readonly maxDepth: number) {}
 
-  message(w: Writer, plan: MessagePlan, value: unknown, path: string, depth: number): void {
-    if (depth > this.maxDepth) throw new EncodeError(path || plan.name, `nested deeper than ${this.maxDepth} levels`);
-    if (value === null || typeof value !== 'object' || Array.isArray(value) || !isPlainObject(value)) {
-      throw new EncodeError(path || plan.name, 'must be an object');
-    }
+  private tooDeep(depth: number): void {
+    if (depth > this.maxDepth) throw new EncodeError('', `nested deeper than ${this.maxDepth} levels`);
+  }
+
+  message(w: Writer, plan: MessagePlan, value: unknown, depth: number): void {
+    this.tooDeep(depth);
+    if (value === null || typeof value !== 'object' || Array.isArray(value) || !isPlainObject(value)) throw new EncodeError('', 'must be an object');
     const obj = value as Record<string, unknown>;
     for (const f of plan.fields) {
-      if (!Object.prototype.hasOwnProperty.call(obj, f.name)) continue;
       const v = obj[f.name];
-      if (v === undefined || v === null) continue;
-      const fpath = at(path, f.name);
-      if (f.repeated) {
-        if (!Array.isArray(v)) throw new EncodeError(fpath, 'must be a list');
-        v.forEach((item, i) => this.field(w, f, item, at(fpath, i), depth));
-      } else this.field(w, f, v, fpath, depth);
+      if (v === undefined || v === null || !Object.prototype.hasOwnProperty.call(obj, f.name)) continue;
+      if (!f.repeated) {
+        try {
+          this.field(w, f, v, depth);
+        } catch (e) {
+          throw under(e, f.name);
+        }
+        continue;
+      }
+      if (!Array.isArray(v)) throw new EncodeError(f.name, 'must be a list');
+      for (let i = 0; i < v.length; i++) {
+        try {
+          this.field(w, f, v[i], depth);
+        } catch (e) {
+          throw under(under(e, i), f.name);
+        }
+      }
     }
   }
 
-  private field(w: Writer, f: FieldPlan, v: unknown, path: string, depth: number): void {
+  private field(w: Writer, f: FieldPlan, v: unknown, depth: number): void {
     const tag = (f.id << 3) | f.wire;
     switch (f.kind) {
       case 'string':
-        if (typeof v !== 'string') throw new EncodeError(path, 'must be a string');
+        if (typeof v !== 'string') throw new EncodeError('', 'must be a string');
         if (v !== '' || f.repeated) w.uint32(tag).string(v);
         return;
       case 'double':
       case 'float':
-        if (typeof v !== 'number') throw new EncodeError(path, 'must be a number');
+        if (typeof v !== 'number') throw new EncodeError('', 'must be a number');
         if (v !== 0 && f.kind === 'double') w.uint32(tag).double(v);
         else if (v !== 0) w.uint32(tag).float(v);
         return;
       case 'int32':
       case 'uint32':
-        if (typeof v !== 'number' || !Number.isInteger(v)) throw new EncodeError(path, 'must be an integer');
-        if (f.kind === 'int32' && (v < -(2 ** 31) || v >= 2 ** 31)) throw new EncodeError(path, 'must be a 32-bit integer');
-        if (f.kind === 'uint32' && (v < 0 || v >= 2 ** 32)) throw new EncodeError(path, 'must be an unsigned 32-bit integer');
+        if (typeof v !== 'number' || !Number.isInteger(v)) throw new EncodeError('', 'must be an integer');
+        if (f.kind === 'int32' && (v < -(2 ** 31) || v >= 2 ** 31)) throw new EncodeError('', 'must be a 32-bit integer');
+        if (f.kind === 'uint32' && (v < 0 || v >= 2 ** 32)) throw new EncodeError('', 'must be an unsigned 32-bit integer');
         if (v !== 0 && f.kind === 'int32') w.uint32(tag).int32(v);
         else if (v !== 0) w.uint32(tag).uint32(v);
         return;
       case 'bool':
-        if (typeof v !== 'boolean') throw new EncodeError(path, 'must be a boolean');
+        if (typeof v !== 'boolean') throw new EncodeError('', 'must be a boolean');
         if (v) w.uint32(tag).bool(v);
         return;
       case 'enum': {
         const n = typeof v === 'string' && Object.prototype.hasOwnProperty.call(f.enumType!.values, v) ? f.enumType!.values[v] : undefined;
-        if (n === undefined) throw new EncodeError(path, `must be one of ${Object.keys(f.enumType!.values).join(', ')}`);
+        if (n === undefined) throw new EncodeError('', `must be one of ${Object.keys(f.enumType!.values).join(', ')}`);
         if (n !== 0) w.uint32(tag).int32(n);
         return;
       }
       case 'struct':
         w.uint32(tag).fork();
-        this.struct(w, v, path, depth + 1);
+        this.struct(w, v, depth + 1);
         w.ldelim();
         return;
       case 'list':
-        if (!Array.isArray(v)) throw new EncodeError(path, 'must be a list');
+        if (!Array.isArray(v)) throw new EncodeError('', 'must be a list');
         w.uint32(tag).fork();
-        this.list(w, v, path, depth + 1);
+        this.list(w, v, depth + 1);
         w.ldelim();
         return;
       case 'value':
         w.uint32(tag).fork();
-        this.value(w, v, path, depth + 1);
+        this.value(w, v, depth + 1);
         w.ldelim();
         return;
       default:
         w.uint32(tag).fork();
-        this.message(w, f.message!, v, path, depth + 1);
+        this.message(w, f.message!, v, depth + 1);
         w.ldelim();
     }
   }
 
-  struct(w: Writer, v: unknown, path: string, depth: number): void {
-    if (depth > this.maxDepth) throw new EncodeError(path, `nested deeper than ${this.maxDepth} levels`);
-    if (v === null || typeof v !== 'object' || Array.isArray(v) || !isPlainObject(v)) throw new EncodeError(path, 'must be a JSON object');
+  struct(w: Writer, v: unknown, depth: number): void {
+    this.tooDeep(depth);
+    if (v === null || typeof v !== 'object' || Array.isArray(v) || !isPlainObject(v)) throw new EncodeError('', 'must be a JSON object');
     const obj = v as Record<string, unknown>;
     for (const key of Object.keys(obj)) {
       const item = obj[key];
       if (item === undefined) continue; // as JSON.stringify leaves it out
-      w.uint32((1 << 3) | WIRE.bytes).fork();
-      w.uint32((1 << 3) | WIRE.bytes).string(key);
-      w.uint32((2 << 3) | WIRE.bytes).fork();
-      this.value(w, item, at(path, key), depth + 1);
+      w.uint32(ENTRY).fork();
+      w.uint32(ENTRY_KEY).string(key);
+      w.uint32(ENTRY_VALUE).fork();
+      try {
+        this.value(w, item, depth + 1);
+      } catch (e) {
+        throw under(e, key);
+      }
       w.ldelim();
       w.ldelim();
     }
   }
 
-  list(w: Writer, v: unknown[], path: string, depth: number): void {
-    if (depth > this.maxDepth) throw new EncodeError(path, `nested deeper than ${this.maxDepth} levels`);
+  list(w: Writer, v: unknown[], depth: number): void {
+    this.tooDeep(depth);
     for (let i = 0; i < v.length; i++) {
-      w.uint32((1 << 3) | WIRE.bytes).fork();
-      this.value(w, v[i] === undefined ? null : v[i], at(path, i), depth + 1);
+      w.uint32(LIST_VALUES).fork();
+      try {
+        this.value(w, v[i] === undefined ? null : v[i], depth + 1);
+      } catch (e) {
+        throw under(e, i);
+      }
       w.ldelim();
     }
   }
 
-  value(w: Writer, v: unknown, path: string, depth: number): void {
-    if (depth > this.maxDepth) throw new EncodeError(path, `nested deeper than ${this.maxDepth} levels`);
-    if (v === null) {
-      w.uint32((1 << 3) | WIRE.varint).int32(0);
+  value(w: Writer, v: unknown, depth: number): void {
+    this.tooDeep(depth);
+    if (typeof v === 'string') {
+      w.uint32(V_STRING).string(v);
     } else if (typeof v === 'number') {
-      if (!Number.isFinite(v)) throw new EncodeError(path, 'must be a finite number');
-      w.uint32((2 << 3) | WIRE.fixed64).double(v);
-    } else if (typeof v === 'string') {
-      w.uint32((3 << 3) | WIRE.bytes).string(v);
+      if (!Number.isFinite(v)) throw new EncodeError('', 'must be a finite number');
+      w.uint32(V_NUMBER).double(v);
+    } else if (v === null) {
+      w.uint32(V_NULL).int32(0);
     } else if (typeof v === 'boolean') {
-      w.uint32((4 << 3) | WIRE.varint).bool(v);
+      w.uint32(V_BOOL).bool(v);
     } else if (Array.isArray(v)) {
-      w.uint32((6 << 3) | WIRE.bytes).fork();
-      this.list(w, v, path, depth);
+      w.uint32(V_LIST).fork();
+      this.list(w, v, depth);
       w.ldelim();
     } else if (typeof v === 'object' && isPlainObject(v)) {
-      w.uint32((5 << 3) | WIRE.bytes).fork();
-      this.struct(w, v, path, depth);
+      w.uint32(V_STRUCT).fork();
+      this.struct(w, v, depth);
       w.ldelim();
     } else {
-      throw new EncodeError(path, `${typeof v === 'object' ? 'an object of a class' : `a ${typeof v}`} is not JSON`);
+      throw new EncodeError('', `${typeof v === 'object' ? 'an object of a class' : `a ${typeof v}`} is not JSON`);
     }
   }
 }
@@ -433,7 +508,7 @@ export class MessageCodec<Decoded, Input> {
   /** The message's bytes; an EncodeError names the field that cannot be sent. */
   encode(value: Input): Buffer {
     const w = Writer.create();
-    this.encoder.message(w, this.plan, value ?? {}, '', 1);
+    this.encoder.message(w, this.plan, value ?? {}, 1);
     const bytes = w.finish();
     return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
@@ -442,7 +517,7 @@ export class MessageCodec<Decoded, Input> {
   decode(bytes: Uint8Array): Decoded {
     const r = Reader.create(bytes);
     try {
-      return this.decoder.message(r, r.len, this.plan, '', 1) as Decoded;
+      return this.decoder.message(r, r.len, this.plan, 1) as Decoded;
     } catch (e) {
       if (e instanceof DecodeError) throw e;
       // protobufjs' Reader: "index out of range", "invalid wire type", "maximum nesting depth exceeded"
