@@ -53,8 +53,18 @@ const tsNamespace = (pkg) =>
     .map((p) => p.split('_').map((s) => s[0].toUpperCase() + s.slice(1)).join(''))
     .join('');
 
+// What a Struct field takes when sent: any object (the codec refuses what is not JSON, naming the key),
+// so that options held as Record<string, unknown> are sent as they are.
+const WELL_KNOWN_INPUT = {
+  'google.protobuf.Struct': 'Record<string, unknown>',
+  'google.protobuf.ListValue': 'unknown[]',
+  'google.protobuf.Value': 'unknown',
+  'google.protobuf.Empty': 'Empty',
+};
+
 function typeName(fromPkg, resolved, input) {
   const full = resolved.fullName.slice(1);
+  if (input && WELL_KNOWN_INPUT[full]) return WELL_KNOWN_INPUT[full];
   if (WELL_KNOWN[full]) return WELL_KNOWN[full];
   // Nested types (EventInfo.Severity) become EventInfo_Severity.
   const pkg = packageOf(resolved);

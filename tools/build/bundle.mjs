@@ -18,10 +18,11 @@ const requireFromRoot = createRequire(path.join(root, 'package.json'));
  * A lib imports them for some of its exports, and a bundle that uses none of those (tree-shaken) does
  * not load them at start (issue #14): bullmq beside ioredis in libs/queue (identity, inventory and
  * opsflow use only the latter: ~140 ms of start, ~6 MB); express, jose, prom-client, re2js and zod in
- * libs/http, libs/auth and libs/query, which the workers import for runMain and onShutdownSignal only.
+ * libs/http, libs/auth and libs/query, which the workers import for runMain and onShutdownSignal only;
+ * @grpc/grpc-js and protobufjs in libs/plugin, for a bundle that imports its types or errors only.
  * Never list a package imported for its side effects (`import 'x'`: it would be dropped).
  */
-const SIDE_EFFECT_FREE = ['bullmq', 'express', 'jose', 'prom-client', 're2js', 'zod', 'ajv', 'ajv-formats', 'ioredis', 'pino', 'pg', '@prisma/adapter-pg', 'rate-limiter-flexible'];
+const SIDE_EFFECT_FREE = ['@grpc/grpc-js', 'protobufjs', 'bullmq', 'express', 'jose', 'prom-client', 're2js', 'zod', 'ajv', 'ajv-formats', 'ioredis', 'pino', 'pg', '@prisma/adapter-pg', 'rate-limiter-flexible'];
 
 /**
  * Prisma's query compiler comes as a module exporting the WebAssembly as a 4.6 MB base64 string, which

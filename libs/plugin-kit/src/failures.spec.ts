@@ -39,13 +39,15 @@ describe('plugin failures', () => {
   it('a slow plugin: the deadline ends the call with 503 ERROR_PLUGIN_UNAVAILABLE, not retried', async () => {
     let calls = 0;
     const s = await serve({ init: async (_r, ctx) => { calls++; await Promise.race([sleep(5000), aborted(ctx.signal)]); return {}; } });
+    const c = clients();
+    await c.version(s.endpoint); // connected: the deadline is the plugin's time alone
     const started = Date.now();
-    const e = await failure(clients().cost(s.endpoint).dataSource.init({}, { timeoutMs: 200 }));
+    const e = await failure(c.cost(s.endpoint).dataSource.init({}, { timeoutMs: 200 }));
     expect(Date.now() - started).toBeLessThan(2000);
     expect([e.status, e.code]).toEqual([503, 'ERROR_PLUGIN_UNAVAILABLE']);
     expect(e.message).toContain('did not answer within 200 ms');
     expect(e.details).toMatchObject({ retryable: true, retryAfterSeconds: 5 });
-    expect(calls).toBe(1);
+    expect(calls).toBeLessThanOrEqual(1); // never a second attempt (on a loaded machine the deadline may pass before the first runs)
   });
 
   it('an answer larger than the receive bound is a 502, and the channel still works', async () => {

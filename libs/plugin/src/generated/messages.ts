@@ -51,9 +51,9 @@ export declare namespace CostAnalysis {
   }
   /** spaceone.api.cost_analysis.plugin.GetLinkedAccountsRequest, as sent */
   interface GetLinkedAccountsRequestInput {
-    options?: JsonObject;
+    options?: Record<string, unknown>;
     schema?: string;
-    secret_data?: JsonObject;
+    secret_data?: Record<string, unknown>;
     domain_id?: string;
   }
   /** spaceone.api.cost_analysis.plugin.GetDataRequest */
@@ -66,10 +66,10 @@ export declare namespace CostAnalysis {
   }
   /** spaceone.api.cost_analysis.plugin.GetDataRequest, as sent */
   interface GetDataRequestInput {
-    options?: JsonObject;
-    secret_data?: JsonObject;
+    options?: Record<string, unknown>;
+    secret_data?: Record<string, unknown>;
     schema?: string;
-    task_options?: JsonObject;
+    task_options?: Record<string, unknown>;
     domain_id?: string;
   }
   /** spaceone.api.cost_analysis.plugin.AccountInfo */
@@ -107,9 +107,9 @@ export declare namespace CostAnalysis {
     product?: string;
     usage_type?: string;
     resource?: string;
-    tags?: JsonObject;
-    additional_info?: JsonObject;
-    data?: JsonObject;
+    tags?: Record<string, unknown>;
+    additional_info?: Record<string, unknown>;
+    data?: Record<string, unknown>;
     billed_date?: string;
   }
   /** spaceone.api.cost_analysis.plugin.AccountsInfo */
@@ -135,7 +135,7 @@ export declare namespace CostAnalysis {
   }
   /** spaceone.api.cost_analysis.plugin.InitRequest, as sent */
   interface InitRequestInput {
-    options?: JsonObject;
+    options?: Record<string, unknown>;
     domain_id?: string;
   }
   /** spaceone.api.cost_analysis.plugin.PluginVerifyRequest */
@@ -147,8 +147,8 @@ export declare namespace CostAnalysis {
   }
   /** spaceone.api.cost_analysis.plugin.PluginVerifyRequest, as sent */
   interface PluginVerifyRequestInput {
-    options?: JsonObject;
-    secret_data?: JsonObject;
+    options?: Record<string, unknown>;
+    secret_data?: Record<string, unknown>;
     schema?: string;
     domain_id?: string;
   }
@@ -158,7 +158,7 @@ export declare namespace CostAnalysis {
   }
   /** spaceone.api.cost_analysis.plugin.PluginInfo, as sent */
   interface PluginInfoInput {
-    metadata?: JsonObject;
+    metadata?: Record<string, unknown>;
   }
   /** spaceone.api.cost_analysis.plugin.GetTasksRequest */
   interface GetTasksRequest {
@@ -172,13 +172,13 @@ export declare namespace CostAnalysis {
   }
   /** spaceone.api.cost_analysis.plugin.GetTasksRequest, as sent */
   interface GetTasksRequestInput {
-    options?: JsonObject;
-    secret_data?: JsonObject;
+    options?: Record<string, unknown>;
+    secret_data?: Record<string, unknown>;
     schema?: string;
     start?: string;
     last_synchronized_at?: string;
     domain_id?: string;
-    linked_accounts?: JsonObject[];
+    linked_accounts?: (Record<string, unknown>)[];
   }
   /** spaceone.api.cost_analysis.plugin.TaskInfo */
   interface TaskInfo {
@@ -187,7 +187,7 @@ export declare namespace CostAnalysis {
   }
   /** spaceone.api.cost_analysis.plugin.TaskInfo, as sent */
   interface TaskInfoInput {
-    task_options?: JsonObject;
+    task_options?: Record<string, unknown>;
     task_changed?: ChangedInfoInput;
   }
   /** spaceone.api.cost_analysis.plugin.ChangedInfo */
@@ -200,7 +200,7 @@ export declare namespace CostAnalysis {
   interface ChangedInfoInput {
     start?: string;
     end?: string;
-    filter?: JsonObject;
+    filter?: Record<string, unknown>;
   }
   /** spaceone.api.cost_analysis.plugin.SyncedAccountInfo */
   interface SyncedAccountInfo {
@@ -235,7 +235,7 @@ export declare namespace Identity {
   }
   /** spaceone.api.identity.plugin.InitRequest, as sent */
   interface InitRequestInput {
-    options?: JsonObject;
+    options?: Record<string, unknown>;
     domain_id?: string;
   }
   /** spaceone.api.identity.plugin.AuthorizeRequest */
@@ -249,11 +249,11 @@ export declare namespace Identity {
   }
   /** spaceone.api.identity.plugin.AuthorizeRequest, as sent */
   interface AuthorizeRequestInput {
-    options?: JsonObject;
+    options?: Record<string, unknown>;
     schema_id?: string;
-    secret_data?: JsonObject;
-    credentials?: JsonObject;
-    metadata?: JsonObject;
+    secret_data?: Record<string, unknown>;
+    credentials?: Record<string, unknown>;
+    metadata?: Record<string, unknown>;
     domain_id?: string;
   }
   /** spaceone.api.identity.plugin.UserInfo */
@@ -281,7 +281,7 @@ export declare namespace Identity {
   }
   /** spaceone.api.identity.plugin.PluginInfo, as sent */
   interface PluginInfoInput {
-    metadata?: JsonObject;
+    metadata?: Record<string, unknown>;
   }
 }
 
@@ -293,7 +293,7 @@ export declare namespace Monitoring {
   }
   /** spaceone.api.monitoring.plugin.InitRequest, as sent */
   interface InitRequestInput {
-    options?: JsonObject;
+    options?: Record<string, unknown>;
   }
   /** spaceone.api.monitoring.plugin.PluginVerifyRequest */
   interface PluginVerifyRequest {
@@ -303,8 +303,8 @@ export declare namespace Monitoring {
   }
   /** spaceone.api.monitoring.plugin.PluginVerifyRequest, as sent */
   interface PluginVerifyRequestInput {
-    options?: JsonObject;
-    secret_data?: JsonObject;
+    options?: Record<string, unknown>;
+    secret_data?: Record<string, unknown>;
     schema?: string;
   }
   /** spaceone.api.monitoring.plugin.PluginInfo */
@@ -313,7 +313,7 @@ export declare namespace Monitoring {
   }
   /** spaceone.api.monitoring.plugin.PluginInfo, as sent */
   interface PluginInfoInput {
-    metadata?: JsonObject;
+    metadata?: Record<string, unknown>;
   }
   /** spaceone.api.monitoring.plugin.ParseRequest */
   interface ParseRequest {
@@ -322,8 +322,8 @@ export declare namespace Monitoring {
   }
   /** spaceone.api.monitoring.plugin.ParseRequest, as sent */
   interface ParseRequestInput {
-    options?: JsonObject;
-    data?: JsonObject;
+    options?: Record<string, unknown>;
+    data?: Record<string, unknown>;
   }
   /** spaceone.api.monitoring.plugin.EventInfo */
   interface EventInfo {
@@ -348,10 +348,10 @@ export declare namespace Monitoring {
     title?: string;
     description?: string;
     severity?: EventInfo_Severity;
-    resource?: JsonObject;
+    resource?: Record<string, unknown>;
     rule?: string;
     occurred_at?: string;
-    additional_info?: JsonObject;
+    additional_info?: Record<string, unknown>;
     image_url?: string;
     provider?: string;
     account?: string;
@@ -390,10 +390,10 @@ export declare namespace Monitoring {
   }
   /** spaceone.api.monitoring.plugin.LogRequest, as sent */
   interface LogRequestInput {
-    options?: JsonObject;
-    secret_data?: JsonObject;
+    options?: Record<string, unknown>;
+    secret_data?: Record<string, unknown>;
     schema?: string;
-    query?: JsonObject;
+    query?: Record<string, unknown>;
     keyword?: string;
     start?: string;
     end?: string;
@@ -406,7 +406,7 @@ export declare namespace Monitoring {
   }
   /** spaceone.api.monitoring.plugin.LogsDataInfo, as sent */
   interface LogsDataInfoInput {
-    results?: JsonObject[];
+    results?: (Record<string, unknown>)[];
   }
   /** spaceone.api.monitoring.plugin.MetricRequest */
   interface MetricRequest {
@@ -417,9 +417,9 @@ export declare namespace Monitoring {
   }
   /** spaceone.api.monitoring.plugin.MetricRequest, as sent */
   interface MetricRequestInput {
-    options?: JsonObject;
-    secret_data?: JsonObject;
-    query?: JsonObject;
+    options?: Record<string, unknown>;
+    secret_data?: Record<string, unknown>;
+    query?: Record<string, unknown>;
     schema?: string;
   }
   /** spaceone.api.monitoring.plugin.MetricDataRequest */
@@ -436,9 +436,9 @@ export declare namespace Monitoring {
   }
   /** spaceone.api.monitoring.plugin.MetricDataRequest, as sent */
   interface MetricDataRequestInput {
-    options?: JsonObject;
-    secret_data?: JsonObject;
-    metric_query?: JsonObject;
+    options?: Record<string, unknown>;
+    secret_data?: Record<string, unknown>;
+    metric_query?: Record<string, unknown>;
     metric?: string;
     start?: string;
     end?: string;
@@ -459,8 +459,8 @@ export declare namespace Monitoring {
     key?: string;
     name?: string;
     group?: string;
-    unit?: JsonObject;
-    metric_query?: JsonObject;
+    unit?: Record<string, unknown>;
+    metric_query?: Record<string, unknown>;
   }
   /** spaceone.api.monitoring.plugin.MetricsInfo */
   interface MetricsInfo {
@@ -477,8 +477,8 @@ export declare namespace Monitoring {
   }
   /** spaceone.api.monitoring.plugin.MetricDataInfo, as sent */
   interface MetricDataInfoInput {
-    labels?: JsonValue[];
-    values?: JsonObject;
+    labels?: unknown[];
+    values?: Record<string, unknown>;
   }
   /** spaceone.api.monitoring.plugin.WebhookInitRequest */
   interface WebhookInitRequest {
@@ -486,7 +486,7 @@ export declare namespace Monitoring {
   }
   /** spaceone.api.monitoring.plugin.WebhookInitRequest, as sent */
   interface WebhookInitRequestInput {
-    options?: JsonObject;
+    options?: Record<string, unknown>;
   }
   /** spaceone.api.monitoring.plugin.WebhookPluginVerifyRequest */
   interface WebhookPluginVerifyRequest {
@@ -494,7 +494,7 @@ export declare namespace Monitoring {
   }
   /** spaceone.api.monitoring.plugin.WebhookPluginVerifyRequest, as sent */
   interface WebhookPluginVerifyRequestInput {
-    options?: JsonObject;
+    options?: Record<string, unknown>;
   }
   /** spaceone.api.monitoring.plugin.WebhookPluginInfo */
   interface WebhookPluginInfo {
@@ -502,6 +502,6 @@ export declare namespace Monitoring {
   }
   /** spaceone.api.monitoring.plugin.WebhookPluginInfo, as sent */
   interface WebhookPluginInfoInput {
-    metadata?: JsonObject;
+    metadata?: Record<string, unknown>;
   }
 }
