@@ -113,6 +113,22 @@ describe('decoding untrusted bytes', () => {
     expect(() => parse.response.encode({ results: [{ severity: 'SEVERE' as never }] })).toThrow(/results\[0\]\.severity: must be one of NONE, CRITICAL/);
   });
 
+  it('writes every scalar as protobuf does (checked against protobufjs\' Writer): negative int32, float, bool, enums, UTF-8', () => {
+    const metric = rpcMethod('spaceone.api.monitoring.plugin.Metric', 'get_data');
+    const log = rpcMethod('spaceone.api.monitoring.plugin.Log', 'list');
+    for (const period of [-1, -5, -(2 ** 31), 1, 127, 128, 16_384, 2 ** 31 - 1]) {
+      const expected = Writer.create().uint32((4 << 3) | 2).string('cpu ✓ 𝄞').uint32((7 << 3) | 0).int32(period).finish();
+      expect(metric.request.encode({ metric: 'cpu ✓ 𝄞', period })).toEqual(Buffer.from(expected));
+      expect((metric.request.decode(expected) as { period: number }).period).toBe(period);
+    }
+    const sort = Writer.create().uint32((1 << 3) | 2).string('k').uint32((2 << 3) | 0).bool(true).finish();
+    expect(log.request.encode({ sort: { key: 'k', desc: true }, limit: 3 })).toEqual(Buffer.from(Writer.create().uint32((12 << 3) | 2).bytes(sort).uint32((13 << 3) | 0).int32(3).finish()));
+    const event = Writer.create().uint32((5 << 3) | 0).int32(5).finish();
+    expect(parse.response.encode({ results: [{ severity: 'NOT_AVAILABLE' }] })).toEqual(Buffer.from(Writer.create().uint32((1 << 3) | 2).bytes(event).finish()));
+    const big = 'x'.repeat(300) + 'é'.repeat(100);
+    expect(getData.request.decode(getData.request.encode({ options: { big, [big]: [big] } })).options).toEqual({ big, [big]: [big] });
+  });
+
   it('encodes what upstream sends byte for byte: proto3 defaults are not written', () => {
     expect(getData.response.encode({ results: [{}] })).toEqual(Buffer.from([0x0a, 0x00]));
     expect(getData.response.encode({ results: [{ cost: 1.5, provider: 'aws' }] }).toString('hex')).toBe('0a0e09000000000000f83f2203617773');
