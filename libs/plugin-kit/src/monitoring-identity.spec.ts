@@ -144,4 +144,20 @@ describe('monitoring and identity plugins: client ↔ kit', () => {
       small.close();
     }
   });
+
+  it('a channel evicted while calls run on it is closed only after they end (calls racing the eviction all succeed)', async () => {
+    const one = new PluginClients(clientConfig({ maxChannels: 1 }));
+    try {
+      const slow = keep(await serveMonitoringWebhook({ init: async () => (await sleep(300), { metadata: { slow: true } }), parse: () => ({}) }));
+      const other = keep(await servePlugin([], { version: 'other' }));
+      const inFlight = Array.from({ length: 5 }, () => one.monitoring(slow.endpoint).webhook.init({}));
+      await sleep(50);
+      const evicting = await Promise.all(Array.from({ length: 5 }, () => one.version(other.endpoint)));
+      expect(evicting).toEqual(Array(5).fill('other'));
+      expect(one.openChannels).toBe(1);
+      await expect(Promise.all(inFlight)).resolves.toEqual(Array(5).fill({ metadata: { slow: true } }));
+    } finally {
+      one.close();
+    }
+  });
 });
