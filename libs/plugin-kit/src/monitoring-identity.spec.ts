@@ -143,6 +143,8 @@ describe('monitoring and identity plugins: client ↔ kit', () => {
     } finally {
       small.close();
     }
+    // a call after close (a request during shutdown) is a 503, never a 500
+    await expect(small.version(servers[0].endpoint)).rejects.toMatchObject({ status: 503, code: 'ERROR_PLUGIN_UNAVAILABLE' });
   });
 
   it('a channel evicted while calls run on it is closed only after they end (calls racing the eviction all succeed)', async () => {

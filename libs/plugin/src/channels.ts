@@ -1,4 +1,5 @@
 import { Client, credentials, type ChannelOptions } from '@grpc/grpc-js';
+import { pluginErrors } from '@platform/errors';
 import type { PluginClientConfig } from './config';
 import type { PluginEndpoint } from './endpoint';
 
@@ -40,7 +41,7 @@ export class ChannelPool {
   }
 
   acquire(endpoint: PluginEndpoint): ChannelLease {
-    if (this.closed) throw new Error('the plugin client is closed');
+    if (this.closed) throw pluginErrors.unavailable('the plugin clients are closed (the process is stopping)');
     let e = this.entries.get(endpoint.url);
     if (e) this.entries.delete(endpoint.url); // re-inserted below as the most recent
     else {

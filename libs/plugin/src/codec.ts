@@ -178,7 +178,7 @@ class Decoder {
     }
     if (r.pos !== end) throw new DecodeError('', 'a field runs past the end of its message');
     for (const f of plan.fields) {
-      if (!f.repeated && !(f.name in out)) {
+      if (!f.repeated && !Object.hasOwn(out, f.name)) {
         const d = defaultOf(f);
         if (d !== undefined) out[f.name] = d;
       }
