@@ -37,11 +37,26 @@ function flatten(issues: readonly Issue[], at: readonly PropertyKey[] = [], dept
   return out;
 }
 
+/** Upstream's enum zero values: `NONE`, `<PREFIX>_NONE` (SCOPE_NONE, GRANULARITY_NONE), `NONE_<SUFFIX>` (NONE_FILE_FORMAT). */
+export const ZERO_ENUM = /^(?:[A-Z][A-Z0-9]*_)*NONE(?:_[A-Z][A-Z0-9]*)*$/;
+
+/**
+ * Whether a required field that failed is unset as proto3 sees it: absent, `null`, `""`, or an enum at
+ * its zero value (a proto3 client cannot tell those from leaving the field out). Upstream answers
+ * ERROR_REQUIRED_PARAMETER for each, whatever zod's issue (an enum left out is `invalid_value`).
+ */
+function isUnset(issue: Issue, value: unknown): boolean {
+  if (value === undefined || value === null) return true;
+  if (value === '') return issue.code !== 'unrecognized_keys';
+  return issue.code === 'invalid_value' && typeof value === 'string' && ZERO_ENUM.test(value);
+}
+
 /**
  * A validation failure as upstream's error, for the key it names (paths under `prefix` when given, e.g.
  * `query.filter[0].key`). An unknown key is named first, wherever it is (a misspelt key also leaves its
- * right spelling missing): ERROR_INVALID_PARAMETER `unknown field`. Otherwise the first issue: a missing
- * key is ERROR_REQUIRED_PARAMETER, anything else ERROR_INVALID_PARAMETER with the issue's message.
+ * right spelling missing): ERROR_INVALID_PARAMETER `unknown field`. Otherwise the first issue: an unset
+ * field (isUnset) is ERROR_REQUIRED_PARAMETER, anything else ERROR_INVALID_PARAMETER with the issue's
+ * message.
  */
 export function zodIssuesToApiError(error: z.ZodError, input: unknown, prefix?: string): ApiError {
   const issues = flatten(error.issues);
@@ -50,7 +65,7 @@ export function zodIssuesToApiError(error: z.ZodError, input: unknown, prefix?: 
   const root: PropertyKey[] = prefix === undefined ? [] : [prefix];
   if (issue.code === 'unrecognized_keys') return errors.invalidParameter(keyOf([...root, ...issue.path, issue.keys[0]]), 'unknown field');
   const key = keyOf([...root, ...issue.path]) || 'body';
-  if (issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined) return errors.requiredParameter(key);
+  if (issue.path.length > 0 && isUnset(issue, valueAt(input, issue.path))) return errors.requiredParameter(key);
   if (issue.code === 'custom' && (issue.params as { apiError?: ApiError } | undefined)?.apiError) {
     return (issue.params as { apiError: ApiError }).apiError;
   }

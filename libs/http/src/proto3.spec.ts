@@ -71,11 +71,14 @@ describe('proto3 defaults in requests', () => {
     expect(res.body.input).toEqual({ name: 'x', required_flag: true, size: 3, flag: true, mode: 'AUTO', data: { a: '', b: 0, c: false, d: [] } });
   });
 
-  it('leaves required fields alone: an empty required string is still a 400', async () => {
+  it('answers REQUIRED for a required field that is absent, null, "" or at its zero enum value', async () => {
     const res = await send({ name: '', required_flag: false });
     expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('ERROR_INVALID_PARAMETER');
+    expect(res.body.error.code).toBe('ERROR_REQUIRED_PARAMETER');
     expect(res.body.error.message).toContain('name');
+    expect((await send({ name: null, required_flag: false })).body.error.code).toBe('ERROR_REQUIRED_PARAMETER');
+    expect((await send({ name: 'x', required_flag: null })).body.error.code).toBe('ERROR_REQUIRED_PARAMETER');
+    expect((await send({ name: 3, required_flag: false })).body.error.code).toBe('ERROR_INVALID_PARAMETER');
     const missing = await send({ name: 'x' });
     expect(missing.status).toBe(400);
     expect(missing.body.error.code).toBe('ERROR_REQUIRED_PARAMETER');
@@ -101,6 +104,58 @@ describe('proto3 defaults in requests', () => {
     const out = withoutProto3Defaults(schema, body);
     expect(out).toEqual({ name: 'x' });
     expect(body).toEqual({ name: 'x', parent_id: '', nested: { a: '' } });
+  });
+});
+
+describe('required enums (zod answers invalid_value for them)', () => {
+  const s = requestSchema({ grant_type: z.enum(['REFRESH_TOKEN']), scope: z.enum(['DOMAIN', 'WORKSPACE']).optional() });
+  const codeOf = (body: unknown) => {
+    try {
+      parseRequest(s, body);
+      return 'ok';
+    } catch (e) {
+      return (e as { code: string }).code;
+    }
+  };
+  test('left out, null, "" or GRANT_TYPE_NONE is REQUIRED; another name is INVALID', () => {
+    expect(codeOf({})).toBe('ERROR_REQUIRED_PARAMETER');
+    expect(codeOf({ grant_type: null })).toBe('ERROR_REQUIRED_PARAMETER');
+    expect(codeOf({ grant_type: '' })).toBe('ERROR_REQUIRED_PARAMETER');
+    expect(codeOf({ grant_type: 'GRANT_TYPE_NONE' })).toBe('ERROR_REQUIRED_PARAMETER');
+    expect(codeOf({ grant_type: 'PASSWORD' })).toBe('ERROR_INVALID_PARAMETER');
+    expect(codeOf({ grant_type: 'REFRESH_TOKEN', scope: 'SCOPE_NONE' })).toBe('ok');
+  });
+});
+
+describe("protobuf's JSON names (lowerCamelCase)", () => {
+  test('every field a schema names is accepted in its JSON name, at every level, and read under its proto name', async () => {
+    const res = await send({ name: 'x', requiredFlag: true, parentId: 'p', nested: { inner: { c: true } }, items: [{ key: 'k', label: 'L' }] });
+    expect(res.status).toBe(200);
+    expect(res.body.input).toEqual({ name: 'x', required_flag: true, parent_id: 'p', nested: { inner: { c: true } }, items: [{ key: 'k', label: 'L' }] });
+  });
+  test('proto3 defaults under a JSON name are not set either', async () => {
+    const res = await send({ name: 'x', requiredFlag: false, parentId: '' });
+    expect(res.body.input).toEqual({ name: 'x', required_flag: false });
+  });
+  test('a field given in both spellings is a 400 naming it, at any level', async () => {
+    const top = await send({ name: 'x', required_flag: true, requiredFlag: true });
+    expect([top.status, top.body.error.code]).toEqual([400, 'ERROR_INVALID_PARAMETER']);
+    expect(top.body.error.message).toContain('requiredFlag');
+    const q = z.strictObject({ filter: z.array(z.unknown()).optional(), filter_or: z.array(z.unknown()).optional() });
+    expect(() => parseRequest(requestSchema({ query: q }), { query: { filter_or: [], filterOr: [] } })).toThrow(/query\.filterOr/);
+    expect(parseRequest(requestSchema({ query: q }), { query: { filterOr: [{ k: 1 }] } })).toEqual({ query: { filter_or: [{ k: 1 }] } });
+  });
+  test('the content of free-form values (tags, data) is never renamed', async () => {
+    const res = await send({ name: 'x', required_flag: true, tags: { someKey: 'v', some_key: 'w' }, data: { parentId: 1 } });
+    expect(res.status).toBe(200);
+    expect(res.body.input).toEqual({ name: 'x', required_flag: true, tags: { someKey: 'v', some_key: 'w' }, data: { parentId: 1 } });
+  });
+  test('a JSON name that is not a field is still an unknown field; __proto__ and constructor are never renamed', async () => {
+    const res = await send({ name: 'x', required_flag: true, parentGroupId: 'g' });
+    expect(res.body.error.message).toContain('parentGroupId');
+    const proto = await send(JSON.parse('{"name":"x","required_flag":true,"__proto__":{"parentId":"p"}}'));
+    expect(proto.status).toBe(400);
+    expect(({} as Record<string, unknown>).parentId).toBeUndefined();
   });
 });
 

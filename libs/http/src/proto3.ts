@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { errors, ZERO_ENUM } from '@platform/errors';
 
 /**
  * proto3 defaults (docs/decisions/api.md, "proto3 clients"). Clients generated from upstream's
@@ -12,6 +13,11 @@ import type { z } from 'zod';
  * Required fields are left alone (an empty required string is still a 400), and so is the content of
  * free-form values (a Struct's entries, a filter's `value`): only fields a schema names are defaults.
  * A field whose zero value means something other than leaving it out is marked with `explicitZero`.
+ *
+ * protobuf's JSON names: a client using protobuf's JSON mapping (grpc-gateway, protobuf-es,
+ * `MessageToJson`) sends lowerCamelCase names (`filterOr`, `parentGroupId`). Every field a schema names is
+ * accepted in both spellings, at every level; a field given in both is a 400. Free-form values (tags,
+ * options, data, secret_data: records and unknowns) are never renamed. Answers keep the proto names.
  */
 
 type AnySchema = z.ZodType;
@@ -41,8 +47,7 @@ export function explicitZero<S extends AnySchema>(schema: S): S {
   return schema;
 }
 
-/** Upstream's enum zero values: `NONE`, `<PREFIX>_NONE` (SCOPE_NONE, GRANULARITY_NONE), `NONE_<SUFFIX>` (NONE_FILE_FORMAT). */
-export const ZERO_ENUM = /^(?:[A-Z][A-Z0-9]*_)*NONE(?:_[A-Z][A-Z0-9]*)*$/;
+export { ZERO_ENUM };
 
 const BASES = new WeakMap<AnySchema, AnySchema>();
 
@@ -114,6 +119,37 @@ function isDefault(s: AnySchema, v: unknown): boolean {
   }
 }
 
+/** protobuf's JSON name of a field: lowerCamelCase, each `_x` becoming `X` (`filter_or` -> `filterOr`). */
+export function jsonName(protoName: string): string {
+  return protoName.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+}
+
+const JSON_NAMES = new WeakMap<object, Map<string, string>>();
+
+/** A shape's JSON names that differ from its proto names, to the proto name (worked out once per shape). */
+function jsonNamesOf(shape: Record<string, AnySchema>): Map<string, string> {
+  let names = JSON_NAMES.get(shape);
+  if (!names) {
+    names = new Map();
+    for (const key of Object.keys(shape)) {
+      const json = jsonName(key);
+      if (json !== key && !Object.prototype.hasOwnProperty.call(shape, json)) names.set(json, key);
+    }
+    JSON_NAMES.set(shape, names);
+  }
+  return names;
+}
+
+/** A field sent in both spellings, with the path to it (each level of the walk adds its key). */
+class BothSpellings {
+  constructor(
+    readonly path: (string | number)[],
+    readonly other: string,
+  ) {}
+}
+
+const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+
 /** Nested messages: the fields of an object, the messages of a list. */
 function walk(schema: AnySchema, value: unknown, depth: number): unknown {
   if (depth > 40) return value;
@@ -122,14 +158,27 @@ function walk(schema: AnySchema, value: unknown, depth: number): unknown {
   if (d.type === 'object' && isPlainObject(value)) {
     const shape = d.shape ?? {};
     let out: Record<string, unknown> | undefined;
-    for (const key of Object.keys(value)) {
-      if (!Object.prototype.hasOwnProperty.call(shape, key)) continue; // unknown: validation names it
+    for (const sent of Object.keys(value)) {
+      let key = sent;
+      if (!hasOwn(shape, key)) {
+        const proto = jsonNamesOf(shape).get(key);
+        if (proto === undefined) continue; // unknown: validation names it
+        if (hasOwn(value, proto)) throw new BothSpellings([sent], proto);
+        key = proto;
+      }
       const field = shape[key];
-      const before = value[key];
-      const after = walk(field, before, depth + 1);
+      const before = value[sent];
+      let after: unknown;
+      try {
+        after = walk(field, before, depth + 1);
+      } catch (e) {
+        if (e instanceof BothSpellings) e.path.unshift(key);
+        throw e;
+      }
       const drop = isOptional(field) && !EXPLICIT.has(field) && isDefault(base(field), after);
-      if (drop || after !== before) {
+      if (drop || after !== before || key !== sent) {
         out ??= { ...value };
+        if (key !== sent) delete out[sent];
         if (drop) delete out[key];
         else out[key] = after;
       }
@@ -141,7 +190,13 @@ function walk(schema: AnySchema, value: unknown, depth: number): unknown {
     if (defOf(el).type !== 'object' && defOf(el).type !== 'union') return value;
     let out: unknown[] | undefined;
     value.forEach((item, i) => {
-      const after = walk(el, item, depth + 1);
+      let after: unknown;
+      try {
+        after = walk(el, item, depth + 1);
+      } catch (e) {
+        if (e instanceof BothSpellings) e.path.unshift(i);
+        throw e;
+      }
       if (after !== item) (out ??= [...value])[i] = after;
     });
     return out ?? value;
@@ -155,7 +210,18 @@ function walk(schema: AnySchema, value: unknown, depth: number): unknown {
   return value;
 }
 
-/** The body with every optional field at its proto3 default taken out (a new object when anything changed). */
+const keyOf = (path: (string | number)[]) =>
+  path.reduce<string>((acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), '');
+
+/**
+ * The body with every field under its proto name and every optional field at its proto3 default taken
+ * out (a new object when anything changed). A field sent in both spellings is ERROR_INVALID_PARAMETER.
+ */
 export function withoutProto3Defaults(schema: AnySchema, body: unknown): unknown {
-  return walk(schema, body, 0);
+  try {
+    return walk(schema, body, 0);
+  } catch (e) {
+    if (!(e instanceof BothSpellings)) throw e;
+    throw errors.invalidParameter(keyOf(e.path), `given twice, also as ${e.other}`);
+  }
 }
