@@ -34,7 +34,19 @@ describe('identity: requests of proto3 clients', () => {
     root = g.project_group_id;
     child = (await ok('v2/project-group/create', { name: 'child', tags: {}, parent_group_id: root })).project_group_id;
     const empty = await call('v2/project-group/create', { name: '', tags: {}, parent_group_id: '' });
-    expect([empty.status, empty.body.error.code]).toEqual([400, 'ERROR_INVALID_PARAMETER']);
+    expect([empty.status, empty.body.error.code]).toEqual([400, 'ERROR_REQUIRED_PARAMETER']);
+  });
+
+  test("protobuf's JSON names: parentGroupId, query.filterOr, query.countOnly; both spellings are a 400", async () => {
+    const g = await ok('v2/project-group/create', { name: 'camel', tags: { keepMe: 'x' }, parentGroupId: '' });
+    expect(g).toMatchObject({ name: 'camel', parent_group_id: '', tags: { keepMe: 'x' } });
+    expect(Object.keys(g)).toContain('project_group_id');
+    const listed = await ok('v2/project-group/list', { query: { filterOr: [{ k: 'name', v: 'camel', o: 'eq' }], countOnly: true }, projectGroupId: '' });
+    expect(listed.total_count).toBe(1);
+    const both = await call('v2/project-group/create', { name: 'x', parent_group_id: '', parentGroupId: '' });
+    expect([both.status, both.body.error.code]).toEqual([400, 'ERROR_INVALID_PARAMETER']);
+    expect(both.body.error.message).toContain('parentGroupId');
+    await ok('v2/project-group/delete', { projectGroupId: g.project_group_id });
   });
 
   test('project-group/list with name "" (and every other field at its default) lists every group', async () => {
@@ -62,6 +74,9 @@ describe('identity: requests of proto3 clients', () => {
     expect(all.results.map((e: { service: string }) => e.service)).toContain('identity');
     const pub = await ok('v1/endpoint/list', { query: QUERY, service: '', endpoint_type: 'PUBLIC' });
     expect(pub.total_count).toBe((await ok('v1/endpoint/list', { endpoint_type: 'public' })).total_count);
+    // a free string, as upstream's: a value it does not know is ignored
+    expect(await ok('v1/endpoint/list', { endpoint_type: 'satellite' })).toEqual(pub);
+    expect((await ok('v1/endpoint/list', { endpointType: 'internal' })).total_count).toBe(pub.total_count);
   });
 
   describe('token (identity/v2/token.proto)', () => {
@@ -146,6 +161,10 @@ describe('identity: requests of proto3 clients', () => {
       const ext = await call('v2/user/create', { user_id: 'proto-ext', password: '', auth_type: 'EXTERNAL', ...defaults });
       expect(ext.auth_type).toBe('EXTERNAL');
       expect(await call('v2/user/update', { user_id: 'proto-user', password: '', ...defaults, name: 'Proto' })).toMatchObject({ name: 'Proto', language: 'en' });
+      // free strings, as upstream's: email is not checked for form; enforce_mfa_state other than ENABLED enforces nothing
+      expect(await call('v2/user/update', { userId: 'proto-user', email: 'ops desk, room 4', enforceMfaState: 'OFF' })).toMatchObject({ email: 'ops desk, room 4' });
+      const mfa = await request(t.app).post('/identity/v2/user/update').set('Authorization', admin).send({ user_id: 'proto-user', enforce_mfa_state: 'ENABLED' });
+      expect([mfa.status, mfa.body.error.code]).toEqual([400, 'ERROR_INVALID_PARAMETER']);
       const list = await call('v2/user/list', { query: QUERY, user_id: '', name: '', state: 'NONE', email: '', auth_type: 'NONE_BACKEND' });
       expect(list.results.map((x: { user_id: string }) => x.user_id)).toEqual(expect.arrayContaining(['proto-user', 'proto-ext']));
       expect((await call('v2/user/stat', { query: STAT({ distinct: 'auth_type' }) })).results.sort()).toEqual(['EXTERNAL', 'LOCAL']);
@@ -164,7 +183,9 @@ describe('identity: requests of proto3 clients', () => {
       expect(await call('v2/role-binding/delete', { role_binding_id: b.role_binding_id })).toEqual({});
       // the required enum stays required
       const none = await request(t.app).post('/identity/v2/role-binding/create').set('Authorization', admin).send({ user_id: 'proto-user', role_id: 'managed-workspace-member', resource_group: 'NONE', workspace_id: 'ws-1' });
-      expect(none.status).toBe(400);
+      expect([none.status, none.body.error.code]).toEqual([400, 'ERROR_REQUIRED_PARAMETER']);
+      const left = await request(t.app).post('/identity/v2/role-binding/create').set('Authorization', admin).send({ user_id: 'proto-user', role_id: 'managed-workspace-member', workspace_id: 'ws-1' });
+      expect([left.status, left.body.error.code]).toEqual([400, 'ERROR_REQUIRED_PARAMETER']);
     });
 
     test('external_auth: SetExternalAuthRequest with PluginRequest at its defaults (version "", upgrade_mode NONE, schema_id "", secret_data {})', async () => {

@@ -70,6 +70,11 @@ describe('statistics: requests of proto3 clients', () => {
     await ok('register', { name: 'second', plugin_info: { plugin_id: PLUGIN_ID, version: '1.1.0', options: options(), secret_data: { username: 'postgres' }, schema: '' }, tags: { env: 'dev' }, user_id: 'admin', domain_id: 'd1' });
     expect(await names()).toEqual(['main', 'second']);
     expect(await names({ name: 'second', user_id: 'admin' })).toEqual(['second']);
+    // state is a free string, as upstream's: a filter; a value no storage has matches none
+    expect(await names({ state: 'ENABLED' })).toEqual(['main', 'second']);
+    expect(await names({ state: 'ARCHIVED' })).toEqual([]);
+    // protobuf's JSON names
+    expect((await ok('list', { query: { countOnly: true }, userId: 'admin', domainId: 'd1' })).total_count).toBe(2);
     expect((await ok('list', { query: QUERY({ count_only: true }), ...LIST })).total_count).toBe(2);
     expect((await ok('stat', { query: STAT({ distinct: 'tags.env' }), domain_id: 'd1' })).results.sort()).toEqual(['dev', 'prod']);
   });

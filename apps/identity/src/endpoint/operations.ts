@@ -13,8 +13,13 @@ export function endpointOperations(config: EndpointConfig) {
       schema: request({
         query: QuerySchema.optional(),
         service: z.string().max(64).optional(),
-        // upstream's EndpointType is PUBLIC / INTERNAL (NONE = not set); our answers say public / internal
-        endpoint_type: z.preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), z.enum(['public', 'internal'])).optional(),
+        // A free string, as upstream's: public / internal in any case choose the address answered; upstream
+        // ignores any other value, and so do we (docs/decisions/api.md, "Free strings").
+        endpoint_type: z
+          .string()
+          .max(64)
+          .optional()
+          .describe('Which address to answer: `public` (the default) or `internal`, in any case; any other value is ignored.'),
       }),
       response: EndpointsInfo,
       errors: QUERY_ERRORS,

@@ -53,10 +53,10 @@ const endpointResource = defineResource({
   ),
 });
 
-export function listEndpoints(config: EndpointConfig, input: { service?: string; endpoint_type?: 'public' | 'internal'; query?: Query }) {
+export function listEndpoints(config: EndpointConfig, input: { service?: string; endpoint_type?: string; query?: Query }) {
   const rows = endpoints(config)
     .filter((e) => !input.service || e.service === input.service)
-    .map((e) => (input.endpoint_type === 'internal' ? { ...e, endpoint: e.internal_endpoint } : e));
+    .map((e) => (input.endpoint_type?.toLowerCase() === 'internal' ? { ...e, endpoint: e.internal_endpoint } : e));
   const { rows: page, total_count } = listInMemory(endpointResource, rows, input.query);
   return { results: page.map((r) => applyOnly(r, resolveOnly(endpointResource, input.query))), total_count };
 }

@@ -126,9 +126,11 @@ describe('identity external-auth set/unset/get', () => {
     for (const issuer of ['not a url', 'ftp://sso.example.com', 'https://user:pw@sso.example.com', 'https://sso.example.com/?a=1', 'x'.repeat(3000)]) {
       expectError(await call('set', admin, oidc({ issuer })), 400, 'ERROR_INVALID_PARAMETER', 'plugin_info.options.issuer');
     }
-    for (const user_id_claim of ['__proto__', 'constructor', 'prototype', 'a b', '']) {
+    for (const user_id_claim of ['__proto__', 'constructor', 'prototype', 'a b']) {
       expectError(await call('set', admin, oidc({ user_id_claim })), 400, 'ERROR_INVALID_PARAMETER', 'plugin_info.options.user_id_claim');
     }
+    // "" is unset as proto3 sees it: REQUIRED, as every empty value that fails (docs/decisions/api.md)
+    expectError(await call('set', admin, oidc({ user_id_claim: '' })), 400, 'ERROR_REQUIRED_PARAMETER', 'plugin_info.options.user_id_claim');
     expectError(await call('set', admin, oidc({ client_id: 'c'.repeat(256) })), 400, 'ERROR_INVALID_PARAMETER', 'plugin_info.options.client_id');
     // A JSON body whose own keys are __proto__/constructor is refused as unknown fields, never merged.
     const proto = await request(t.app)

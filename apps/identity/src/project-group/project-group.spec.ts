@@ -53,7 +53,7 @@ describe('identity project-group', () => {
 
   it('validates create and refuses an unknown parent', async () => {
     expect((await call('create', owner, {})).body.error.code).toBe('ERROR_REQUIRED_PARAMETER');
-    expect((await call('create', owner, { name: '' })).body.error.code).toBe('ERROR_INVALID_PARAMETER');
+    expect((await call('create', owner, { name: '' })).body.error.code).toBe('ERROR_REQUIRED_PARAMETER');
     expect((await call('create', owner, { name: 'x', tags: 'nope' })).body.error.message).toContain('key = tags');
     const res = await call('create', owner, { name: 'x', parent_group_id: 'pg-nope' });
     expect(res.status).toBe(404);

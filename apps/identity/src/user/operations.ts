@@ -14,12 +14,16 @@ const userId = id.describe('The user.');
 const password = z.string().min(1).max(1024).describe('A LOCAL user\'s password: 8 to 128 characters. Never answered or logged.');
 const fields = {
   name: z.string().max(255).optional().describe('Display name.'),
-  email: z.union([z.literal(''), z.email().max(255)]).optional().describe('Contact address.'),
+  email: z.string().max(255).optional().describe('Contact address: a free string, as upstream\'s (not checked for form).'),
   language: z.string().min(2).max(16).optional().describe('Preferred language (e.g. en, ko).'),
   timezone: z.string().min(1).max(64).optional().describe('Preferred IANA time zone (e.g. UTC, Asia/Seoul).'),
   tags: tags.optional().describe('Free-form labels.'),
   reset_password: z.boolean().optional().describe('Upstream mails a temporary password; no mail is sent here, so only false is accepted.'),
-  enforce_mfa_state: z.enum(['ENABLED', 'DISABLED']).optional().describe('Upstream\'s enforced MFA; MFA is turned on with the admin CLI here, so only DISABLED is accepted.'),
+  enforce_mfa_state: z
+    .string()
+    .max(32)
+    .optional()
+    .describe('Upstream\'s enforced MFA, a free string: ENABLED is refused (MFA is turned on with the admin CLI here); any other value, as upstream reads it, does not enforce MFA.'),
   enforce_mfa_type: z.string().max(32).optional().describe('Upstream\'s enforced MFA type; not accepted here (see enforce_mfa_state).'),
 };
 

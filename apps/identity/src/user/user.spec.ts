@@ -90,7 +90,7 @@ describe('identity user', () => {
     await bad({ user_id: 'has space', password: 'password-123' });
     await bad({ user_id: '__proto__', password: 'password-123' });
     await bad({ user_id: 'u1', password: 'password-123', timezone: 'Mars/Olympus' });
-    await bad({ user_id: 'u1', password: 'password-123', email: 'not-an-address' });
+    await bad({ user_id: 'u1', password: 'password-123', email: 'x'.repeat(256) });
     await bad({ user_id: 'u1', password: 'password-123', reset_password: true });
     await bad({ user_id: 'u1', password: 'password-123', enforce_mfa_state: 'ENABLED' });
     await bad({ user_id: 'u1', password: 'password-123', role_type: 'DOMAIN_ADMIN' });

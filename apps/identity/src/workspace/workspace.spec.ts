@@ -91,7 +91,7 @@ describe('identity workspace', () => {
 
   it('validates: unknown fields, empty names, unknown ids', async () => {
     expect((await call('create', admin, { name: 'x', domain_id: 'd2' })).status).toBe(403);
-    expect((await call('create', admin, { name: '' })).body.error.code).toBe('ERROR_INVALID_PARAMETER');
+    expect((await call('create', admin, { name: '' })).body.error.code).toBe('ERROR_REQUIRED_PARAMETER');
     expect((await call('create', admin, { name: 'x', workspace_id: 'chosen' })).body.error.code).toBe('ERROR_INVALID_PARAMETER');
     expect((await call('get', admin, { workspace_id: 'ws-nope' })).status).toBe(404);
     expect((await call('update', admin, { workspace_id: 'ws-1', state: 'DISABLED' })).status).toBe(400);

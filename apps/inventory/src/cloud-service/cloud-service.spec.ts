@@ -113,8 +113,9 @@ describe('inventory cloud-service', () => {
         expect(res.status).toBe(400);
         expect(res.body.error).toMatchObject({ code: 'ERROR_REQUIRED_PARAMETER', message: expect.stringContaining(`key = ${key}`) });
       }
+      const empty = await call('create', owner, { ...base, data: {}, provider: '' });
+      expect(empty.body.error).toMatchObject({ code: 'ERROR_REQUIRED_PARAMETER', message: expect.stringContaining('key = provider') });
       const bad: [object, string][] = [
-        [{ provider: '' }, 'provider'],
         [{ data: 'x' }, 'data'],
         [{ instance_size: 'big' }, 'instance_size'],
         [{ ip_addresses: 'x' }, 'ip_addresses'],

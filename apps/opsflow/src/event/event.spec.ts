@@ -122,7 +122,7 @@ describe('opsflow event', () => {
       [{ task_id: undefined }, 400, 'ERROR_REQUIRED_PARAMETER', 'task_id'],
       [{ user_id: undefined }, 400, 'ERROR_REQUIRED_PARAMETER', 'user_id'],
       [{ project_id: undefined }, 400, 'ERROR_REQUIRED_PARAMETER', 'project_id'],
-      [{ name: '' }, 400, 'ERROR_INVALID_PARAMETER', 'name'],
+      [{ name: '' }, 400, 'ERROR_REQUIRED_PARAMETER', 'name'],
       [{ event_type: 'ALERT' }, 400, 'ERROR_INVALID_PARAMETER', 'event_type'],
       [{ user_type: 'ROBOT' }, 400, 'ERROR_INVALID_PARAMETER', 'user_type'],
       [{ created_at: 'yesterday' }, 400, 'ERROR_INVALID_PARAMETER', 'created_at'],

@@ -112,7 +112,8 @@ export function storageOperations(service: StorageService) {
         query: QuerySchema.optional(),
         storage_id: z.string().optional(),
         name: z.string().optional(),
-        state: z.enum(['ENABLED', 'DISABLED']).optional(),
+        // A free string, as upstream's: a filter on the state (ENABLED, DISABLED); another value matches none.
+        state: z.string().max(32).optional(),
         user_id: z.string().optional(),
       }),
       response: StoragesInfo,

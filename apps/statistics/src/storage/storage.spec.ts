@@ -96,7 +96,7 @@ describe('statistics storage', () => {
     [{ domain_id: 'd1', user_id: 'admin' }, 400, 'ERROR_REQUIRED_PARAMETER', 'name'],
     [{ name: 'x', domain_id: 'd1' }, 400, 'ERROR_REQUIRED_PARAMETER', 'user_id'],
     [{ name: 'x', user_id: 'admin' }, 400, 'ERROR_REQUIRED_PARAMETER', 'domain_id'],
-    [{ name: '', user_id: 'admin', domain_id: 'd1' }, 400, 'ERROR_INVALID_PARAMETER', 'name'],
+    [{ name: '', user_id: 'admin', domain_id: 'd1' }, 400, 'ERROR_REQUIRED_PARAMETER', 'name'],
     [{ name: 'x', user_id: 'admin', domain_id: 'd1', tags: 'no' }, 400, 'ERROR_INVALID_PARAMETER', 'tags'],
     [{ name: 'x', user_id: 'admin', domain_id: 'd1', secret_data: {} }, 400, 'ERROR_INVALID_PARAMETER', 'secret_data'],
     [{ name: 'x', user_id: 'admin', domain_id: 'd2' }, 403, 'ERROR_PERMISSION_DENIED', 'domain_id'],
@@ -336,7 +336,7 @@ describe('statistics storage', () => {
     });
 
     it('refuses bad list requests', async () => {
-      expect((await call('list', admin, { domain_id: 'd1', state: 'ON' })).body.error.code).toBe('ERROR_INVALID_PARAMETER');
+      expect((await call('list', admin, { domain_id: 'd1', state: 'x'.repeat(33) })).body.error.code).toBe('ERROR_INVALID_PARAMETER');
       const badKey = await call('list', admin, { domain_id: 'd1', query: { filter: [{ key: 'nope', value: 1, operator: 'eq' }] } });
       expect(badKey.status).toBe(400);
       expect(badKey.body.error.message).toContain('query.filter[0]');
