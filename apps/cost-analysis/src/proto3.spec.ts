@@ -64,6 +64,21 @@ describe('cost-analysis: requests of proto3 clients', () => {
     expect(ds.plugin_info.version).not.toBe('');
   });
 
+  test("data-source/register and list in protobuf's JSON names (pluginInfo, dataSourceType, query.countOnly)", async () => {
+    const ds = await ok('data-source/register', {
+      name: 'camel',
+      dataSourceType: 'EXTERNAL',
+      pluginInfo: { pluginId: 'plugin-http-file-cost-datasource', options: { base_url: files.url('/c.csv') }, upgradeMode: 'MANUAL', version: '' },
+      resourceGroup: 'WORKSPACE',
+      tags: { camelKey: 'kept' },
+    });
+    expect(ds).toMatchObject({ name: 'camel', data_source_type: 'EXTERNAL', plugin_info: { plugin_id: 'plugin-http-file-cost-datasource', upgrade_mode: 'MANUAL', options: { base_url: files.url('/c.csv') } }, tags: { camelKey: 'kept' } });
+    expect((await ok('data-source/list', { query: { countOnly: true }, dataSourceId: ds.data_source_id })).total_count).toBe(1);
+    const both = await call('data-source/list', { data_source_id: ds.data_source_id, dataSourceId: ds.data_source_id });
+    expect([both.status, both.body.error.code]).toEqual([400, 'ERROR_INVALID_PARAMETER']);
+    await ok('data-source/deregister', { dataSourceId: ds.data_source_id });
+  });
+
   test('data-source/update: "" name, {} tags and a schedule at its defaults leave them as they are', async () => {
     await ok('data-source/update', { data_source_id: dsId, name: 'renamed', template: {}, schedule: { state: 'DISABLED', hour: 3 }, tags: { team: 'fin' } });
     const ds = await ok('data-source/update', { data_source_id: dsId, name: '', template: {}, schedule: { state: 'NONE', hour: 0 }, tags: {} });

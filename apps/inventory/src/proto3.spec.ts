@@ -71,6 +71,9 @@ describe('inventory: requests of proto3 clients', () => {
     expect(await list({ project_group_id: 'g1' })).toEqual(['db-1', 'web']);
     expect((await ok('list', { query: QUERY({ count_only: true }), ...LIST })).total_count).toBe(2);
     expect((await ok('stat', { query: STAT({ distinct: 'provider' }) })).results).toEqual(['aws']);
+    // protobuf's JSON names, the query's included
+    expect((await ok('list', { query: { countOnly: true, filterOr: [] }, cloudServiceGroup: 'RDS' })).total_count).toBe(1);
+    expect((await ok('get', { cloudServiceId: web })).cloud_service_id).toBe(web);
     const grouped = await ok('stat', {
       query: STAT({ aggregate: [{ group: { keys: [{ key: 'cloud_service_group', name: 'g', date_format: '' }], fields: [{ key: '', name: 'n', operator: 'count', fields: [], conditions: [] }] } }, { sort: [{ key: 'g', desc: false }] }] }),
     });

@@ -52,6 +52,11 @@ describe('monitoring: requests of proto3 clients', () => {
       expect(ds).toMatchObject({ name: 'prom', state: 'ENABLED', monitoring_type: 'METRIC', tags: {}, plugin_info: { version: '1.1.0', upgrade_mode: 'AUTO', provider: 'prometheus', metadata: { required_keys: ['url'] } } });
     });
 
+    test("get and list in protobuf's JSON names", async () => {
+      expect((await ok('data-source/get', { dataSourceId: dsId }, admin)).data_source_id).toBe(dsId);
+      expect((await ok('data-source/list', { query: { countOnly: true }, dataSourceId: dsId, monitoringType: 'METRIC' }, admin)).total_count).toBe(1);
+    });
+
     test('update, update-plugin: fields at their defaults change nothing', async () => {
       await ok('data-source/update', { data_source_id: dsId, name: 'prom-1', tags: { team: 'sre' } }, admin);
       expect(await ok('data-source/update', { data_source_id: dsId, name: '', tags: {} }, admin)).toMatchObject({ name: 'prom-1', tags: { team: 'sre' } });

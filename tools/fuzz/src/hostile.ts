@@ -178,7 +178,8 @@ export type MutationKind =
   | 'number-edge'
   | 'dup-key'
   | 'drop-key'
-  | 'unknown-key';
+  | 'unknown-key'
+  | 'camel-key';
 
 export interface Mutation {
   kind: MutationKind;
@@ -204,6 +205,7 @@ const KINDS: { kind: MutationKind; weight: number }[] = [
   { kind: 'dup-key', weight: 2 },
   { kind: 'drop-key', weight: 3 },
   { kind: 'unknown-key', weight: 2 },
+  { kind: 'camel-key', weight: 3 },
 ];
 
 export const mutationArb: fc.Arbitrary<Mutation> = fc.record({
@@ -274,7 +276,7 @@ export function applyMutation(body: unknown, m: Mutation, fields: Field[]): { bo
   const target = children.length ? children[m.at % children.length] : undefined;
   const where = (s: Slot | undefined) => (s ? pathOf(body, s) : '(root)');
   const fieldKey = fields.length ? fields[m.n % fields.length].key : 'name';
-  const needsObject: MutationKind[] = ['proto-key', 'proto-key-string', 'dup-key', 'unknown-key', 'unicode'];
+  const needsObject: MutationKind[] = ['proto-key', 'proto-key-string', 'dup-key', 'unknown-key', 'unicode', 'camel-key'];
   if (!objects.length && needsObject.includes(m.kind)) return { body, note: `${m.kind}: no object in the body` };
   switch (m.kind) {
     case 'proto-key': {
@@ -412,6 +414,22 @@ export function applyMutation(body: unknown, m: Mutation, fields: Field[]): { bo
       const k = pick(['x_fuzz', 'domain', '$where', '$gt', '', ' ', 'domain_id '], m.n);
       withKey(o.value as Record<string, unknown>, k, 1);
       return { body, note: `unknown key ${JSON.stringify(k)} in ${where(o.parent ? o : undefined)}` };
+    }
+    case 'camel-key': {
+      // protobuf's JSON name of a key (`filter_or` -> `filterOr`): renamed, or beside its proto name
+      const withSnake = objects.filter((o) => Object.keys(o.value as object).some((k) => k.includes('_')));
+      if (!withSnake.length) return { body, note: 'no snake_case key' };
+      const o = withSnake[m.at % withSnake.length];
+      const obj = o.value as Record<string, unknown>;
+      const keys = Object.keys(obj).filter((k) => k.includes('_'));
+      const k = keys[m.n % keys.length];
+      const camel = k.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+      if (m.n % 3 === 0) {
+        withKey(obj, camel, clone(obj[k]));
+        return { body, note: `${JSON.stringify(k)} also as ${JSON.stringify(camel)} in ${where(o.parent ? o : undefined)}` };
+      }
+      renameKey(obj, k, camel);
+      return { body, note: `${JSON.stringify(k)} as ${JSON.stringify(camel)} in ${where(o.parent ? o : undefined)}` };
     }
   }
 }

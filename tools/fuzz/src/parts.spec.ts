@@ -113,6 +113,12 @@ describe('mutations', () => {
     const padded = applyMutation(base(), { kind: 'pad-to-limit', at: 0, n: 2 }, fields);
     expect(serialize(padded.body).length).toBe(BODY_LIMIT + 1);
   });
+  it("renames a key to protobuf's JSON name, or sends both spellings", () => {
+    const renamed = applyMutation(base(), { kind: 'camel-key', at: 0, n: 1 }, fields);
+    expect(Object.keys(renamed.body as object)).toEqual(['domainId', 'query']);
+    const both = applyMutation(base(), { kind: 'camel-key', at: 0, n: 3 }, fields);
+    expect(Object.keys(both.body as object)).toEqual(['domain_id', 'query', 'domainId']);
+  });
 });
 
 describe('the schema generator', () => {
