@@ -1250,8 +1250,8 @@ export interface operations {
             content: {
                 "application/json": {
                     domain_id?: string;
-                    /** @enum {string} */
-                    endpoint_type?: "public" | "internal";
+                    /** @description Which address to answer: `public` (the default) or `internal`, in any case; any other value is ignored. */
+                    endpoint_type?: string;
                     query?: components["schemas"]["Query"];
                     service?: string;
                 };
@@ -6159,13 +6159,10 @@ export interface operations {
                      */
                     auth_type?: "LOCAL" | "EXTERNAL";
                     domain_id?: string;
-                    /** @description Contact address. */
-                    email?: "" | string;
-                    /**
-                     * @description Upstream's enforced MFA; MFA is turned on with the admin CLI here, so only DISABLED is accepted.
-                     * @enum {string}
-                     */
-                    enforce_mfa_state?: "ENABLED" | "DISABLED";
+                    /** @description Contact address: a free string, as upstream's (not checked for form). */
+                    email?: string;
+                    /** @description Upstream's enforced MFA, a free string: ENABLED is refused (MFA is turned on with the admin CLI here); any other value, as upstream reads it, does not enforce MFA. */
+                    enforce_mfa_state?: string;
                     /** @description Upstream's enforced MFA type; not accepted here (see enforce_mfa_state). */
                     enforce_mfa_type?: string;
                     /** @description Preferred language (e.g. en, ko). */
@@ -7224,13 +7221,10 @@ export interface operations {
             content: {
                 "application/json": {
                     domain_id?: string;
-                    /** @description Contact address. */
-                    email?: "" | string;
-                    /**
-                     * @description Upstream's enforced MFA; MFA is turned on with the admin CLI here, so only DISABLED is accepted.
-                     * @enum {string}
-                     */
-                    enforce_mfa_state?: "ENABLED" | "DISABLED";
+                    /** @description Contact address: a free string, as upstream's (not checked for form). */
+                    email?: string;
+                    /** @description Upstream's enforced MFA, a free string: ENABLED is refused (MFA is turned on with the admin CLI here); any other value, as upstream reads it, does not enforce MFA. */
+                    enforce_mfa_state?: string;
                     /** @description Upstream's enforced MFA type; not accepted here (see enforce_mfa_state). */
                     enforce_mfa_type?: string;
                     /** @description Preferred language (e.g. en, ko). */

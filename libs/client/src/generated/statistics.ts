@@ -927,8 +927,7 @@ export interface operations {
                     domain_id: string;
                     name?: string;
                     query?: components["schemas"]["Query"];
-                    /** @enum {string} */
-                    state?: "ENABLED" | "DISABLED";
+                    state?: string;
                     storage_id?: string;
                     user_id?: string;
                 };
