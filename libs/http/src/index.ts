@@ -9,4 +9,4 @@ export { BODY_LIMITS, parseBytes, parseJsonText, readBody } from './body';
 export { pathRedactor } from './redact';
 export { explicitZero, withoutProto3Defaults, ZERO_ENUM } from './proto3';
 export * from './responses';
-export { buildOpenApi, undocumentedAnswers } from './openapi';
+export { buildOpenApi, undescribed, undocumentedAnswers } from './openapi';

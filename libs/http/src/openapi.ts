@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Operation } from './operation';
+import { operationDescription, tagDescription } from './openapi-text';
 import { operationErrors } from './responses';
 
 const ERROR_REF = { $ref: '#/components/schemas/ErrorEnvelope' };
@@ -75,34 +76,100 @@ function requestSchema(schema: z.ZodType, defs: Record<string, unknown>, io: 'in
   return rewrite(body) as Record<string, unknown>;
 }
 
+type Defs = Record<string, { text: string; schema: unknown }>;
+
+const refName = (v: unknown) => {
+  const ref = (v as { $ref?: unknown } | null)?.$ref;
+  return typeof ref === 'string' && ref.startsWith('#/components/schemas/') ? ref.slice('#/components/schemas/'.length) : undefined;
+};
+
+/** Whether a request may cut its answer to some fields: it takes `only`, or a `query` with `only` or `minimal`. */
+function cutByOnly(input: Record<string, unknown>, defs: Defs): boolean {
+  const props = (s: unknown) => {
+    const name = refName(s);
+    const schema = (name ? defs[name]?.schema : s) as { properties?: Record<string, unknown> } | undefined;
+    return schema?.properties ?? {};
+  };
+  const top = props(input);
+  if ('only' in top) return true;
+  const query = props(top.query);
+  return 'only' in query || 'minimal' in query;
+}
+
+/**
+ * Takes `required` out of every object in the given answers, the components they reference included:
+ * a get or list answer with `only` or `query.minimal` holds only some fields, so a document that marks
+ * them required would not validate what the server answers (issue #29). A list's envelope stays
+ * required. Each field's presence without `only` is said in the component's description instead.
+ */
+function withoutRequired(answers: unknown[], defs: Defs) {
+  const seen = new Set<unknown>();
+  const visit = (v: unknown) => {
+    if (!v || typeof v !== 'object' || seen.has(v)) return;
+    seen.add(v);
+    if (Array.isArray(v)) return v.forEach(visit);
+    const o = v as Record<string, unknown>;
+    const name = refName(o);
+    if (name && defs[name]) visit(defs[name].schema);
+    if (Array.isArray(o.required) && o.properties && o.type === 'object') {
+      delete o.required;
+      if (typeof o.description === 'string' && !o.description.includes('`only`')) o.description += ' (every field is answered unless `only` or `minimal` cut the answer)';
+    }
+    for (const x of Object.values(o)) visit(x);
+  };
+  for (const answer of answers) {
+    // a list's envelope (`results`, `total_count`) is whole; its items are what `only` cuts
+    const name = refName(answer);
+    const top = (name ? defs[name]?.schema : answer) as { properties?: Record<string, unknown> } | undefined;
+    const results = top?.properties?.results;
+    if (results && top?.properties && 'total_count' in top.properties) visit((results as { items?: unknown }).items);
+    else visit(answer);
+  }
+}
+
 /** OpenAPI 3.1 of one app, generated from its operation table (the zod request schemas). */
 export function buildOpenApi(service: string, operations: Operation<any>[], version = process.env.PLATFORM_VERSION || '1.0.0') {
   const paths: Record<string, unknown> = {};
-  const defs: Record<string, { text: string; schema: unknown }> = {};
+  const defs: Defs = {};
+  const partial: unknown[] = []; // the answers `only` / `minimal` may cut: their fields are optional
   for (const op of [...operations].sort((a, b) => a.path.localeCompare(b.path))) {
     const [, , , resource, verb] = op.path.split('/');
+    const input = requestSchema(op.schema, defs);
+    const answer = op.response ? requestSchema(op.response, defs, 'output') : { type: 'object' };
+    const cut = cutByOnly(input, defs);
+    if (cut) partial.push(answer);
     paths[op.path] = {
       post: {
         operationId: op.path.slice(1).replace(/[/-]/g, '_'),
         summary: op.summary ?? `${resource} ${verb}`,
+        description: operationDescription(op, cut),
         tags: [resource],
         ...(op.access === 'public'
           ? { security: [] }
           : { 'x-permission': op.access.permission, 'x-role-types': op.access.roles }),
-        requestBody: { required: true, content: { 'application/json': { schema: requestSchema(op.schema, defs) } } },
+        requestBody: { required: true, content: { 'application/json': { schema: input } } },
         responses: {
           '200': {
             description: 'The result (Empty is {})',
-            content: { 'application/json': { schema: op.response ? requestSchema(op.response, defs, 'output') : { type: 'object' } } },
+            content: { 'application/json': { schema: answer } },
           },
           ...errorResponses(op),
         },
       },
     };
   }
+  withoutRequired(partial, defs);
+  const resources = [...new Set(operations.map((op) => op.path.split('/')[3]).filter(Boolean))].sort();
   return {
     openapi: '3.1.0',
-    info: { title: `${service} API`, version, description: `Operations of the ${service} module. Every operation is POST with a JSON body.` },
+    info: {
+      title: `${service} API`,
+      version,
+      description: `Operations of the ${service} module. Every operation is POST with a JSON body; every failure answers the error envelope.`,
+      contact: { name: 'Cloud Ops Platform maintainers' },
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+    },
+    tags: resources.map((name) => ({ name, description: tagDescription(service, name) })),
     servers: [{ url: '/' }],
     security: [{ bearer: [] }],
     paths,
@@ -125,6 +192,25 @@ export function undocumentedAnswers(doc: { paths?: Record<string, unknown> }): s
     const nonEmpty = (v: unknown) => typeof v === 'object' && v !== null && Object.keys(v).length > 0;
     const says = schema && (['$ref', 'allOf', 'anyOf', 'oneOf', 'items'].some((k) => k in schema) || nonEmpty(schema.properties) || nonEmpty(schema.additionalProperties));
     if (!says) out.push(path);
+  }
+  return out;
+}
+
+/**
+ * What a reader of an OpenAPI document would miss: an operation without a description, a tag the
+ * document does not define, no `info.contact` or `info.license` (spectral's `operation-description`,
+ * `operation-tag-defined`, `info-contact`; Redocly's `info-license`).
+ */
+export function undescribed(doc: { info?: { contact?: unknown; license?: unknown }; tags?: { name: string; description?: string }[]; paths?: Record<string, unknown> }): string[] {
+  const out: string[] = [];
+  if (!doc.info?.contact) out.push('info: no contact');
+  if (!doc.info?.license) out.push('info: no license');
+  const tags = new Map((doc.tags ?? []).map((t) => [t.name, t.description]));
+  for (const [name, d] of tags) if (!d) out.push(`tag ${name}: no description`);
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    const post = (item as { post?: { description?: string; tags?: string[] } }).post;
+    if (!post?.description?.trim()) out.push(`${path}: no description`);
+    for (const t of post?.tags ?? []) if (!tags.has(t)) out.push(`${path}: tag ${t} is not defined`);
   }
   return out;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { buildOpenApi, undocumentedAnswers } from './openapi';
+import { buildOpenApi, undescribed, undocumentedAnswers } from './openapi';
 import { operation } from './operation';
 import { AnalyzeResult, Empty, listOf, NOT_FOUND, answerProblem, operationErrors, StatResult, structOut } from './responses';
 import { request } from './schemas';
@@ -24,7 +24,13 @@ describe('response schemas in the OpenAPI document', () => {
     expect(doc.paths['/demo/v1/thing/get'].post.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ThingInfo' });
     expect(doc.paths['/demo/v1/thing/list'].post.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ThingsInfo' });
     expect(doc.components.schemas.ThingsInfo.properties.results.items).toEqual({ $ref: '#/components/schemas/ThingInfo' });
-    expect(doc.components.schemas.ThingInfo).toMatchObject({ type: 'object', additionalProperties: false, required: ['thing_id', 'tags', 'plugin'] });
+    // the list takes `query.only`: an answer may hold some fields only, so none is required
+    expect(doc.components.schemas.ThingInfo).toMatchObject({ type: 'object', additionalProperties: false });
+    expect(doc.components.schemas.ThingInfo.required).toBeUndefined();
+    expect(doc.components.schemas.ThingInfo.properties.plugin.required).toBeUndefined();
+    // without an operation that cuts it, every field is required
+    const whole = buildOpenApi('demo', [get]) as any;
+    expect(whole.components.schemas.ThingInfo).toMatchObject({ required: ['thing_id', 'tags', 'plugin'] });
     expect(doc.components.schemas.Empty).toMatchObject({ type: 'object', additionalProperties: false });
     expect(undocumentedAnswers(doc)).toEqual([]);
   });
@@ -40,6 +46,16 @@ describe('response schemas in the OpenAPI document', () => {
     expect(Object.keys(doc.paths['/demo/v1/thing/delete'].post.responses)).not.toContain('401');
     expect(codes('409', '/demo/v1/thing/delete')).toEqual(['ERROR_THING_BUSY']);
     expect(doc.components.schemas.ErrorEnvelope.properties.error.required).toEqual(['code', 'message', 'status']);
+  });
+
+  it('describes every operation (what it does, who may call it, its errors), its tags, contact and license', () => {
+    expect(undescribed(doc)).toEqual([]);
+    expect(doc.paths['/demo/v1/thing/get'].post.description).toBe(
+      "Answers one thing by its id. Callable with an access token of DOMAIN_ADMIN (permission `demo:Thing.read`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.",
+    );
+    expect(doc.paths['/demo/v1/thing/delete'].post.description).toBe('Deletes a thing. Needs no token. Notable errors: 409 ERROR_THING_BUSY.');
+    expect(doc.tags).toEqual([{ name: 'thing', description: 'The thing resource of the demo module.' }]);
+    expect(undescribed({ ...doc, tags: [], info: { title: 'x' } })).toEqual(expect.arrayContaining(['info: no contact', 'info: no license', '/demo/v1/thing/get: tag thing is not defined']));
   });
 
   it('finds an operation whose answer is a bare object', () => {

@@ -22,7 +22,9 @@ let check: typeof import('@platform/http').answerProblem | undefined;
       documented.add(service);
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const http = require('@platform/http') as typeof import('@platform/http');
-      for (const path of http.undocumentedAnswers(http.buildOpenApi(service, operations))) problems.push(`${path}: its OpenAPI answer is not documented`);
+      const doc = http.buildOpenApi(service, operations);
+      for (const path of http.undocumentedAnswers(doc)) problems.push(`${path}: its OpenAPI answer is not documented`);
+      for (const p of http.undescribed(doc)) problems.push(`${service} OpenAPI: ${p}`);
     }
   },
   answer(op: Operation<any>, status: number, body: unknown, input: unknown) {

@@ -9,7 +9,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** data-source deregister */
+        /**
+         * data-source deregister
+         * @description Deregisters a data source, with what belongs to it. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `cost-analysis:DataSource.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["cost_analysis_v1_data_source_deregister"];
         delete?: never;
         options?: never;
@@ -26,7 +29,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** data-source disable */
+        /**
+         * data-source disable
+         * @description Disables a data source. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `cost-analysis:DataSource.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["cost_analysis_v1_data_source_disable"];
         delete?: never;
         options?: never;
@@ -43,7 +49,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** data-source enable */
+        /**
+         * data-source enable
+         * @description Enables a data source. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `cost-analysis:DataSource.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["cost_analysis_v1_data_source_enable"];
         delete?: never;
         options?: never;
@@ -60,7 +69,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** data-source get */
+        /**
+         * data-source get
+         * @description Answers one data source by its id. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `cost-analysis:DataSource.read`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["cost_analysis_v1_data_source_get"];
         delete?: never;
         options?: never;
@@ -77,7 +89,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** data-source list */
+        /**
+         * data-source list
+         * @description Lists the data sources the caller may see, filtered, sorted and paged by `query` (Query); `count_only` answers the count alone. `only` (or `query.only`, `query.minimal`) cuts the answer to some fields. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `cost-analysis:DataSource.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["cost_analysis_v1_data_source_list"];
         delete?: never;
         options?: never;
@@ -94,7 +109,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** data-source register */
+        /**
+         * data-source register
+         * @description Registers a data source: its plugin is initialised and its metadata stored. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `cost-analysis:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_COLUMN, 400 ERROR_INVALID_URL, 400 ERROR_UNSAFE_URL, 400 ERROR_HTTP_FILE_NOT_FOUND, 400 ERROR_INVALID_CSV, 404 ERROR_NOT_FOUND, 409 ERROR_NOT_UNIQUE.
+         */
         post: operations["cost_analysis_v1_data_source_register"];
         delete?: never;
         options?: never;
@@ -111,7 +129,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** data-source stat */
+        /**
+         * data-source stat
+         * @description Aggregates the data sources the caller may see with a statistics query (distinct values, or aggregate stages). Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `cost-analysis:DataSource.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["cost_analysis_v1_data_source_stat"];
         delete?: never;
         options?: never;
@@ -128,7 +149,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** data-source sync */
+        /**
+         * data-source sync
+         * @description Starts a collection of the data source now; answers at once, the work runs in the background. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `cost-analysis:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_DATA_SOURCE_STATE, 404 ERROR_NOT_FOUND, 409 ERROR_DUPLICATE_JOB.
+         */
         post: operations["cost_analysis_v1_data_source_sync"];
         delete?: never;
         options?: never;
@@ -145,7 +169,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** data-source update */
+        /**
+         * data-source update
+         * @description Changes the given fields of a data source; fields left out (or at their proto3 defaults) keep their values. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `cost-analysis:DataSource.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND, 409 ERROR_NOT_UNIQUE.
+         */
         post: operations["cost_analysis_v1_data_source_update"];
         delete?: never;
         options?: never;
@@ -162,7 +189,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** data-source update-plugin */
+        /**
+         * data-source update-plugin
+         * @description Moves a data source to another plugin version or options; the plugin is initialised again. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `cost-analysis:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_COLUMN, 400 ERROR_INVALID_URL, 400 ERROR_UNSAFE_URL, 400 ERROR_HTTP_FILE_NOT_FOUND, 400 ERROR_INVALID_CSV, 404 ERROR_NOT_FOUND.
+         */
         post: operations["cost_analysis_v1_data_source_update_plugin"];
         delete?: never;
         options?: never;
@@ -179,7 +209,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** exchange-rate disable */
+        /**
+         * exchange-rate disable
+         * @description Disables a exchange rate. Callable with an access token of DOMAIN_ADMIN (permission `cost-analysis:ExchangeRate.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_UNSUPPORTED_CURRENCY, 400 ERROR_CHANGE_STATE.
+         */
         post: operations["cost_analysis_v1_exchange_rate_disable"];
         delete?: never;
         options?: never;
@@ -196,7 +229,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** exchange-rate enable */
+        /**
+         * exchange-rate enable
+         * @description Enables a exchange rate. Callable with an access token of DOMAIN_ADMIN (permission `cost-analysis:ExchangeRate.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_UNSUPPORTED_CURRENCY, 400 ERROR_CHANGE_STATE.
+         */
         post: operations["cost_analysis_v1_exchange_rate_enable"];
         delete?: never;
         options?: never;
@@ -213,7 +249,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** exchange-rate get */
+        /**
+         * exchange-rate get
+         * @description Answers one exchange rate by its id. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `cost-analysis:ExchangeRate.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_UNSUPPORTED_CURRENCY.
+         */
         post: operations["cost_analysis_v1_exchange_rate_get"];
         delete?: never;
         options?: never;
@@ -230,7 +269,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** exchange-rate list */
+        /**
+         * exchange-rate list
+         * @description Lists the exchange rates the caller may see, filtered, sorted and paged by `query` (Query); `count_only` answers the count alone. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `cost-analysis:ExchangeRate.read`); a caller never reaches another domain's data. Errors: the validation and authentication errors every operation can give.
+         */
         post: operations["cost_analysis_v1_exchange_rate_list"];
         delete?: never;
         options?: never;
@@ -247,7 +289,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** exchange-rate reset */
+        /**
+         * exchange-rate reset
+         * @description Resets the exchange rate. Callable with an access token of DOMAIN_ADMIN (permission `cost-analysis:ExchangeRate.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_UNSUPPORTED_CURRENCY.
+         */
         post: operations["cost_analysis_v1_exchange_rate_reset"];
         delete?: never;
         options?: never;
@@ -264,7 +309,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** exchange-rate set */
+        /**
+         * exchange-rate set
+         * @description Sets the exchange rate, replacing what was set. Callable with an access token of DOMAIN_ADMIN (permission `cost-analysis:ExchangeRate.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_UNSUPPORTED_CURRENCY.
+         */
         post: operations["cost_analysis_v1_exchange_rate_set"];
         delete?: never;
         options?: never;
@@ -281,7 +329,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** job-task get */
+        /**
+         * job-task get
+         * @description Answers one job task by its id. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `cost-analysis:JobTask.read`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["cost_analysis_v1_job_task_get"];
         delete?: never;
         options?: never;
@@ -298,7 +349,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** job-task list */
+        /**
+         * job-task list
+         * @description Lists the job tasks the caller may see, filtered, sorted and paged by `query` (Query); `count_only` answers the count alone. `only` (or `query.only`, `query.minimal`) cuts the answer to some fields. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `cost-analysis:JobTask.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["cost_analysis_v1_job_task_list"];
         delete?: never;
         options?: never;
@@ -315,7 +369,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** job-task stat */
+        /**
+         * job-task stat
+         * @description Aggregates the job tasks the caller may see with a statistics query (distinct values, or aggregate stages). Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `cost-analysis:JobTask.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["cost_analysis_v1_job_task_stat"];
         delete?: never;
         options?: never;
@@ -332,7 +389,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** job cancel */
+        /**
+         * job cancel
+         * @description Cancels a job in progress; its unfinished tasks stop. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `cost-analysis:Job.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_JOB_STATE, 404 ERROR_NOT_FOUND.
+         */
         post: operations["cost_analysis_v1_job_cancel"];
         delete?: never;
         options?: never;
@@ -349,7 +409,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** job get */
+        /**
+         * job get
+         * @description Answers one job by its id. `only` (or `query.only`, `query.minimal`) cuts the answer to some fields. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `cost-analysis:Job.read`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["cost_analysis_v1_job_get"];
         delete?: never;
         options?: never;
@@ -366,7 +429,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** job list */
+        /**
+         * job list
+         * @description Lists the jobs the caller may see, filtered, sorted and paged by `query` (Query); `count_only` answers the count alone. `only` (or `query.only`, `query.minimal`) cuts the answer to some fields. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `cost-analysis:Job.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["cost_analysis_v1_job_list"];
         delete?: never;
         options?: never;
@@ -383,7 +449,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** job stat */
+        /**
+         * job stat
+         * @description Aggregates the jobs the caller may see with a statistics query (distinct values, or aggregate stages). Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `cost-analysis:Job.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["cost_analysis_v1_job_stat"];
         delete?: never;
         options?: never;
@@ -400,7 +469,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** unified-cost analyze */
+        /**
+         * unified-cost analyze
+         * @description Analyzes the unified costs by period: group-by keys and fields summed or counted per period. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `cost-analysis:UnifiedCost.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["cost_analysis_v1_unified_cost_analyze"];
         delete?: never;
         options?: never;
@@ -417,7 +489,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** unified-cost get */
+        /**
+         * unified-cost get
+         * @description Answers one unified cost by its id. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `cost-analysis:UnifiedCost.read`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["cost_analysis_v1_unified_cost_get"];
         delete?: never;
         options?: never;
@@ -434,7 +509,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** unified-cost list */
+        /**
+         * unified-cost list
+         * @description Lists the unified costs the caller may see, filtered, sorted and paged by `query` (Query); `count_only` answers the count alone. `only` (or `query.only`, `query.minimal`) cuts the answer to some fields. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `cost-analysis:UnifiedCost.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["cost_analysis_v1_unified_cost_list"];
         delete?: never;
         options?: never;
@@ -451,7 +529,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** unified-cost stat */
+        /**
+         * unified-cost stat
+         * @description Aggregates the unified costs the caller may see with a statistics query (distinct values, or aggregate stages). Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `cost-analysis:UnifiedCost.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["cost_analysis_v1_unified_cost_stat"];
         delete?: never;
         options?: never;
@@ -475,7 +556,7 @@ export interface components {
             filter?: {
                 [key: string]: unknown;
             };
-            start: string;
+            start?: string;
         };
         Condition: {
             key: string;
@@ -483,56 +564,56 @@ export interface components {
             value: unknown;
         };
         DataSourceInfo: {
-            connected_workspace_count: number;
-            cost_additional_info_keys: string[];
-            cost_data_keys: string[];
-            cost_tag_keys: string[];
-            created_at: string;
-            data_source_account_count: number;
-            data_source_id: string;
+            connected_workspace_count?: number;
+            cost_additional_info_keys?: string[];
+            cost_data_keys?: string[];
+            cost_tag_keys?: string[];
+            created_at?: string;
+            data_source_account_count?: number;
+            data_source_id?: string;
             /** @enum {string} */
-            data_source_type: "LOCAL" | "EXTERNAL";
-            domain_id: string;
-            last_synchronized_at: string;
-            name: string;
-            next_sync_at: string | null;
-            permissions: {
+            data_source_type?: "LOCAL" | "EXTERNAL";
+            domain_id?: string;
+            last_synchronized_at?: string;
+            name?: string;
+            next_sync_at?: string | null;
+            permissions?: {
                 [key: string]: unknown;
             };
-            plugin_info: components["schemas"]["DataSourcePluginInfo"];
-            provider: string;
+            plugin_info?: components["schemas"]["DataSourcePluginInfo"];
+            provider?: string;
             /** @enum {string} */
-            resource_group: "DOMAIN" | "WORKSPACE";
-            schedule: components["schemas"]["ScheduleInfo"];
-            secret_filter: {
+            resource_group?: "DOMAIN" | "WORKSPACE";
+            schedule?: components["schemas"]["ScheduleInfo"];
+            secret_filter?: {
                 [key: string]: unknown;
             };
             /** @enum {string} */
-            secret_type: "MANUAL" | "USE_SERVICE_ACCOUNT_SECRET";
+            secret_type?: "MANUAL" | "USE_SERVICE_ACCOUNT_SECRET";
             /** @enum {string} */
-            state: "ENABLED" | "DISABLED";
-            tags: {
+            state?: "ENABLED" | "DISABLED";
+            tags?: {
                 [key: string]: unknown;
             };
-            template: {
+            template?: {
                 [key: string]: unknown;
             };
-            updated_at: string;
-            workspace_id: string;
+            updated_at?: string;
+            workspace_id?: string;
         };
         DataSourcePluginInfo: {
-            metadata: {
+            metadata?: {
                 [key: string]: unknown;
             };
-            options: {
+            options?: {
                 [key: string]: unknown;
             };
-            plugin_id: string;
-            schema_id: string;
-            secret_id: string;
+            plugin_id?: string;
+            schema_id?: string;
+            secret_id?: string;
             /** @enum {string} */
-            upgrade_mode: "AUTO" | "MANUAL" | "NONE";
-            version: string;
+            upgrade_mode?: "AUTO" | "MANUAL" | "NONE";
+            version?: string;
         };
         DataSourcesInfo: {
             results: components["schemas"]["DataSourceInfo"][];
@@ -560,51 +641,51 @@ export interface components {
             total_count: number;
         };
         JobInfo: {
-            changed: components["schemas"]["ChangedInfo"][];
-            created_at: string;
-            data_source_id: string;
-            domain_id: string;
-            error_code: string;
-            error_message: string;
-            finished_at: string;
-            job_id: string;
-            options: {
+            changed?: components["schemas"]["ChangedInfo"][];
+            created_at?: string;
+            data_source_id?: string;
+            domain_id?: string;
+            error_code?: string;
+            error_message?: string;
+            finished_at?: string;
+            job_id?: string;
+            options?: {
                 [key: string]: unknown;
             };
-            remained_tasks: number;
+            remained_tasks?: number;
             /** @enum {string} */
-            resource_group: "DOMAIN" | "WORKSPACE";
+            resource_group?: "DOMAIN" | "WORKSPACE";
             /** @enum {string} */
-            status: "IN_PROGRESS" | "SUCCESS" | "FAILURE" | "TIMEOUT" | "CANCELED";
-            total_tasks: number;
-            updated_at: string;
-            workspace_id: string;
+            status?: "IN_PROGRESS" | "SUCCESS" | "FAILURE" | "TIMEOUT" | "CANCELED";
+            total_tasks?: number;
+            updated_at?: string;
+            workspace_id?: string;
         };
         JobsInfo: {
             results: components["schemas"]["JobInfo"][];
             total_count: number;
         };
         JobTaskInfo: {
-            changed: components["schemas"]["ChangedInfo"] | null;
-            created_at: string;
-            created_count: number;
-            data_source_id: string;
-            domain_id: string;
-            error_code: string;
-            error_message: string;
-            finished_at: string;
-            job_id: string;
-            job_task_id: string;
-            options: {
+            changed?: components["schemas"]["ChangedInfo"] | null;
+            created_at?: string;
+            created_count?: number;
+            data_source_id?: string;
+            domain_id?: string;
+            error_code?: string;
+            error_message?: string;
+            finished_at?: string;
+            job_id?: string;
+            job_task_id?: string;
+            options?: {
                 [key: string]: unknown;
             };
             /** @enum {string} */
-            resource_group: "DOMAIN" | "WORKSPACE";
-            started_at: string;
+            resource_group?: "DOMAIN" | "WORKSPACE";
+            started_at?: string;
             /** @enum {string} */
-            status: "PENDING" | "IN_PROGRESS" | "SUCCESS" | "FAILURE" | "TIMEOUT" | "CANCELED";
-            updated_at: string;
-            workspace_id: string;
+            status?: "PENDING" | "IN_PROGRESS" | "SUCCESS" | "FAILURE" | "TIMEOUT" | "CANCELED";
+            updated_at?: string;
+            workspace_id?: string;
         };
         JobTasksInfo: {
             results: components["schemas"]["JobTaskInfo"][];
@@ -640,10 +721,10 @@ export interface components {
             } | null;
         };
         ScheduleInfo: {
-            hour: number | null;
-            hours: number[];
+            hour?: number | null;
+            hours?: number[];
             /** @enum {string} */
-            state: "ENABLED" | "DISABLED";
+            state?: "ENABLED" | "DISABLED";
         };
         StatisticsQuery: {
             aggregate?: {
@@ -750,34 +831,34 @@ export interface components {
             } | null;
         };
         UnifiedCostInfo: {
-            aggregation_date: string;
-            billed_month: string;
-            billed_year: string;
-            cost: {
+            aggregation_date?: string;
+            billed_month?: string;
+            billed_year?: string;
+            cost?: {
                 [key: string]: number;
             };
-            created_at: string;
-            currency: string;
-            data_source_id: string;
-            data_source_name: string;
-            domain_id: string;
-            exchange_date: string;
-            exchange_source: string;
-            is_confirmed: boolean;
-            product: string;
-            project_id: string;
-            project_name: string;
-            provider: string;
-            region_code: string;
-            region_key: string;
-            service_account_id: string;
-            service_account_name: string;
-            unified_cost_id: string;
-            usage_quantity: number;
-            usage_type: string;
-            usage_unit: string;
-            workspace_id: string;
-            workspace_name: string;
+            created_at?: string;
+            currency?: string;
+            data_source_id?: string;
+            data_source_name?: string;
+            domain_id?: string;
+            exchange_date?: string;
+            exchange_source?: string;
+            is_confirmed?: boolean;
+            product?: string;
+            project_id?: string;
+            project_name?: string;
+            provider?: string;
+            region_code?: string;
+            region_key?: string;
+            service_account_id?: string;
+            service_account_name?: string;
+            unified_cost_id?: string;
+            usage_quantity?: number;
+            usage_type?: string;
+            usage_unit?: string;
+            workspace_id?: string;
+            workspace_name?: string;
         };
         UnifiedCostsInfo: {
             results: components["schemas"]["UnifiedCostInfo"][];

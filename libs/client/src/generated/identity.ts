@@ -9,7 +9,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** endpoint list */
+        /**
+         * endpoint list
+         * @description Lists the endpoints the caller may see, filtered, sorted and paged by `query` (Query); `count_only` answers the count alone. `only` (or `query.only`, `query.minimal`) cuts the answer to some fields. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER, USER (permission `identity:Endpoint.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["identity_v1_endpoint_list"];
         delete?: never;
         options?: never;
@@ -26,7 +29,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The domain's external authentication (state DISABLED when none is set) */
+        /**
+         * The domain's external authentication (state DISABLED when none is set)
+         * @description The domain's external authentication (state DISABLED when none is set). Callable with an access token of DOMAIN_ADMIN (permission `identity:ExternalAuth.read`); a caller never reaches another domain's data. Errors: the validation and authentication errors every operation can give.
+         */
         post: operations["identity_v2_external_auth_get"];
         delete?: never;
         options?: never;
@@ -43,7 +49,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Set (replace) the domain's external authentication: an OpenID Connect provider whose tokens log users in */
+        /**
+         * Set (replace) the domain's external authentication: an OpenID Connect provider whose tokens log users in
+         * @description Set (replace) the domain's external authentication: an OpenID Connect provider whose tokens log users in. Callable with an access token of DOMAIN_ADMIN (permission `identity:ExternalAuth.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_ADDRESS_NOT_ALLOWED.
+         */
         post: operations["identity_v2_external_auth_set"];
         delete?: never;
         options?: never;
@@ -60,7 +69,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Remove the domain's external authentication (its users can no longer log in with auth_type EXTERNAL) */
+        /**
+         * Remove the domain's external authentication (its users can no longer log in with auth_type EXTERNAL)
+         * @description Remove the domain's external authentication (its users can no longer log in with auth_type EXTERNAL). Callable with an access token of DOMAIN_ADMIN (permission `identity:ExternalAuth.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["identity_v2_external_auth_unset"];
         delete?: never;
         options?: never;
@@ -77,7 +89,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** project-group add-users */
+        /**
+         * project-group add-users
+         * @description Adds users to a project group. Callable with an access token of WORKSPACE_OWNER (permission `identity:ProjectGroup.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["identity_v2_project_group_add_users"];
         delete?: never;
         options?: never;
@@ -94,7 +109,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** project-group change-parent-group */
+        /**
+         * project-group change-parent-group
+         * @description Moves a project group under another parent group. Callable with an access token of WORKSPACE_OWNER (permission `identity:ProjectGroup.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_NOT_ALLOWED_TO_CHANGE_PARENT_GROUP_TO_SUB_PROJECT_GROUP, 404 ERROR_NOT_FOUND.
+         */
         post: operations["identity_v2_project_group_change_parent_group"];
         delete?: never;
         options?: never;
@@ -111,7 +129,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** project-group create */
+        /**
+         * project-group create
+         * @description Creates a project group. Callable with an access token of WORKSPACE_OWNER (permission `identity:ProjectGroup.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND, 409 ERROR_ALREADY_EXISTS.
+         */
         post: operations["identity_v2_project_group_create"];
         delete?: never;
         options?: never;
@@ -128,7 +149,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** project-group delete */
+        /**
+         * project-group delete
+         * @description Deletes a project group. Callable with an access token of WORKSPACE_OWNER (permission `identity:ProjectGroup.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_RELATED_PROJECT_GROUP_EXIST, 400 ERROR_RELATED_PROJECT_EXIST, 404 ERROR_NOT_FOUND.
+         */
         post: operations["identity_v2_project_group_delete"];
         delete?: never;
         options?: never;
@@ -145,7 +169,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** project-group get */
+        /**
+         * project-group get
+         * @description Answers one project group by its id. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `identity:ProjectGroup.read`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["identity_v2_project_group_get"];
         delete?: never;
         options?: never;
@@ -162,7 +189,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** project-group list */
+        /**
+         * project-group list
+         * @description Lists the project groups the caller may see, filtered, sorted and paged by `query` (Query); `count_only` answers the count alone. `only` (or `query.only`, `query.minimal`) cuts the answer to some fields. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `identity:ProjectGroup.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["identity_v2_project_group_list"];
         delete?: never;
         options?: never;
@@ -179,7 +209,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** project-group remove-users */
+        /**
+         * project-group remove-users
+         * @description Removes users from a project group. Callable with an access token of WORKSPACE_OWNER (permission `identity:ProjectGroup.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["identity_v2_project_group_remove_users"];
         delete?: never;
         options?: never;
@@ -196,7 +229,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** project-group stat */
+        /**
+         * project-group stat
+         * @description Aggregates the project groups the caller may see with a statistics query (distinct values, or aggregate stages). Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `identity:ProjectGroup.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["identity_v2_project_group_stat"];
         delete?: never;
         options?: never;
@@ -213,7 +249,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** project-group update */
+        /**
+         * project-group update
+         * @description Changes the given fields of a project group; fields left out (or at their proto3 defaults) keep their values. Callable with an access token of WORKSPACE_OWNER (permission `identity:ProjectGroup.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["identity_v2_project_group_update"];
         delete?: never;
         options?: never;
@@ -230,7 +269,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Add workspace users to a project: they see it and its resources in every module */
+        /**
+         * Add workspace users to a project: they see it and its resources in every module
+         * @description Add workspace users to a project: they see it and its resources in every module. Callable with an access token of WORKSPACE_OWNER (permission `identity:Project.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["identity_v2_project_add_users"];
         delete?: never;
         options?: never;
@@ -247,7 +289,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Move a project to another project group of its workspace */
+        /**
+         * Move a project to another project group of its workspace
+         * @description Move a project to another project group of its workspace. Callable with an access token of WORKSPACE_OWNER (permission `identity:Project.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["identity_v2_project_change_project_group"];
         delete?: never;
         options?: never;
@@ -264,7 +309,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create a project in the token's workspace, optionally in a project group */
+        /**
+         * Create a project in the token's workspace, optionally in a project group
+         * @description Create a project in the token's workspace, optionally in a project group. Callable with an access token of WORKSPACE_OWNER (permission `identity:Project.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND, 409 ERROR_ALREADY_EXISTS.
+         */
         post: operations["identity_v2_project_create"];
         delete?: never;
         options?: never;
@@ -281,7 +329,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Delete a project */
+        /**
+         * Delete a project
+         * @description Delete a project. Callable with an access token of WORKSPACE_OWNER (permission `identity:Project.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["identity_v2_project_delete"];
         delete?: never;
         options?: never;
@@ -298,7 +349,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** One project the caller may see */
+        /**
+         * One project the caller may see
+         * @description One project the caller may see. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `identity:Project.read`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["identity_v2_project_get"];
         delete?: never;
         options?: never;
@@ -315,7 +369,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The projects the caller may see, filtered by a query and the fields given */
+        /**
+         * The projects the caller may see, filtered by a query and the fields given
+         * @description The projects the caller may see, filtered by a query and the fields given. `only` (or `query.only`, `query.minimal`) cuts the answer to some fields. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `identity:Project.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["identity_v2_project_list"];
         delete?: never;
         options?: never;
@@ -332,7 +389,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Remove users from a project */
+        /**
+         * Remove users from a project
+         * @description Remove users from a project. Callable with an access token of WORKSPACE_OWNER (permission `identity:Project.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["identity_v2_project_remove_users"];
         delete?: never;
         options?: never;
@@ -349,7 +409,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** project stat */
+        /**
+         * project stat
+         * @description Aggregates the projects the caller may see with a statistics query (distinct values, or aggregate stages). Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `identity:Project.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["identity_v2_project_stat"];
         delete?: never;
         options?: never;
@@ -366,7 +429,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Rename a project or replace its tags */
+        /**
+         * Rename a project or replace its tags
+         * @description Rename a project or replace its tags. Callable with an access token of WORKSPACE_OWNER (permission `identity:Project.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["identity_v2_project_update"];
         delete?: never;
         options?: never;
@@ -383,7 +449,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Make a project PRIVATE or PUBLIC (PUBLIC: every member of the workspace sees it) */
+        /**
+         * Make a project PRIVATE or PUBLIC (PUBLIC: every member of the workspace sees it)
+         * @description Make a project PRIVATE or PUBLIC (PUBLIC: every member of the workspace sees it). Callable with an access token of WORKSPACE_OWNER (permission `identity:Project.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["identity_v2_project_update_project_type"];
         delete?: never;
         options?: never;
@@ -400,7 +469,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Give a user a role: DOMAIN_ADMIN over the domain, or a workspace role in one workspace */
+        /**
+         * Give a user a role: DOMAIN_ADMIN over the domain, or a workspace role in one workspace
+         * @description Give a user a role: DOMAIN_ADMIN over the domain, or a workspace role in one workspace. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `identity:RoleBinding.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_NOT_ALLOWED_ROLE_TYPE, 400 ERROR_DUPLICATED_ROLE_BINDING, 400 ERROR_DUPLICATED_WORKSPACE_ROLE_BINDING, 404 ERROR_NOT_FOUND.
+         */
         post: operations["identity_v2_role_binding_create"];
         delete?: never;
         options?: never;
@@ -417,7 +489,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Take a role away: the user's tokens stop working and they leave the workspace's projects */
+        /**
+         * Take a role away: the user's tokens stop working and they leave the workspace's projects
+         * @description Take a role away: the user's tokens stop working and they leave the workspace's projects. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `identity:RoleBinding.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_NOT_ALLOWED_ROLE_TYPE, 400 ERROR_NOT_ALLOWED_TO_UPDATE_OR_DELETE_ROLE_BY_SELF, 400 ERROR_LAST_DOMAIN_ADMIN_CANNOT_DELETE, 404 ERROR_NOT_FOUND.
+         */
         post: operations["identity_v2_role_binding_delete"];
         delete?: never;
         options?: never;
@@ -434,7 +509,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** One role binding (a workspace token sees its workspace's bindings only) */
+        /**
+         * One role binding (a workspace token sees its workspace's bindings only)
+         * @description One role binding (a workspace token sees its workspace's bindings only). Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `identity:RoleBinding.read`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["identity_v2_role_binding_get"];
         delete?: never;
         options?: never;
@@ -451,7 +529,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Role bindings of the domain (DOMAIN_ADMIN) or of the token's workspace, filtered by a query and the fields given */
+        /**
+         * Role bindings of the domain (DOMAIN_ADMIN) or of the token's workspace, filtered by a query and the fields given
+         * @description Role bindings of the domain (DOMAIN_ADMIN) or of the token's workspace, filtered by a query and the fields given. `only` (or `query.only`, `query.minimal`) cuts the answer to some fields. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `identity:RoleBinding.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["identity_v2_role_binding_list"];
         delete?: never;
         options?: never;
@@ -468,7 +549,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** role-binding stat */
+        /**
+         * role-binding stat
+         * @description Aggregates the role bindings the caller may see with a statistics query (distinct values, or aggregate stages). Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `identity:RoleBinding.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["identity_v2_role_binding_stat"];
         delete?: never;
         options?: never;
@@ -485,7 +569,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Change the role of a binding (within its resource group); the user's tokens stop working and they grant again */
+        /**
+         * Change the role of a binding (within its resource group); the user's tokens stop working and they grant again
+         * @description Change the role of a binding (within its resource group); the user's tokens stop working and they grant again. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `identity:RoleBinding.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_NOT_ALLOWED_ROLE_TYPE, 400 ERROR_NOT_ALLOWED_TO_UPDATE_OR_DELETE_ROLE_BY_SELF, 404 ERROR_NOT_FOUND.
+         */
         post: operations["identity_v2_role_binding_update_role"];
         delete?: never;
         options?: never;
@@ -502,7 +589,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** One managed role */
+        /**
+         * One managed role
+         * @description One managed role. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `identity:Role.read`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["identity_v2_role_get"];
         delete?: never;
         options?: never;
@@ -519,7 +609,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The managed roles (DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER), filtered by a query and the fields given */
+        /**
+         * The managed roles (DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER), filtered by a query and the fields given
+         * @description The managed roles (DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER), filtered by a query and the fields given. `only` (or `query.only`, `query.minimal`) cuts the answer to some fields. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `identity:Role.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["identity_v2_role_list"];
         delete?: never;
         options?: never;
@@ -536,7 +629,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Exchange a refresh token for a scoped access token */
+        /**
+         * Exchange a refresh token for a scoped access token
+         * @description Exchange a refresh token for a scoped access token. Needs no token. Notable errors: 400 ERROR_INVALID_GRANT_TYPE, 400 ERROR_WORKSPACE_STATE, 401 ERROR_AUTHENTICATE_FAILURE, 403 ERROR_PERMISSION_DENIED, 404 ERROR_NOT_FOUND.
+         */
         post: operations["identity_v2_token_grant"];
         delete?: never;
         options?: never;
@@ -553,7 +649,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Issue an access and a refresh token from credentials */
+        /**
+         * Issue an access and a refresh token from credentials
+         * @description Issue an access and a refresh token from credentials. Needs no token. Notable errors: 400 ERROR_EXTERNAL_AUTH_NOT_CONFIGURED, 401 ERROR_AUTHENTICATE_FAILURE, 401 ERROR_LOGIN_BLOCKED, 401 ERROR_MFA_REQUIRED, 401 ERROR_INVALID_CREDENTIALS, 429 ERROR_TOO_MANY_REQUESTS, 503 ERROR_SERVICE_UNAVAILABLE.
+         */
         post: operations["identity_v2_token_issue"];
         delete?: never;
         options?: never;
@@ -570,7 +669,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create a user of the caller's domain: LOCAL with a password, or EXTERNAL (single sign-on) with none */
+        /**
+         * Create a user of the caller's domain: LOCAL with a password, or EXTERNAL (single sign-on) with none
+         * @description Create a user of the caller's domain: LOCAL with a password, or EXTERNAL (single sign-on) with none. Callable with an access token of DOMAIN_ADMIN (permission `identity:User.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND, 409 ERROR_ALREADY_EXISTS.
+         */
         post: operations["identity_v2_user_create"];
         delete?: never;
         options?: never;
@@ -587,7 +689,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Delete a user with their role bindings and project memberships; their tokens stop working at once */
+        /**
+         * Delete a user with their role bindings and project memberships; their tokens stop working at once
+         * @description Delete a user with their role bindings and project memberships; their tokens stop working at once. Callable with an access token of DOMAIN_ADMIN (permission `identity:User.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_LAST_ADMIN_CANNOT_DISABLED_DELETED, 404 ERROR_NOT_FOUND.
+         */
         post: operations["identity_v2_user_delete"];
         delete?: never;
         options?: never;
@@ -604,7 +709,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Disable a user: no login, and their access and refresh tokens stop working at once */
+        /**
+         * Disable a user: no login, and their access and refresh tokens stop working at once
+         * @description Disable a user: no login, and their access and refresh tokens stop working at once. Callable with an access token of DOMAIN_ADMIN (permission `identity:User.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_LAST_ADMIN_CANNOT_DISABLED_DELETED, 404 ERROR_NOT_FOUND.
+         */
         post: operations["identity_v2_user_disable"];
         delete?: never;
         options?: never;
@@ -621,7 +729,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Enable a user: they can log in again */
+        /**
+         * Enable a user: they can log in again
+         * @description Enable a user: they can log in again. Callable with an access token of DOMAIN_ADMIN (permission `identity:User.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["identity_v2_user_enable"];
         delete?: never;
         options?: never;
@@ -638,7 +749,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** One user of the caller's domain */
+        /**
+         * One user of the caller's domain
+         * @description One user of the caller's domain. Callable with an access token of DOMAIN_ADMIN (permission `identity:User.read`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["identity_v2_user_get"];
         delete?: never;
         options?: never;
@@ -655,7 +769,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The users of the caller's domain, filtered by a query and by the fields given */
+        /**
+         * The users of the caller's domain, filtered by a query and by the fields given
+         * @description The users of the caller's domain, filtered by a query and by the fields given. `only` (or `query.only`, `query.minimal`) cuts the answer to some fields. Callable with an access token of DOMAIN_ADMIN (permission `identity:User.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["identity_v2_user_list"];
         delete?: never;
         options?: never;
@@ -672,7 +789,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** user stat */
+        /**
+         * user stat
+         * @description Aggregates the users the caller may see with a statistics query (distinct values, or aggregate stages). Callable with an access token of DOMAIN_ADMIN (permission `identity:User.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["identity_v2_user_stat"];
         delete?: never;
         options?: never;
@@ -689,7 +809,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Change a user's profile or (LOCAL users) password; a new password ends their sessions */
+        /**
+         * Change a user's profile or (LOCAL users) password; a new password ends their sessions
+         * @description Change a user's profile or (LOCAL users) password; a new password ends their sessions. Callable with an access token of DOMAIN_ADMIN (permission `identity:User.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_UNABLE_TO_RESET_PASSWORD_IN_EXTERNAL_AUTH, 404 ERROR_NOT_FOUND.
+         */
         post: operations["identity_v2_user_update"];
         delete?: never;
         options?: never;
@@ -706,7 +829,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create a workspace in the caller's domain (a generated `workspace-…` id) */
+        /**
+         * Create a workspace in the caller's domain (a generated `workspace-…` id)
+         * @description Create a workspace in the caller's domain (a generated `workspace-…` id). Callable with an access token of DOMAIN_ADMIN (permission `identity:Workspace.write`); a caller never reaches another domain's data. Notable errors: 409 ERROR_ALREADY_EXISTS.
+         */
         post: operations["identity_v2_workspace_create"];
         delete?: never;
         options?: never;
@@ -723,7 +849,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Delete a workspace with its role bindings, projects and project groups; its tokens stop working */
+        /**
+         * Delete a workspace with its role bindings, projects and project groups; its tokens stop working
+         * @description Delete a workspace with its role bindings, projects and project groups; its tokens stop working. Callable with an access token of DOMAIN_ADMIN (permission `identity:Workspace.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["identity_v2_workspace_delete"];
         delete?: never;
         options?: never;
@@ -740,7 +869,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Disable a workspace: no token is granted for it and the ones issued stop working at once */
+        /**
+         * Disable a workspace: no token is granted for it and the ones issued stop working at once
+         * @description Disable a workspace: no token is granted for it and the ones issued stop working at once. Callable with an access token of DOMAIN_ADMIN (permission `identity:Workspace.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["identity_v2_workspace_disable"];
         delete?: never;
         options?: never;
@@ -757,7 +889,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Enable a workspace: tokens can be granted for it again */
+        /**
+         * Enable a workspace: tokens can be granted for it again
+         * @description Enable a workspace: tokens can be granted for it again. Callable with an access token of DOMAIN_ADMIN (permission `identity:Workspace.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["identity_v2_workspace_enable"];
         delete?: never;
         options?: never;
@@ -774,7 +909,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** One workspace of the caller's domain */
+        /**
+         * One workspace of the caller's domain
+         * @description One workspace of the caller's domain. Callable with an access token of DOMAIN_ADMIN (permission `identity:Workspace.read`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["identity_v2_workspace_get"];
         delete?: never;
         options?: never;
@@ -791,7 +929,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The workspaces of the caller's domain, filtered by a query and by the fields given */
+        /**
+         * The workspaces of the caller's domain, filtered by a query and by the fields given
+         * @description The workspaces of the caller's domain, filtered by a query and by the fields given. `only` (or `query.only`, `query.minimal`) cuts the answer to some fields. Callable with an access token of DOMAIN_ADMIN (permission `identity:Workspace.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["identity_v2_workspace_list"];
         delete?: never;
         options?: never;
@@ -808,7 +949,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** workspace stat */
+        /**
+         * workspace stat
+         * @description Aggregates the workspaces the caller may see with a statistics query (distinct values, or aggregate stages). Callable with an access token of DOMAIN_ADMIN (permission `identity:Workspace.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["identity_v2_workspace_stat"];
         delete?: never;
         options?: never;
@@ -825,7 +969,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Rename a workspace or replace its tags */
+        /**
+         * Rename a workspace or replace its tags
+         * @description Rename a workspace or replace its tags. Callable with an access token of DOMAIN_ADMIN (permission `identity:Workspace.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["identity_v2_workspace_update"];
         delete?: never;
         options?: never;
@@ -845,13 +992,13 @@ export interface components {
         /** @description Empty: the operation answers 200 with {} */
         Empty: Record<string, unknown>;
         EndpointInfo: {
-            endpoint: string;
-            internal_endpoint: string;
-            name: string;
-            service: string;
+            endpoint?: string;
+            internal_endpoint?: string;
+            name?: string;
+            service?: string;
             /** @enum {string} */
-            state: "ACTIVE" | "INACTIVE";
-            version: string;
+            state?: "ACTIVE" | "INACTIVE";
+            version?: string;
         };
         EndpointsInfo: {
             results: components["schemas"]["EndpointInfo"][];
@@ -922,20 +1069,20 @@ export interface components {
             start?: number | null;
         };
         ProjectGroupInfo: {
-            created_at: string;
-            domain_id: string;
-            is_managed: boolean;
-            last_synced_at: string;
-            name: string;
-            parent_group_id: string;
-            project_group_id: string;
-            reference_id: string;
-            tags: {
+            created_at?: string;
+            domain_id?: string;
+            is_managed?: boolean;
+            last_synced_at?: string;
+            name?: string;
+            parent_group_id?: string;
+            project_group_id?: string;
+            reference_id?: string;
+            tags?: {
                 [key: string]: unknown;
             };
-            trusted_account_id: string;
-            users: string[];
-            workspace_id: string;
+            trusted_account_id?: string;
+            users?: string[];
+            workspace_id?: string;
         };
         ProjectGroupsInfo: {
             results: components["schemas"]["ProjectGroupInfo"][];
@@ -943,38 +1090,38 @@ export interface components {
         };
         ProjectInfo: {
             /** @description When the project was created. */
-            created_at: string;
+            created_at?: string;
             /** @description The user who created it (empty for the admin CLI). */
-            created_by: string;
+            created_by?: string;
             /** @description The domain. */
-            domain_id: string;
+            domain_id?: string;
             /** @description Managed by a trusted account sync (always false). */
-            is_managed: boolean;
+            is_managed?: boolean;
             /** @description Last sync (always empty). */
-            last_synced_at: string;
+            last_synced_at?: string;
             /** @description Display name. */
-            name: string;
+            name?: string;
             /** @description The project group it is in, or empty. */
-            project_group_id: string;
+            project_group_id?: string;
             /** @description The project id (`project-…`, or the one the admin CLI was given). */
-            project_id: string;
+            project_id?: string;
             /**
              * @description PRIVATE: seen by its users and its groups' users; PUBLIC: by every member of the workspace.
              * @enum {string}
              */
-            project_type: "PRIVATE" | "PUBLIC";
+            project_type?: "PRIVATE" | "PUBLIC";
             /** @description Id in a synced source (always empty: no sync is modelled). */
-            reference_id: string;
+            reference_id?: string;
             /** @description Free-form labels. */
-            tags: {
+            tags?: {
                 [key: string]: unknown;
             };
             /** @description Trusted account of a synced project (always empty). */
-            trusted_account_id: string;
+            trusted_account_id?: string;
             /** @description Workspace users who see the project and its resources in every module. */
-            users: string[];
+            users?: string[];
             /** @description The workspace the project belongs to. */
-            workspace_id: string;
+            workspace_id?: string;
         };
         ProjectOperand: string | number | {
             fields: components["schemas"]["ProjectOperand"][];
@@ -1007,29 +1154,29 @@ export interface components {
         };
         RoleBindingInfo: {
             /** @description When the binding was created. */
-            created_at: string;
+            created_at?: string;
             /** @description The domain. */
-            domain_id: string;
+            domain_id?: string;
             /**
              * @description DOMAIN (a DOMAIN_ADMIN binding) or WORKSPACE (a role in one workspace).
              * @enum {string}
              */
-            resource_group: "DOMAIN" | "WORKSPACE";
+            resource_group?: "DOMAIN" | "WORKSPACE";
             /** @description The binding id (`rb-…`). */
-            role_binding_id: string;
+            role_binding_id?: string;
             /** @description The bound role. */
-            role_id: string;
+            role_id?: string;
             /**
              * @description The type of the bound role.
              * @enum {string}
              */
-            role_type: "DOMAIN_ADMIN" | "WORKSPACE_OWNER" | "WORKSPACE_MEMBER";
+            role_type?: "DOMAIN_ADMIN" | "WORKSPACE_OWNER" | "WORKSPACE_MEMBER";
             /** @description The user who holds the role. */
-            user_id: string;
+            user_id?: string;
             /** @description Always empty: workspace groups are not modelled. */
-            workspace_group_id: string;
+            workspace_group_id?: string;
             /** @description The workspace of a WORKSPACE binding; empty for DOMAIN. */
-            workspace_id: string;
+            workspace_id?: string;
         };
         RoleBindingsInfo: {
             results: components["schemas"]["RoleBindingInfo"][];
@@ -1037,35 +1184,35 @@ export interface components {
         };
         RoleInfo: {
             /** @description Empty: managed roles are built in, not created. */
-            created_at: string;
+            created_at?: string;
             /** @description The caller's domain. */
-            domain_id: string;
+            domain_id?: string;
             /** @description A built-in role that cannot be changed (always true here). */
-            is_managed: boolean;
+            is_managed?: boolean;
             /** @description Display name. */
-            name: string;
+            name?: string;
             /** @description Console pages the role opens (`*`: all). */
-            page_access: string[];
+            page_access?: string[];
             /** @description Permissions granted (`*`: every permission the role type allows). */
-            permissions: string[];
+            permissions?: string[];
             /** @description The role id (managed-domain-admin, managed-workspace-owner, managed-workspace-member). */
-            role_id: string;
+            role_id?: string;
             /**
              * @description What the role is: it decides which operations its holders may call.
              * @enum {string}
              */
-            role_type: "DOMAIN_ADMIN" | "WORKSPACE_OWNER" | "WORKSPACE_MEMBER";
+            role_type?: "DOMAIN_ADMIN" | "WORKSPACE_OWNER" | "WORKSPACE_MEMBER";
             /**
              * @description Always ENABLED.
              * @enum {string}
              */
-            state: "ENABLED" | "DISABLED";
+            state?: "ENABLED" | "DISABLED";
             /** @description Free-form labels. */
-            tags: {
+            tags?: {
                 [key: string]: unknown;
             };
             /** @description Empty: managed roles never change. */
-            updated_at: string;
+            updated_at?: string;
         };
         RolesInfo: {
             results: components["schemas"]["RoleInfo"][];
@@ -1141,55 +1288,55 @@ export interface components {
              * @description LOCAL: a password kept here; EXTERNAL: single sign-on through the domain's identity provider.
              * @enum {string}
              */
-            auth_type: "LOCAL" | "EXTERNAL";
+            auth_type?: "LOCAL" | "EXTERNAL";
             /** @description When the user was created. */
-            created_at: string;
+            created_at?: string;
             /** @description The domain of the user. */
-            domain_id: string;
+            domain_id?: string;
             /** @description Contact address. */
-            email: string;
+            email?: string;
             /** @description Whether the address was verified (always false: no mail is sent). */
-            email_verified: boolean;
+            email_verified?: boolean;
             /** @description Preferred language (default en). */
-            language: string;
+            language?: string;
             /** @description Last successful login (empty if never). */
-            last_accessed_at: string;
-            /** @description Multi-factor authentication (turned on with the admin CLI). */
-            mfa: {
+            last_accessed_at?: string;
+            /** @description Multi-factor authentication (turned on with the admin CLI). (every field is answered unless `only` or `minimal` cut the answer) */
+            mfa?: {
                 /** @description OTP when enabled, otherwise empty. */
-                mfa_type: string;
+                mfa_type?: string;
                 /**
                  * @description Whether a TOTP code is asked at login.
                  * @enum {string}
                  */
-                state: "ENABLED" | "DISABLED";
+                state?: "ENABLED" | "DISABLED";
             };
             /** @description Display name. */
-            name: string;
+            name?: string;
             /** @description Lifetime of their refresh tokens, in seconds. */
-            refresh_timeout: number;
+            refresh_timeout?: number;
             /** @description Actions asked of the user at next login (none are modelled). */
-            required_actions: string[];
+            required_actions?: string[];
             /** @description The DOMAIN_ADMIN role they hold, or empty. */
-            role_id: string;
+            role_id?: string;
             /**
              * @description DOMAIN_ADMIN when they hold that role binding, otherwise USER.
              * @enum {string}
              */
-            role_type: "DOMAIN_ADMIN" | "USER";
+            role_type?: "DOMAIN_ADMIN" | "USER";
             /**
              * @description ENABLED, or DISABLED: they cannot log in and their tokens stop working.
              * @enum {string}
              */
-            state: "ENABLED" | "DISABLED";
+            state?: "ENABLED" | "DISABLED";
             /** @description Free-form labels. */
-            tags: {
+            tags?: {
                 [key: string]: unknown;
             };
             /** @description Preferred time zone (default UTC). */
-            timezone: string;
+            timezone?: string;
             /** @description The user id, unique in the domain (what they log in with). */
-            user_id: string;
+            user_id?: string;
         };
         UsersInfo: {
             results: components["schemas"]["UserInfo"][];
@@ -1197,34 +1344,34 @@ export interface components {
         };
         WorkspaceInfo: {
             /** @description When its state last changed (empty if never). */
-            changed_at: string;
+            changed_at?: string;
             /** @description When it was created (ISO 8601 UTC). */
-            created_at: string;
+            created_at?: string;
             /** @description The user who created it (empty for the bootstrap and the admin CLI). */
-            created_by: string;
+            created_by?: string;
             /** @description The domain the workspace belongs to. */
-            domain_id: string;
+            domain_id?: string;
             /** @description Dormant workspace (always false: dormancy is not modelled). */
-            is_dormant: boolean;
+            is_dormant?: boolean;
             /** @description Managed by a trusted account sync (always false here: no sync is modelled). */
-            is_managed: boolean;
+            is_managed?: boolean;
             /** @description Display name. */
-            name: string;
+            name?: string;
             /**
              * @description ENABLED, or DISABLED: no token can be granted for it and its tokens stop working.
              * @enum {string}
              */
-            state: "ENABLED" | "DISABLED";
+            state?: "ENABLED" | "DISABLED";
             /** @description Free-form key/value labels. */
-            tags: {
+            tags?: {
                 [key: string]: unknown;
             };
             /** @description Users with a role binding in the workspace. */
-            user_count: number;
+            user_count?: number;
             /** @description Workspace group (always empty: workspace groups are not modelled). */
-            workspace_group_id: string;
+            workspace_group_id?: string;
             /** @description The workspace id (`workspace-…`, or the one the admin CLI was given). */
-            workspace_id: string;
+            workspace_id?: string;
         };
         WorkspacesInfo: {
             results: components["schemas"]["WorkspaceInfo"][];

@@ -9,7 +9,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** cloud-service analyze */
+        /**
+         * cloud-service analyze
+         * @description Analyzes the cloud services by period: group-by keys and fields summed or counted per period. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `inventory:CloudService.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["inventory_v1_cloud_service_analyze"];
         delete?: never;
         options?: never;
@@ -26,7 +29,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** cloud-service create */
+        /**
+         * cloud-service create
+         * @description Creates a cloud service. Callable with an access token of WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `inventory:CloudService.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["inventory_v1_cloud_service_create"];
         delete?: never;
         options?: never;
@@ -43,7 +49,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** cloud-service delete */
+        /**
+         * cloud-service delete
+         * @description Deletes a cloud service. Callable with an access token of WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `inventory:CloudService.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_RESOURCE_ALREADY_DELETED, 404 ERROR_NOT_FOUND.
+         */
         post: operations["inventory_v1_cloud_service_delete"];
         delete?: never;
         options?: never;
@@ -60,7 +69,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** cloud-service export */
+        /**
+         * cloud-service export
+         * @description Exports the cloud services a query selects as a file (CSV or Excel), streamed. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `inventory:CloudService.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN, 400 ERROR_NO_DATA_TO_EXPORT, 429 ERROR_TOO_MANY_EXPORTS.
+         */
         post: operations["inventory_v1_cloud_service_export"];
         delete?: never;
         options?: never;
@@ -77,7 +89,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** cloud-service get */
+        /**
+         * cloud-service get
+         * @description Answers one cloud service by its id. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `inventory:CloudService.read`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["inventory_v1_cloud_service_get"];
         delete?: never;
         options?: never;
@@ -94,7 +109,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** cloud-service list */
+        /**
+         * cloud-service list
+         * @description Lists the cloud services the caller may see, filtered, sorted and paged by `query` (Query); `count_only` answers the count alone. `only` (or `query.only`, `query.minimal`) cuts the answer to some fields. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `inventory:CloudService.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["inventory_v1_cloud_service_list"];
         delete?: never;
         options?: never;
@@ -111,7 +129,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** cloud-service stat */
+        /**
+         * cloud-service stat
+         * @description Aggregates the cloud services the caller may see with a statistics query (distinct values, or aggregate stages). Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `inventory:CloudService.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["inventory_v1_cloud_service_stat"];
         delete?: never;
         options?: never;
@@ -128,7 +149,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** cloud-service update */
+        /**
+         * cloud-service update
+         * @description Changes the given fields of a cloud service; fields left out (or at their proto3 defaults) keep their values. Callable with an access token of WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `inventory:CloudService.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_RESOURCE_ALREADY_DELETED, 404 ERROR_NOT_FOUND.
+         */
         post: operations["inventory_v1_cloud_service_update"];
         delete?: never;
         options?: never;
@@ -187,53 +211,53 @@ export interface components {
             }[];
         };
         CloudServiceInfo: {
-            account: string;
-            cloud_service_group: string;
-            cloud_service_id: string;
-            cloud_service_type: string;
-            collection_info: components["schemas"]["CollectionInfo"];
-            created_at: string;
-            data: {
+            account?: string;
+            cloud_service_group?: string;
+            cloud_service_id?: string;
+            cloud_service_type?: string;
+            collection_info?: components["schemas"]["CollectionInfo"];
+            created_at?: string;
+            data?: {
                 [key: string]: unknown;
             };
-            deleted_at: string;
-            domain_id: string;
-            instance_size: number;
-            instance_type: string;
-            ip_addresses: string[];
-            launched_at: string;
-            metadata: {
+            deleted_at?: string;
+            domain_id?: string;
+            instance_size?: number;
+            instance_type?: string;
+            ip_addresses?: string[];
+            launched_at?: string;
+            metadata?: {
                 [key: string]: unknown;
             };
-            name: string;
-            project_id: string;
-            provider: string;
-            reference: components["schemas"]["CloudServiceReference"];
-            region_code: string;
+            name?: string;
+            project_id?: string;
+            provider?: string;
+            reference?: components["schemas"]["CloudServiceReference"];
+            region_code?: string;
             /** @enum {string} */
-            state: "ACTIVE" | "DELETED";
-            tag_keys: {
+            state?: "ACTIVE" | "DELETED";
+            tag_keys?: {
                 [key: string]: unknown;
             };
-            tags: {
+            tags?: {
                 [key: string]: unknown;
             };
-            updated_at: string;
-            workspace_id: string;
+            updated_at?: string;
+            workspace_id?: string;
         };
         CloudServiceReference: {
-            external_link: string;
-            resource_id: string;
+            external_link?: string;
+            resource_id?: string;
         };
         CloudServicesInfo: {
             results: components["schemas"]["CloudServiceInfo"][];
             total_count: number;
         };
         CollectionInfo: {
-            collector_id: string;
-            last_collected_at: string;
-            secret_id: string;
-            service_account_id: string;
+            collector_id?: string;
+            last_collected_at?: string;
+            secret_id?: string;
+            service_account_id?: string;
         };
         Condition: {
             key: string;

@@ -9,7 +9,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** data-source deregister */
+        /**
+         * data-source deregister
+         * @description Deregisters a data source, with what belongs to it. Callable with an access token of DOMAIN_ADMIN (permission `monitoring:DataSource.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["monitoring_v1_data_source_deregister"];
         delete?: never;
         options?: never;
@@ -26,7 +29,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** data-source disable */
+        /**
+         * data-source disable
+         * @description Disables a data source. Callable with an access token of DOMAIN_ADMIN (permission `monitoring:DataSource.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["monitoring_v1_data_source_disable"];
         delete?: never;
         options?: never;
@@ -43,7 +49,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** data-source enable */
+        /**
+         * data-source enable
+         * @description Enables a data source. Callable with an access token of DOMAIN_ADMIN (permission `monitoring:DataSource.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["monitoring_v1_data_source_enable"];
         delete?: never;
         options?: never;
@@ -60,7 +69,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** data-source get */
+        /**
+         * data-source get
+         * @description Answers one data source by its id. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `monitoring:DataSource.read`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["monitoring_v1_data_source_get"];
         delete?: never;
         options?: never;
@@ -77,7 +89,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** data-source list */
+        /**
+         * data-source list
+         * @description Lists the data sources the caller may see, filtered, sorted and paged by `query` (Query); `count_only` answers the count alone. `only` (or `query.only`, `query.minimal`) cuts the answer to some fields. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `monitoring:DataSource.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["monitoring_v1_data_source_list"];
         delete?: never;
         options?: never;
@@ -94,7 +109,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** data-source register */
+        /**
+         * data-source register
+         * @description Registers a data source: its plugin is initialised and its metadata stored. Callable with an access token of DOMAIN_ADMIN (permission `monitoring:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_PLUGIN_VERSION, 400 ERROR_PLUGIN_VERIFY_FAILED, 404 ERROR_NOT_FOUND.
+         */
         post: operations["monitoring_v1_data_source_register"];
         delete?: never;
         options?: never;
@@ -111,7 +129,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** data-source stat */
+        /**
+         * data-source stat
+         * @description Aggregates the data sources the caller may see with a statistics query (distinct values, or aggregate stages). Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `monitoring:DataSource.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["monitoring_v1_data_source_stat"];
         delete?: never;
         options?: never;
@@ -128,7 +149,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** data-source update */
+        /**
+         * data-source update
+         * @description Changes the given fields of a data source; fields left out (or at their proto3 defaults) keep their values. Callable with an access token of DOMAIN_ADMIN (permission `monitoring:DataSource.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["monitoring_v1_data_source_update"];
         delete?: never;
         options?: never;
@@ -145,7 +169,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** data-source update-plugin */
+        /**
+         * data-source update-plugin
+         * @description Moves a data source to another plugin version or options; the plugin is initialised again. Callable with an access token of DOMAIN_ADMIN (permission `monitoring:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_PLUGIN_VERSION, 400 ERROR_PLUGIN_VERIFY_FAILED, 404 ERROR_NOT_FOUND.
+         */
         post: operations["monitoring_v1_data_source_update_plugin"];
         delete?: never;
         options?: never;
@@ -162,7 +189,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** data-source verify-plugin */
+        /**
+         * data-source verify-plugin
+         * @description Verifies a data source's plugin with its options and secret. Callable with an access token of DOMAIN_ADMIN (permission `monitoring:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_PLUGIN_VERSION, 400 ERROR_PLUGIN_VERIFY_FAILED, 404 ERROR_NOT_FOUND.
+         */
         post: operations["monitoring_v1_data_source_verify_plugin"];
         delete?: never;
         options?: never;
@@ -179,7 +209,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** event create */
+        /**
+         * event create
+         * @description Creates a event. Needs no token. Notable errors: 400 ERROR_WEBHOOK_STATE_DISABLED, 403 ERROR_PERMISSION_DENIED.
+         */
         post: operations["monitoring_v1_event_create"];
         delete?: never;
         options?: never;
@@ -196,7 +229,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** event get */
+        /**
+         * event get
+         * @description Answers one event by its id. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `monitoring:Event.read`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["monitoring_v1_event_get"];
         delete?: never;
         options?: never;
@@ -213,7 +249,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** event list */
+        /**
+         * event list
+         * @description Lists the events the caller may see, filtered, sorted and paged by `query` (Query); `count_only` answers the count alone. `only` (or `query.only`, `query.minimal`) cuts the answer to some fields. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `monitoring:Event.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["monitoring_v1_event_list"];
         delete?: never;
         options?: never;
@@ -230,7 +269,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** event stat */
+        /**
+         * event stat
+         * @description Aggregates the events the caller may see with a statistics query (distinct values, or aggregate stages). Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `monitoring:Event.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["monitoring_v1_event_stat"];
         delete?: never;
         options?: never;
@@ -247,7 +289,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** webhook create */
+        /**
+         * webhook create
+         * @description Creates a webhook. Callable with an access token of WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `monitoring:Webhook.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_PLUGIN_VERSION, 400 ERROR_PLUGIN_VERIFY_FAILED, 404 ERROR_NOT_FOUND.
+         */
         post: operations["monitoring_v1_webhook_create"];
         delete?: never;
         options?: never;
@@ -264,7 +309,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** webhook delete */
+        /**
+         * webhook delete
+         * @description Deletes a webhook. Callable with an access token of WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `monitoring:Webhook.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["monitoring_v1_webhook_delete"];
         delete?: never;
         options?: never;
@@ -281,7 +329,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** webhook disable */
+        /**
+         * webhook disable
+         * @description Disables a webhook. Callable with an access token of WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `monitoring:Webhook.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["monitoring_v1_webhook_disable"];
         delete?: never;
         options?: never;
@@ -298,7 +349,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** webhook enable */
+        /**
+         * webhook enable
+         * @description Enables a webhook. Callable with an access token of WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `monitoring:Webhook.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["monitoring_v1_webhook_enable"];
         delete?: never;
         options?: never;
@@ -315,7 +369,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** webhook get */
+        /**
+         * webhook get
+         * @description Answers one webhook by its id. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `monitoring:Webhook.read`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["monitoring_v1_webhook_get"];
         delete?: never;
         options?: never;
@@ -332,7 +389,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** webhook list */
+        /**
+         * webhook list
+         * @description Lists the webhooks the caller may see, filtered, sorted and paged by `query` (Query); `count_only` answers the count alone. `only` (or `query.only`, `query.minimal`) cuts the answer to some fields. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `monitoring:Webhook.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["monitoring_v1_webhook_list"];
         delete?: never;
         options?: never;
@@ -349,7 +409,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** webhook stat */
+        /**
+         * webhook stat
+         * @description Aggregates the webhooks the caller may see with a statistics query (distinct values, or aggregate stages). Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `monitoring:Webhook.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["monitoring_v1_webhook_stat"];
         delete?: never;
         options?: never;
@@ -366,7 +429,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** webhook update */
+        /**
+         * webhook update
+         * @description Changes the given fields of a webhook; fields left out (or at their proto3 defaults) keep their values. Callable with an access token of WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `monitoring:Webhook.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["monitoring_v1_webhook_update"];
         delete?: never;
         options?: never;
@@ -383,7 +449,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** webhook update-plugin */
+        /**
+         * webhook update-plugin
+         * @description Moves a webhook to another plugin version or options; the plugin is initialised again. Callable with an access token of WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `monitoring:Webhook.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_PLUGIN_VERSION, 400 ERROR_PLUGIN_VERIFY_FAILED, 404 ERROR_NOT_FOUND.
+         */
         post: operations["monitoring_v1_webhook_update_plugin"];
         delete?: never;
         options?: never;
@@ -400,7 +469,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** webhook verify-plugin */
+        /**
+         * webhook verify-plugin
+         * @description Verifies a webhook's plugin with its options and secret. Callable with an access token of WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `monitoring:Webhook.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_PLUGIN_VERSION, 400 ERROR_PLUGIN_VERIFY_FAILED, 404 ERROR_NOT_FOUND.
+         */
         post: operations["monitoring_v1_webhook_verify_plugin"];
         delete?: never;
         options?: never;
@@ -418,36 +490,36 @@ export interface components {
             value: unknown;
         };
         DataSourceInfo: {
-            capability: {
+            capability?: {
                 [key: string]: unknown;
             };
-            created_at: string;
-            data_source_id: string;
-            domain_id: string;
+            created_at?: string;
+            data_source_id?: string;
+            domain_id?: string;
             /** @enum {string} */
-            monitoring_type: "METRIC" | "LOG";
-            name: string;
-            plugin_info: components["schemas"]["DataSourcePluginInfo"];
-            provider: string;
+            monitoring_type?: "METRIC" | "LOG";
+            name?: string;
+            plugin_info?: components["schemas"]["DataSourcePluginInfo"];
+            provider?: string;
             /** @enum {string} */
-            state: "ENABLED" | "DISABLED";
-            tags: {
+            state?: "ENABLED" | "DISABLED";
+            tags?: {
                 [key: string]: unknown;
             };
         };
         DataSourcePluginInfo: {
-            metadata: {
+            metadata?: {
                 [key: string]: unknown;
             };
-            options: {
+            options?: {
                 [key: string]: unknown;
             };
-            plugin_id: string;
-            provider: string;
-            secret_id: string;
+            plugin_id?: string;
+            provider?: string;
+            secret_id?: string;
             /** @enum {string} */
-            upgrade_mode: "AUTO" | "MANUAL" | "NONE";
-            version: string;
+            upgrade_mode?: "AUTO" | "MANUAL" | "NONE";
+            version?: string;
         };
         DataSourcesInfo: {
             results: components["schemas"]["DataSourceInfo"][];
@@ -463,31 +535,31 @@ export interface components {
             };
         };
         EventInfo: {
-            account: string;
-            additional_info: {
+            account?: string;
+            additional_info?: {
                 [key: string]: unknown;
             };
-            alert_id: string;
-            created_at: string;
-            description: string;
-            domain_id: string;
-            event_id: string;
-            event_key: string;
-            event_type: string;
-            image_url: string;
-            occurred_at: string;
-            project_id: string;
-            provider: string;
-            raw_data: {
+            alert_id?: string;
+            created_at?: string;
+            description?: string;
+            domain_id?: string;
+            event_id?: string;
+            event_key?: string;
+            event_type?: string;
+            image_url?: string;
+            occurred_at?: string;
+            project_id?: string;
+            provider?: string;
+            raw_data?: {
                 [key: string]: unknown;
             };
-            resource: components["schemas"]["EventResource"];
-            resources: string[];
-            rule: string;
-            severity: string;
-            title: string;
-            webhook_id: string;
-            workspace_id: string;
+            resource?: components["schemas"]["EventResource"];
+            resources?: string[];
+            rule?: string;
+            severity?: string;
+            title?: string;
+            webhook_id?: string;
+            workspace_id?: string;
         };
         EventResource: {
             name?: string;
@@ -589,40 +661,40 @@ export interface components {
             total_count?: number;
         };
         WebhookInfo: {
-            access_key: string;
-            capability: {
+            access_key?: string;
+            capability?: {
                 [key: string]: unknown;
             };
-            created_at: string;
-            domain_id: string;
-            name: string;
-            plugin_info: components["schemas"]["WebhookPluginInfo"];
-            project_id: string;
-            requests: components["schemas"]["WebhookRequests"];
+            created_at?: string;
+            domain_id?: string;
+            name?: string;
+            plugin_info?: components["schemas"]["WebhookPluginInfo"];
+            project_id?: string;
+            requests?: components["schemas"]["WebhookRequests"];
             /** @enum {string} */
-            state: "ENABLED" | "DISABLED";
-            tags: {
+            state?: "ENABLED" | "DISABLED";
+            tags?: {
                 [key: string]: unknown;
             };
-            webhook_id: string;
-            webhook_url: string;
-            workspace_id: string;
+            webhook_id?: string;
+            webhook_url?: string;
+            workspace_id?: string;
         };
         WebhookPluginInfo: {
-            metadata: {
+            metadata?: {
                 [key: string]: unknown;
             };
-            options: {
+            options?: {
                 [key: string]: unknown;
             };
-            plugin_id: string;
+            plugin_id?: string;
             /** @enum {string} */
-            upgrade_mode: "AUTO" | "MANUAL" | "NONE";
-            version: string;
+            upgrade_mode?: "AUTO" | "MANUAL" | "NONE";
+            version?: string;
         };
         WebhookRequests: {
-            error: number;
-            total: number;
+            error?: number;
+            total?: number;
         };
         WebhooksInfo: {
             results: components["schemas"]["WebhookInfo"][];

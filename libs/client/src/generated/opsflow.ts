@@ -9,7 +9,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** event list */
+        /**
+         * event list
+         * @description Lists the events the caller may see, filtered, sorted and paged by `query` (Query); `count_only` answers the count alone. `only` (or `query.only`, `query.minimal`) cuts the answer to some fields. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `opsflow:Event.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["opsflow_v1_event_list"];
         delete?: never;
         options?: never;
@@ -26,7 +29,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** event stat */
+        /**
+         * event stat
+         * @description Aggregates the events the caller may see with a statistics query (distinct values, or aggregate stages). Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `opsflow:Event.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["opsflow_v1_event_stat"];
         delete?: never;
         options?: never;
@@ -51,24 +57,24 @@ export interface components {
             };
         };
         EventInfo: {
-            additional_info: {
+            additional_info?: {
                 [key: string]: unknown;
             };
-            created_at: string;
-            created_by: string;
-            created_type: string;
-            description: string;
-            domain_id: string;
-            event_id: string;
+            created_at?: string;
+            created_by?: string;
+            created_type?: string;
+            description?: string;
+            domain_id?: string;
+            event_id?: string;
             /** @enum {string} */
-            event_type: "CREATED" | "UPDATED" | "CHANGE_STATUS" | "COMMENTED";
-            name: string;
-            project_id: string;
-            task_id: string;
-            updated_at: string;
-            user_id: string;
-            user_type: string;
-            workspace_id: string;
+            event_type?: "CREATED" | "UPDATED" | "CHANGE_STATUS" | "COMMENTED";
+            name?: string;
+            project_id?: string;
+            task_id?: string;
+            updated_at?: string;
+            user_id?: string;
+            user_type?: string;
+            workspace_id?: string;
         };
         EventsInfo: {
             results: components["schemas"]["EventInfo"][];

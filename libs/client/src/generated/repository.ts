@@ -9,7 +9,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** schema create */
+        /**
+         * schema create
+         * @description Creates a schema. Callable with an access token of DOMAIN_ADMIN (permission `repository:Schema.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_SCHEMA, 409 ERROR_ALREADY_EXISTS.
+         */
         post: operations["repository_v2_schema_create"];
         delete?: never;
         options?: never;
@@ -26,7 +29,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** schema delete */
+        /**
+         * schema delete
+         * @description Deletes a schema. Callable with an access token of DOMAIN_ADMIN (permission `repository:Schema.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["repository_v2_schema_delete"];
         delete?: never;
         options?: never;
@@ -43,7 +49,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** schema get */
+        /**
+         * schema get
+         * @description Answers one schema by its id. `only` (or `query.only`, `query.minimal`) cuts the answer to some fields. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER, USER (permission `repository:Schema.read`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["repository_v2_schema_get"];
         delete?: never;
         options?: never;
@@ -60,7 +69,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** schema list */
+        /**
+         * schema list
+         * @description Lists the schemas the caller may see, filtered, sorted and paged by `query` (Query); `count_only` answers the count alone. `only` (or `query.only`, `query.minimal`) cuts the answer to some fields. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER, USER (permission `repository:Schema.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["repository_v2_schema_list"];
         delete?: never;
         options?: never;
@@ -77,7 +89,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** schema stat */
+        /**
+         * schema stat
+         * @description Aggregates the schemas the caller may see with a statistics query (distinct values, or aggregate stages). Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER, USER (permission `repository:Schema.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["repository_v2_schema_stat"];
         delete?: never;
         options?: never;
@@ -94,7 +109,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** schema sync */
+        /**
+         * schema sync
+         * @description Starts a collection of the schema now; answers at once, the work runs in the background. Callable with an access token of DOMAIN_ADMIN (permission `repository:Schema.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_SCHEMA, 400 ERROR_SYNC_MODE_NONE, 400 ERROR_SCHEMA_SYNC_FAILED, 400 ERROR_ADDRESS_NOT_ALLOWED, 404 ERROR_NOT_FOUND, 409 ERROR_SCHEMA_CHANGED_DURING_SYNC.
+         */
         post: operations["repository_v2_schema_sync"];
         delete?: never;
         options?: never;
@@ -111,7 +129,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** schema update */
+        /**
+         * schema update
+         * @description Changes the given fields of a schema; fields left out (or at their proto3 defaults) keep their values. Callable with an access token of DOMAIN_ADMIN (permission `repository:Schema.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_SCHEMA, 404 ERROR_NOT_FOUND.
+         */
         post: operations["repository_v2_schema_update"];
         delete?: never;
         options?: never;
@@ -167,23 +188,23 @@ export interface components {
             } | null;
         };
         SchemaInfo: {
-            created_at: string;
-            domain_id: string;
-            labels: unknown[];
-            name: string;
-            remote_repository: {
+            created_at?: string;
+            domain_id?: string;
+            labels?: unknown[];
+            name?: string;
+            remote_repository?: {
                 [key: string]: unknown;
             };
-            schema: {
+            schema?: {
                 [key: string]: unknown;
             };
-            schema_id: string;
+            schema_id?: string;
             /** @enum {string} */
-            sync_mode: "NONE" | "MANUAL" | "AUTOMATIC";
-            sync_options: {
+            sync_mode?: "NONE" | "MANUAL" | "AUTOMATIC";
+            sync_options?: {
                 [key: string]: unknown;
             };
-            tags: {
+            tags?: {
                 [key: string]: unknown;
             };
         };

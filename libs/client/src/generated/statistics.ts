@@ -9,7 +9,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** storage deregister */
+        /**
+         * storage deregister
+         * @description Deregisters a storage, with what belongs to it. Callable with an access token of DOMAIN_ADMIN (permission `statistics:Storage.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["statistics_v1_storage_deregister"];
         delete?: never;
         options?: never;
@@ -26,7 +29,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** storage disable */
+        /**
+         * storage disable
+         * @description Disables a storage. Callable with an access token of DOMAIN_ADMIN (permission `statistics:Storage.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["statistics_v1_storage_disable"];
         delete?: never;
         options?: never;
@@ -43,7 +49,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** storage enable */
+        /**
+         * storage enable
+         * @description Enables a storage. Callable with an access token of DOMAIN_ADMIN (permission `statistics:Storage.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["statistics_v1_storage_enable"];
         delete?: never;
         options?: never;
@@ -60,7 +69,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** storage get */
+        /**
+         * storage get
+         * @description Answers one storage by its id. `only` (or `query.only`, `query.minimal`) cuts the answer to some fields. Callable with an access token of DOMAIN_ADMIN (permission `statistics:Storage.read`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["statistics_v1_storage_get"];
         delete?: never;
         options?: never;
@@ -77,7 +89,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** storage list */
+        /**
+         * storage list
+         * @description Lists the storages the caller may see, filtered, sorted and paged by `query` (Query); `count_only` answers the count alone. `only` (or `query.only`, `query.minimal`) cuts the answer to some fields. Callable with an access token of DOMAIN_ADMIN (permission `statistics:Storage.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["statistics_v1_storage_list"];
         delete?: never;
         options?: never;
@@ -94,7 +109,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** storage register */
+        /**
+         * storage register
+         * @description Registers a storage: its plugin is initialised and its metadata stored. Callable with an access token of DOMAIN_ADMIN (permission `statistics:Storage.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_PLUGIN_VERSION, 400 ERROR_VERIFY_PLUGIN_FAILURE, 400 ERROR_ADDRESS_NOT_ALLOWED, 404 ERROR_NOT_FOUND.
+         */
         post: operations["statistics_v1_storage_register"];
         delete?: never;
         options?: never;
@@ -111,7 +129,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** storage stat */
+        /**
+         * storage stat
+         * @description Aggregates the storages the caller may see with a statistics query (distinct values, or aggregate stages). Callable with an access token of DOMAIN_ADMIN (permission `statistics:Storage.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["statistics_v1_storage_stat"];
         delete?: never;
         options?: never;
@@ -128,7 +149,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** storage update */
+        /**
+         * storage update
+         * @description Changes the given fields of a storage; fields left out (or at their proto3 defaults) keep their values. Callable with an access token of DOMAIN_ADMIN (permission `statistics:Storage.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["statistics_v1_storage_update"];
         delete?: never;
         options?: never;
@@ -145,7 +169,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** storage update-plugin */
+        /**
+         * storage update-plugin
+         * @description Moves a storage to another plugin version or options; the plugin is initialised again. Callable with an access token of DOMAIN_ADMIN (permission `statistics:Storage.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_PLUGIN_VERSION, 400 ERROR_VERIFY_PLUGIN_FAILURE, 400 ERROR_ADDRESS_NOT_ALLOWED, 400 ERROR_STORAGE_HAS_NO_PLUGIN, 400 ERROR_STORAGE_STATE_DISABLED, 404 ERROR_NOT_FOUND.
+         */
         post: operations["statistics_v1_storage_update_plugin"];
         delete?: never;
         options?: never;
@@ -162,7 +189,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** storage verify-plugin */
+        /**
+         * storage verify-plugin
+         * @description Verifies a storage's plugin with its options and secret. Callable with an access token of DOMAIN_ADMIN (permission `statistics:Storage.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_PLUGIN_VERSION, 400 ERROR_VERIFY_PLUGIN_FAILURE, 400 ERROR_ADDRESS_NOT_ALLOWED, 400 ERROR_STORAGE_HAS_NO_PLUGIN, 400 ERROR_STORAGE_STATE_DISABLED, 404 ERROR_NOT_FOUND.
+         */
         post: operations["statistics_v1_storage_verify_plugin"];
         delete?: never;
         options?: never;
@@ -279,34 +309,34 @@ export interface components {
             total_count?: number;
         };
         StorageInfo: {
-            capability: {
+            capability?: {
                 [key: string]: unknown;
             };
-            created_at: string;
-            domain_id: string;
-            name: string;
-            options: {
+            created_at?: string;
+            domain_id?: string;
+            name?: string;
+            options?: {
                 [key: string]: unknown;
             };
-            plugin_info: components["schemas"]["StoragePluginInfo"];
+            plugin_info?: components["schemas"]["StoragePluginInfo"];
             /** @enum {string} */
-            state: "ENABLED" | "DISABLED";
-            storage_id: string;
-            tags: {
+            state?: "ENABLED" | "DISABLED";
+            storage_id?: string;
+            tags?: {
                 [key: string]: unknown;
             };
-            user_id: string;
+            user_id?: string;
         };
         StoragePluginInfo: {
-            metadata: {
+            metadata?: {
                 [key: string]: unknown;
             };
-            options: {
+            options?: {
                 [key: string]: unknown;
             };
-            plugin_id: string;
-            secret_id: string;
-            version: string;
+            plugin_id?: string;
+            secret_id?: string;
+            version?: string;
         };
         StoragesInfo: {
             results: components["schemas"]["StorageInfo"][];
