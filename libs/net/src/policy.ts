@@ -88,9 +88,10 @@ export function outboundPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): Out
 /** Whether a URL's host (a name or an address literal) is on the allow-list as written. */
 export function hostIsListed(policy: OutboundPolicy, host: string): boolean {
   const h = normalizeHost(host);
+  if (policy.hosts.has(h)) return true;
   const family = isIP(h);
   if (family) return policy.nets.check(h, family === 4 ? 'ipv4' : 'ipv6');
-  return policy.hosts.has(h) || policy.suffixes.some((s) => h.endsWith(s) && h.length > s.length);
+  return policy.suffixes.some((s) => h.endsWith(s) && h.length > s.length);
 }
 
 /** The policy with more host names allowed (SNS_CONFIRM_ALLOWED_HOSTS for SNS confirmations). */
