@@ -53,6 +53,14 @@ for (const [name, port] of [['PostgreSQL', 5432], ['Redis', 6379]]) {
   }
 }
 
+// The global switches the allow-list replaced: stop here, before anything starts, rather than have
+// every app refuse to start (or, worse, silently ignore them).
+const legacy = ['ALLOW_PRIVATE_URLS', 'SCHEMA_SYNC_ALLOW_PRIVATE_HOSTS', 'STORAGE_ALLOW_PRIVATE_HOSTS'].filter((k) => process.env[k]);
+if (legacy.length) {
+  console.error(`[start] ${legacy.join(', ')} is no longer supported: list the private hosts and networks outbound calls may reach in OUTBOUND_ALLOW_PRIVATE (default here: 127.0.0.0/8,::1), and unset ${legacy.join(', ')}.`);
+  process.exit(2);
+}
+
 log(`building ${apps.join(', ')}`);
 run('node_modules/.bin/nx', ['run-many', '-t', 'build', '--projects', apps.join(','), '--outputStyle=stream']);
 log('applying migrations');
@@ -63,8 +71,9 @@ const baseEnv = {
   ...Object.fromEntries(Object.entries(imageEnv()).filter(([k]) => k.startsWith('MALLOC_'))),
   ...process.env,
   PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL || `http://127.0.0.1:${process.env.GATEWAY_PORT || 8080}`,
-  // The local platform may fetch files from this machine (e.g. a cost CSV on localhost).
-  ALLOW_PRIVATE_URLS: process.env.ALLOW_PRIVATE_URLS ?? 'true',
+  // The local platform may fetch from this machine's loopback (a cost CSV, a Keycloak on localhost),
+  // nothing else private; OUTBOUND_ALLOW_PRIVATE set by the caller wins. Never link-local or metadata.
+  OUTBOUND_ALLOW_PRIVATE: process.env.OUTBOUND_ALLOW_PRIVATE ?? '127.0.0.0/8,::1',
   ...(process.env.JWT_PUBLIC_KEY ? {} : { JWT_PUBLIC_KEY_FILE: pubFile, JWT_PRIVATE_KEY_FILE: privFile }),
 };
 // START_REPLICAS=N: N processes of every app and every worker, replica i on the app's port + 10 × i,

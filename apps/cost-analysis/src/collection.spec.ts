@@ -2,6 +2,7 @@ import request from 'supertest';
 import { bearer, waitFor } from '@platform/testing';
 import { Collector } from './collector/collector';
 import { createTestCostAnalysis, serveFiles } from './test-support';
+import { OUTBOUND_REFUSED_MESSAGE } from '@platform/net';
 
 /**
  * Collection end to end: a multi-month, multi-currency CSV served over loopback HTTP, collected by the
@@ -289,7 +290,8 @@ describe('cost collection', () => {
     const [task] = (await ok('job-task/list', owner, { job_id: job.job_id })).results;
     expect(task).toMatchObject({ status: 'FAILURE', error_code: 'ERROR_INVALID_COST_DATA', created_count: 0 });
     expect(task.error_message).toContain('2 row(s)');
-    expect(task.error_message).toContain('line 3: cost "abc" is not a number');
+    expect(task.error_message).toContain('line 3: cost is not a number');
+    expect(task.error_message).not.toContain('abc');
     expect(task.error_message).toContain('line 5: billed date');
     expect(task.finished_at).not.toBe('');
 
@@ -303,7 +305,10 @@ describe('cost collection', () => {
     await ok('data-source/update-plugin', owner, { data_source_id: ds.data_source_id, options: { base_url: files.url('/missing.csv') } });
     const job3 = await ok('data-source/sync', owner, { data_source_id: ds.data_source_id });
     await waitJob(job3.job_id);
-    expect((await ok('job-task/list', owner, { job_id: job3.job_id })).results[0].error_code).toBe('ERROR_HTTP_FILE_NOT_FOUND');
+    expect((await ok('job-task/list', owner, { job_id: job3.job_id })).results[0]).toMatchObject({
+      error_code: 'ERROR_OUTBOUND_REFUSED',
+      error_message: `${OUTBOUND_REFUSED_MESSAGE} (key = options.base_url)`,
+    });
     expect((await allUnified()).map((u) => u.unified_cost_id).sort()).toEqual(before.map((u) => u.unified_cost_id).sort());
   });
 

@@ -1,6 +1,7 @@
 import { defaultDatabaseUrl, defaultRedisUrl, env, envBool, envInt } from '@platform/core';
 import { loadSecretKeys } from '@platform/secrets';
 import { parseRates } from './currency';
+import { outboundPolicyFromEnv, type OutboundPolicy } from '@platform/net';
 
 export interface CostAnalysisConfig {
   port: number;
@@ -24,8 +25,8 @@ export interface CostAnalysisConfig {
   aggregationDay: number;
   /** A job still IN_PROGRESS after this many seconds is TIMEOUT when the next sync comes. */
   jobTimeoutSeconds: number;
-  /** Fetching private, loopback and link-local addresses (SSRF guard off): local development and tests. */
-  allowPrivateUrls: boolean;
+  /** The private hosts and networks data-source fetches may reach (OUTBOUND_ALLOW_PRIVATE). */
+  outbound: OutboundPolicy;
   /** AES-256-GCM keys sealing data sources' secret_data: the first seals, every one opens (rotation). */
   secretKeys: Buffer[];
   /** Upstream's DATA_SOURCE_SYNC_HOUR: the hour (UTC) of the schedule a data source gets when registered without one. */
@@ -61,7 +62,7 @@ export function loadConfig(): CostAnalysisConfig {
     unifiedCurrencies,
     aggregationDay,
     jobTimeoutSeconds: envInt('JOB_TIMEOUT_SECONDS', 3600),
-    allowPrivateUrls: envBool('ALLOW_PRIVATE_URLS', false),
+    outbound: outboundPolicyFromEnv(),
     secretKeys: loadSecretKeys(),
     defaultSyncHour,
     worker: {

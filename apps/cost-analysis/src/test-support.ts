@@ -13,6 +13,7 @@ import { loadConfig, type CostAnalysisConfig } from './config';
 import type { CostAnalysisDeps } from './deps';
 import { builtinPlugins } from './plugin/builtins';
 import { startScheduler } from './data-source/scheduler';
+import { LOOPBACK_ONLY } from '@platform/net';
 
 /** A clock tests set by hand (`set`); unset, it is the real time. */
 export class TestClock {
@@ -40,7 +41,7 @@ export async function createTestCostAnalysis(
     redisUrl: r.url,
     queuePrefix: `${r.prefix}bull`,
     directoryPrefix: r.prefix,
-    allowPrivateUrls: true,
+    outbound: LOOPBACK_ONLY,
     worker: { ...base.worker, lockDurationMs: 2000, stalledIntervalMs: 1000, attempts: 3 },
     ...overrides,
   };

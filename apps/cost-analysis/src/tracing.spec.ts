@@ -47,7 +47,7 @@ describe('traces through the cost-analysis app, the queue and the collection wor
       REDIS_URL: t.config.redisUrl,
       QUEUE_PREFIX: t.config.queuePrefix,
       DIRECTORY_PREFIX: t.config.directoryPrefix,
-      ALLOW_PRIVATE_URLS: 'true',
+      OUTBOUND_ALLOW_PRIVATE: '127.0.0.0/8,::1',
       JWT_PUBLIC_KEY: testKeys.publicPem,
       LOG_LEVEL: 'info',
       ...otlpEnv(receiver),

@@ -81,7 +81,7 @@ describe('worker crash', () => {
         REDIS_URL: t.config.redisUrl,
         QUEUE_PREFIX: t.config.queuePrefix,
         DIRECTORY_PREFIX: t.config.directoryPrefix,
-        ALLOW_PRIVATE_URLS: 'true',
+        OUTBOUND_ALLOW_PRIVATE: '127.0.0.0/8,::1',
         WORKER_CONCURRENCY: '1',
         WORKER_LOCK_DURATION_MS: '1500',
         WORKER_STALLED_INTERVAL_MS: '1000',

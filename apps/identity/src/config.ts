@@ -1,4 +1,5 @@
 import { defaultDatabaseUrl, defaultRedisUrl, env, envBool, envInt } from '@platform/core';
+import { outboundPolicyFromEnv, type OutboundPolicy } from '@platform/net';
 import { loadSecretKeys } from '@platform/secrets';
 
 export interface IdentityConfig {
@@ -19,8 +20,11 @@ export interface IdentityConfig {
 }
 
 export interface ExternalAuthConfig {
-  /** Issuers (and their JWKS and userinfo URLs) on private or loopback addresses are refused unless set (ALLOW_PRIVATE_URLS). */
-  allowPrivateUrls: boolean;
+  /**
+   * The private hosts and networks an issuer (and its JWKS and userinfo URLs) may be on
+   * (OUTBOUND_ALLOW_PRIVATE); an issuer outside it must be https.
+   */
+  outbound: OutboundPolicy;
   /** Bound of each exchange with an issuer (discovery, JWKS, userinfo); past it a login answers 503. */
   timeoutMs: number;
   /** How long an issuer's discovery document and JWKS are kept before they are fetched again. */
@@ -74,7 +78,7 @@ export function loadConfig(): IdentityConfig {
     },
     secretKeys: loadSecretKeys(),
     externalAuth: {
-      allowPrivateUrls: envBool('ALLOW_PRIVATE_URLS', false),
+      outbound: outboundPolicyFromEnv(),
       timeoutMs: envInt('EXTERNAL_AUTH_TIMEOUT_MS', 5000),
       cacheSeconds: envInt('EXTERNAL_AUTH_CACHE_SECONDS', 600),
       jwksCooldownSeconds: envInt('EXTERNAL_AUTH_JWKS_COOLDOWN_SECONDS', 30),

@@ -2,6 +2,7 @@ import request from 'supertest';
 import { decodeJwt } from 'jose';
 import { bearer, FakeProvider } from '@platform/testing';
 import { createTestIdentity, seedDomain } from './test-support';
+import { LOOPBACK_ONLY } from '@platform/net';
 
 /**
  * Operations as a client generated from upstream's protos (cloudforet-io/api 2.0.435, identity/v2)
@@ -191,8 +192,8 @@ describe('identity: requests of proto3 clients', () => {
     test('external_auth: SetExternalAuthRequest with PluginRequest at its defaults (version "", upgrade_mode NONE, schema_id "", secret_data {})', async () => {
       const call = as(admin);
       const fake = await new FakeProvider().start();
-      const allow = t.deps.config.externalAuth.allowPrivateUrls;
-      t.deps.config.externalAuth.allowPrivateUrls = true;
+      const allow = t.deps.config.externalAuth.outbound;
+      t.deps.config.externalAuth.outbound = LOOPBACK_ONLY;
       try {
         const realm = await fake.realm('proto');
         const set = await call('v2/external-auth/set', {
@@ -203,7 +204,7 @@ describe('identity: requests of proto3 clients', () => {
         expect((await call('v2/external-auth/unset', {})).domain_id).toBe('d1');
         expect((await call('v2/external-auth/get', {})).state).toBe('DISABLED');
       } finally {
-        t.deps.config.externalAuth.allowPrivateUrls = allow;
+        t.deps.config.externalAuth.outbound = allow;
         await fake.stop();
       }
     });

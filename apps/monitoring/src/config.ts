@@ -1,4 +1,5 @@
 import { defaultDatabaseUrl, defaultRedisUrl, env, envBool, envInt } from '@platform/core';
+import { outboundPolicyFromEnv, type OutboundPolicy } from '@platform/net';
 
 export interface MonitoringConfig {
   port: number;
@@ -7,8 +8,8 @@ export interface MonitoringConfig {
   /** Base of every webhook_url (the gateway's public URL). */
   publicBaseUrl: string;
   migrateOnStart: boolean;
-  /** Outbound calls (data-source checks) may reach private and loopback addresses. */
-  allowPrivateUrls: boolean;
+  /** The private hosts and networks outbound calls (data-source checks, SNS confirmations) may reach (OUTBOUND_ALLOW_PRIVATE). */
+  outbound: OutboundPolicy;
   /** Hosts, besides AWS's `sns.<region>.amazonaws.com`, an SNS SubscribeURL may point at (`host` or `host:port`). */
   snsConfirmHosts: string[];
   ingest: {
@@ -45,7 +46,7 @@ export function loadConfig(): MonitoringConfig {
     redisUrl: env('REDIS_URL', defaultRedisUrl()),
     publicBaseUrl: env('PUBLIC_BASE_URL', 'http://127.0.0.1:8080').replace(/\/+$/, ''),
     migrateOnStart: envBool('MIGRATE_ON_START', false),
-    allowPrivateUrls: envBool('ALLOW_PRIVATE_URLS', false),
+    outbound: outboundPolicyFromEnv(),
     snsConfirmHosts: env('SNS_CONFIRM_ALLOWED_HOSTS', '')
       .split(',')
       .map((h) => h.trim().toLowerCase())

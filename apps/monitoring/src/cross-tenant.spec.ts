@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { bearer } from '@platform/testing';
 import { createTestMonitoring, fakePrometheus, type TestMonitoring } from './test-support';
+import { LOOPBACK_ONLY } from '@platform/net';
 
 /**
  * Object-level authorization (OWASP API1, docs/security.md): every per-record operation of webhooks and
@@ -19,7 +20,7 @@ describe('monitoring: another tenant reaches no record by id', () => {
   const call = (path: string, auth: string, body: object) => request(t.app).post(`/monitoring/v1/${path}`).set('Authorization', auth).send(body);
 
   beforeAll(async () => {
-    t = await createTestMonitoring({ worker: false, allowPrivateUrls: true });
+    t = await createTestMonitoring({ worker: false, outbound: LOOPBACK_ONLY });
     prom = await fakePrometheus();
     await t.publishProjects('d1', [{ project_id: 'project-1', workspace_id: 'ws-1' }]);
     await t.publishProjects('d2', [{ project_id: 'project-1', workspace_id: 'ws-1' }]);

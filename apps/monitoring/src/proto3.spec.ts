@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { bearer } from '@platform/testing';
 import { createTestMonitoring, fakePrometheus, type TestMonitoring } from './test-support';
+import { LOOPBACK_ONLY } from '@platform/net';
 
 /**
  * Every operation as a client generated from upstream's protos (cloudforet-io/api 2.0.435,
@@ -22,7 +23,7 @@ describe('monitoring: requests of proto3 clients', () => {
   let webhook: { webhook_id: string; access_key: string } = { webhook_id: '', access_key: '' };
   beforeAll(async () => {
     prom = await fakePrometheus();
-    t = await createTestMonitoring({ allowPrivateUrls: true });
+    t = await createTestMonitoring({ outbound: LOOPBACK_ONLY });
     await t.publishProjects('d1', [{ project_id: 'project-1', workspace_id: 'ws-1' }]);
     admin = await bearer({ domainId: 'd1', roleType: 'DOMAIN_ADMIN', userId: 'admin' });
     owner = await bearer({ domainId: 'd1', workspaceId: 'ws-1', roleType: 'WORKSPACE_OWNER', userId: 'owner' });

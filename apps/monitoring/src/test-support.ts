@@ -13,9 +13,11 @@ import type { MonitoringDeps } from './deps';
 import { startDeliveryWorker } from './ingest/worker-runtime';
 import { WebhookCopy } from './ingest/webhook-copy';
 import { createDeliveryQueue, createDirectoryRedis } from './queues';
+import { NO_PRIVATE_DESTINATIONS, type OutboundPolicy } from '@platform/net';
 
 export interface TestOptions {
-  allowPrivateUrls?: boolean;
+  /** The outbound allow-list (default: no private destination). */
+  outbound?: OutboundPolicy;
   snsConfirmHosts?: string[];
   /** Start an in-process delivery worker (default true). */
   worker?: boolean;
@@ -56,7 +58,7 @@ export async function createTestMonitoring(o: TestOptions = {}) {
     redisUrl,
     databaseUrl: db.url,
     publicBaseUrl: 'https://monitoring.example.test',
-    allowPrivateUrls: o.allowPrivateUrls ?? false,
+    outbound: o.outbound ?? NO_PRIVATE_DESTINATIONS,
     snsConfirmHosts: o.snsConfirmHosts ?? [],
     ingest: { ...base.ingest, queuePrefix, ...o.ingest },
     worker: { ...base.worker, concurrency: 32, batchSize: 50, lockDurationMs: 5000, stalledIntervalMs: 2000, ...o.workerConfig },
@@ -119,6 +121,9 @@ export async function createTestMonitoring(o: TestOptions = {}) {
 export type TestMonitoring = Awaited<ReturnType<typeof createTestMonitoring>>;
 
 /** A loopback stand-in for a Prometheus HTTP API: answers the instant query the way Prometheus does. */
+/** What fakePrometheus' other paths answer: no answer, error or log-visible text of the platform may quote it. */
+export const OUTBOUND_MARKER = 'MARKER-prom-3b8e27';
+
 export function fakePrometheus(): Promise<{ url: string; queries: string[]; close(): void }> {
   const queries: string[] = [];
   const server = http.createServer((req, res) => {
@@ -127,8 +132,13 @@ export function fakePrometheus(): Promise<{ url: string; queries: string[]; clos
       queries.push(u.searchParams.get('query') ?? '');
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ status: 'success', data: { resultType: 'vector', result: [{ metric: {}, value: [Date.now() / 1000, '1'] }] } }));
+    } else if (u.pathname === '/echo/api/v1/query') {
+      // a target that answers JSON carrying a marker: no answer of the platform may quote it
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: OUTBOUND_MARKER, data: OUTBOUND_MARKER }));
+    } else if (u.pathname === '/reset/api/v1/query') {
+      req.socket.destroy();
     } else {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('404 page not found');
+      res.writeHead(404, { 'content-type': 'text/plain' }).end(`404 page not found ${OUTBOUND_MARKER}`);
     }
   });
   return new Promise((resolve) =>

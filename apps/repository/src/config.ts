@@ -1,12 +1,13 @@
 import { defaultDatabaseUrl, env, envBool, envInt, MODULES } from '@platform/core';
+import { outboundPolicyFromEnv, type OutboundPolicy } from '@platform/net';
 
 export interface RepositoryConfig {
   port: number;
   databaseUrl: string;
   migrateOnStart: boolean;
   sync: {
-    /** Sync may fetch from private, loopback and link-local addresses (off by default: SSRF). */
-    allowPrivateHosts: boolean;
+    /** The private hosts and networks a sync may fetch from (OUTBOUND_ALLOW_PRIVATE; none by default: SSRF). */
+    outbound: OutboundPolicy;
     /** Time limit of one fetch (connect, redirects and body), in milliseconds. */
     timeoutMs: number;
     /** Largest schema document a sync accepts, in bytes. */
@@ -25,7 +26,7 @@ export function loadConfig(): RepositoryConfig {
     databaseUrl: env('DATABASE_URL', defaultDatabaseUrl('repository')),
     migrateOnStart: envBool('MIGRATE_ON_START', false),
     sync: {
-      allowPrivateHosts: envBool('SCHEMA_SYNC_ALLOW_PRIVATE_HOSTS', false),
+      outbound: outboundPolicyFromEnv(),
       timeoutMs: envInt('SCHEMA_SYNC_TIMEOUT_MS', 10_000),
       maxBytes: envInt('SCHEMA_SYNC_MAX_BYTES', 1024 * 1024),
       maxRedirects: envInt('SCHEMA_SYNC_MAX_REDIRECTS', 3),

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { bearer } from '@platform/testing';
 import { createTestRepository } from './test-support';
+import { LOOPBACK_ONLY } from '@platform/net';
 
 /**
  * Every operation as a client generated from upstream's protos sends it. Upstream removed the v2 Schema
@@ -29,7 +30,7 @@ describe('repository: requests of proto3 clients', () => {
   beforeAll(async () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    t = await createTestRepository({ allowPrivateHosts: true, sweepSeconds: 0 });
+    t = await createTestRepository({ outbound: LOOPBACK_ONLY, sweepSeconds: 0 });
     admin = await bearer({ domainId: 'd1', roleType: 'DOMAIN_ADMIN', userId: 'admin' });
   });
   afterAll(async () => {

@@ -1,5 +1,6 @@
 import { defaultDatabaseUrl, env, envBool, envInt, MODULES } from '@platform/core';
 import { loadSecretKeys } from '@platform/secrets';
+import { outboundPolicyFromEnv, type OutboundPolicy } from '@platform/net';
 
 export interface StatisticsConfig {
   port: number;
@@ -7,8 +8,8 @@ export interface StatisticsConfig {
   migrateOnStart: boolean;
   /** AES-256-GCM keys for storage secrets: the first encrypts, every one decrypts (rotation). */
   secretKeys: Buffer[];
-  /** Plugins may reach private, loopback and link-local addresses (off by default: SSRF). */
-  allowPrivateHosts: boolean;
+  /** The private hosts and networks a plugin may reach (OUTBOUND_ALLOW_PRIVATE; none by default: SSRF). */
+  outbound: OutboundPolicy;
   /** Time limit of a plugin's verify (connect + probe), in milliseconds. */
   verifyTimeoutMs: number;
 }
@@ -19,7 +20,7 @@ export function loadConfig(): StatisticsConfig {
     databaseUrl: env('DATABASE_URL', defaultDatabaseUrl('statistics')),
     migrateOnStart: envBool('MIGRATE_ON_START', false),
     secretKeys: loadSecretKeys(),
-    allowPrivateHosts: envBool('STORAGE_ALLOW_PRIVATE_HOSTS', false),
+    outbound: outboundPolicyFromEnv(),
     verifyTimeoutMs: envInt('STORAGE_VERIFY_TIMEOUT_MS', 5000),
   };
 }

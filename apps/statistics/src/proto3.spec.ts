@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { bearer } from '@platform/testing';
 import { createTestStatistics } from './test-support';
+import { LOOPBACK_ONLY } from '@platform/net';
 
 /**
  * Every operation as a client generated from upstream's protos sends it. Upstream removed Storage from
@@ -19,7 +20,7 @@ describe('statistics: requests of proto3 clients', () => {
   let admin: string;
   let id = '';
   beforeAll(async () => {
-    t = await createTestStatistics({ allowPrivateHosts: true, verifyTimeoutMs: 3000 });
+    t = await createTestStatistics({ outbound: LOOPBACK_ONLY, verifyTimeoutMs: 3000 });
     admin = await bearer({ domainId: 'd1', roleType: 'DOMAIN_ADMIN', userId: 'admin' });
   });
   afterAll(() => t?.close());

@@ -332,6 +332,9 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
       if (repeats >= 0) logger.warn({ err: message, req_id: ex.requestId, ...(repeats && { repeats }) }, 'dependency unavailable');
     } else if (apiError.status >= 500) {
       ex.log.error({ err, req_id: ex.requestId }, 'server error');
+    } else if (typeof apiError.details?.outboundDetail === 'string') {
+      // An outbound call's failure: the caller reads the uniform refusal, the log what happened.
+      ex.log.warn({ key: apiError.details.key, outbound: apiError.details.outboundDetail, req_id: ex.requestId }, 'outbound call refused');
     }
     if (apiError.status === 405) res.setHeader('Allow', 'POST');
     const op = ex.operation === undefined ? undefined : byPath.get(ex.operation);

@@ -1,8 +1,9 @@
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
-import { ApiError } from '@platform/errors';
+import { hostIsListed, type OutboundPolicy } from './policy';
+import { OutboundRefused } from './refusal';
 
-/** Addresses a plugin must not reach unless configuration allows: private, loopback, link-local, reserved. */
+/** Addresses a plugin must not reach unless the allow-list names them: private, loopback, link-local, reserved. */
 const blocked = new BlockList();
 for (const [net, bits] of [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
@@ -13,6 +14,15 @@ for (const [net, bits] of [
   ['::', 127], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8], ['2001:db8::', 32], ['100::', 64],
   ['64:ff9b:1::', 48], // NAT64 for local use (RFC 8215): a translator of this network's own choosing
 ] as const) blocked.addSubnet(net, bits, 'ipv6');
+
+/**
+ * Addresses no configuration makes reachable: link-local (cloud metadata at 169.254.169.254, the
+ * link's own hosts), AWS's IPv6 metadata fd00:ec2::254, the unspecified address (0.0.0.0 and `::`,
+ * which reach this host) with the rest of 0.0.0.0/8, multicast and broadcast.
+ */
+const never = new BlockList();
+for (const [net, bits] of [['0.0.0.0', 8], ['169.254.0.0', 16], ['224.0.0.0', 4], ['255.255.255.255', 32]] as const) never.addSubnet(net, bits, 'ipv4');
+for (const [net, bits] of [['::', 128], ['fe80::', 10], ['fd00:ec2::254', 128], ['ff00::', 8]] as const) never.addSubnet(net, bits, 'ipv6');
 
 /**
  * The IPv4 address an IPv6 address carries: mapped ::ffff:a.b.c.d, IPv4-compatible ::a.b.c.d
@@ -47,14 +57,55 @@ function expandIpv6(ip: string): number[] | undefined {
   return all.length === 8 ? all.map((w) => parseInt(w, 16)) : undefined;
 }
 
+/** Private, loopback, link-local or reserved (anything but a public unicast address); not an address: true. */
 export function isPrivateAddress(ip: string): boolean {
-  const family = isIP(ip);
-  if (family === 4) return blocked.check(ip, 'ipv4');
+  return judged(ip, blocked);
+}
+
+/** Refused whatever the allow-list says: link-local, metadata, unspecified, multicast; not an address: true. */
+export function isNeverAllowed(ip: string): boolean {
+  return judged(ip, never);
+}
+
+/** An address judged by a list: IPv6 forms that carry an IPv4 address by that IPv4 address too. */
+function judged(ip: string, list: BlockList): boolean {
+  const bare = ip.replace(/%.*$/, '');
+  const family = isIP(bare);
+  if (family === 4) return list.check(bare, 'ipv4');
   if (family === 6) {
-    const v4 = embeddedIpv4(ip);
-    return v4 ? blocked.check(v4, 'ipv4') : blocked.check(ip, 'ipv6');
+    const v4 = embeddedIpv4(bare);
+    return list.check(bare, 'ipv6') || (v4 !== undefined && list.check(v4, 'ipv4'));
   }
   return true;
+}
+
+/**
+ * Whether an address may be connected to for `host` under `policy`: never a link-local, metadata or
+ * unspecified one; a public one always; a private one when its network is listed or `host` (the name
+ * the URL gave) is. Used for every resolved address and for a connection's actual peer.
+ */
+export function addressAllowed(policy: OutboundPolicy, host: string, ip: string): boolean {
+  if (isNeverAllowed(ip)) return false;
+  if (!isPrivateAddress(ip)) return true;
+  if (hostIsListed(policy, host)) return true;
+  const bare = ip.replace(/%.*$/, '');
+  const v4 = isIP(bare) === 6 ? embeddedIpv4(bare) : undefined;
+  return v4 ? policy.nets.check(v4, 'ipv4') : policy.nets.check(bare, isIP(bare) === 4 ? 'ipv4' : 'ipv6');
+}
+
+/**
+ * A host as the WHATWG URL parser reads it: every IPv4 spelling (`0xa9fea9fe`, `2852039166`,
+ * `0251.0376.0251.0376`, `169.254.43518`) becomes its dotted form, brackets and case go. A host the
+ * parser refuses is answered as given (the resolver then refuses it). A trailing dot goes too.
+ */
+export function canonicalHost(host: string): string {
+  const bare = host.replace(/^\[|\]$/g, '');
+  if (isIP(bare) === 6) return bare.toLowerCase();
+  try {
+    return new URL(`http://${bare}/`).hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  } catch {
+    return bare;
+  }
 }
 
 /** Every address a host name resolves to. */
@@ -65,36 +116,27 @@ export const systemResolver: Resolver = (host) => lookup(host, { all: true, verb
 
 /**
  * Resolves `host` and returns the address to connect to. Every address the name resolves to must be
- * public unless `allowPrivate`: a name with one private address could be made to use it. The caller
- * connects to the returned address (not the name again), so a second resolution cannot change it.
- * `resolve` is the seam tests use to answer a name with given addresses (DNS rebinding, a name of a
- * public service resolving to loopback).
+ * allowed (public, or private and on the allow-list, never link-local, metadata or unspecified): a name
+ * with one refused address could be made to use it. The caller connects to the returned address (not
+ * the name again), so a second resolution cannot change it. `resolve` is the seam tests use to answer
+ * a name with given addresses (DNS rebinding, a name of a public service resolving to metadata).
+ * A refusal is the uniform `OutboundRefused`; the address it resolved is in its log detail only.
  */
 export async function resolveAllowedAddress(
   host: string,
-  allowPrivate: boolean,
+  policy: OutboundPolicy,
   key: string,
   resolve: Resolver = systemResolver,
 ): Promise<{ address: string; family: number }> {
+  const name = canonicalHost(host);
   let addresses: { address: string; family: number }[];
   try {
-    addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await resolve(host);
-  } catch {
-    throw new ApiError(400, 'ERROR_INVALID_PARAMETER', `Invalid parameter. (key = ${key}, reason = cannot resolve host ${host})`, { key });
+    addresses = isIP(name) ? [{ address: name, family: isIP(name) }] : await resolve(name);
+  } catch (e) {
+    throw new OutboundRefused(key, `cannot resolve ${name}: ${(e as { code?: string }).code ?? 'failed'}`);
   }
-  if (!addresses.length) {
-    throw new ApiError(400, 'ERROR_INVALID_PARAMETER', `Invalid parameter. (key = ${key}, reason = cannot resolve host ${host})`, { key });
-  }
-  if (!allowPrivate) {
-    const bad = addresses.find((a) => isPrivateAddress(a.address));
-    if (bad) {
-      throw new ApiError(
-        400,
-        'ERROR_ADDRESS_NOT_ALLOWED',
-        `${host} resolves to ${bad.address}, a private address (private, loopback, link-local or reserved), which this deployment does not allow. (key = ${key})`,
-        { key },
-      );
-    }
-  }
+  if (!addresses.length) throw new OutboundRefused(key, `cannot resolve ${name}: no address`);
+  const bad = addresses.find((a) => !addressAllowed(policy, name, a.address));
+  if (bad) throw new OutboundRefused(key, `${name} resolves to ${bad.address}, which is not allowed`);
   return addresses[0];
 }

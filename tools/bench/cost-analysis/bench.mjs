@@ -78,7 +78,7 @@ const token = (domain, role, ws) =>
 const owner = await token('d1', 'WORKSPACE_OWNER', 'ws-1');
 const env = {
   ...process.env, DATABASE_URL: dbUrl, REDIS_URL: redisUrl, QUEUE_PREFIX: `${prefix}bull`, DIRECTORY_PREFIX: prefix,
-  ALLOW_PRIVATE_URLS: 'true', JOB_TIMEOUT_SECONDS: '86400', LOG_LEVEL: process.env.LOG_LEVEL || 'warn', PORT: String(appPort),
+  OUTBOUND_ALLOW_PRIVATE: '127.0.0.0/8,::1', JOB_TIMEOUT_SECONDS: '86400', LOG_LEVEL: process.env.LOG_LEVEL || 'warn', PORT: String(appPort),
   JWT_PUBLIC_KEY: keys.publicPem,
 };
 // BENCH_CPU_PROF=dir: the app and the worker write V8 CPU profiles there (main-*.cpuprofile, worker-*.cpuprofile).

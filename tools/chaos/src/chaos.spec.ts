@@ -132,7 +132,7 @@ describe('chaos: worker kills, a Redis kill and PostgreSQL restarts during webho
       logFile,
       env: {
         JWT_PUBLIC_KEY: testKeys.publicPem,
-        ALLOW_PRIVATE_URLS: 'true',
+        OUTBOUND_ALLOW_PRIVATE: '127.0.0.0/8,::1',
         // A killed worker's jobs are taken over once their lock lapses: 5 s here (30 s by default).
         // Not less: on a loaded 2-core machine a lock renewal (every half lock) can come late, and a
         // job whose lock lapses 4 times (maxStalledCount 3) is failed while its worker still runs it.

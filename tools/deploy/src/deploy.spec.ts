@@ -190,6 +190,17 @@ describe('deployment files', () => {
     }
   });
 
+  it('every app and worker that calls out reads the outbound allow-list; no file sets a retired global switch (issue #27)', () => {
+    const c = YAML.parse(read('docker/compose.yaml'));
+    for (const name of ['identity', 'cost-analysis', 'cost-analysis-worker', 'statistics', 'repository', 'monitoring', 'monitoring-worker']) {
+      expect([name, c.services[name].environment.OUTBOUND_ALLOW_PRIVATE]).toEqual([name, '${OUTBOUND_ALLOW_PRIVATE:-}']);
+    }
+    expect(YAML.parse(read('k8s/base/config.yaml')).data.OUTBOUND_ALLOW_PRIVATE).toBe('');
+    for (const file of ['docker/compose.yaml', 'k8s/base/config.yaml', 'tools/dev/start-all.mjs']) {
+      expect([file, /^\s*(ALLOW_PRIVATE_URLS|SCHEMA_SYNC_ALLOW_PRIVATE_HOSTS|STORAGE_ALLOW_PRIVATE_HOSTS)\s*[:=]/m.test(read(file))]).toEqual([file, false]);
+    }
+  });
+
   it('the Dockerfile is multi-stage, runs as non-root with production dependencies only', () => {
     const d = read('docker/Dockerfile');
     expect(d.match(/^FROM /gm)!.length).toBeGreaterThanOrEqual(3);

@@ -42,7 +42,7 @@ describe(`the platform end to end, through nginx (${REPLICAS} replica${REPLICAS 
 
   beforeAll(async () => {
     // LOG_LEVEL=info: one line per request in every app, so the test of secrets sees what production logs.
-    p = await startPlatform({ OPSFLOW_INGEST_TOKENS: 'e2e-ingest-token', ALLOW_PRIVATE_URLS: 'true', LOG_LEVEL: 'info' });
+    p = await startPlatform({ OPSFLOW_INGEST_TOKENS: 'e2e-ingest-token', OUTBOUND_ALLOW_PRIVATE: '127.0.0.0/8,::1', LOG_LEVEL: 'info' });
   });
   afterAll(async () => {
     await p?.stop();

@@ -35,7 +35,7 @@ describe(`the platform with ${REPLICAS} replicas of every app and worker`, () =>
       replicas: REPLICAS,
       label: 'replicas',
       env: {
-        ALLOW_PRIVATE_URLS: 'true',
+        OUTBOUND_ALLOW_PRIVATE: '127.0.0.0/8,::1',
         LOGIN_MAX_FAILURES: '3',
         TOKEN_ISSUE_RATE_USER_POINTS: '6',
         TOKEN_ISSUE_RATE_ADDRESS_POINTS: '1000',

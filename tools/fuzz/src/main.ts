@@ -34,7 +34,7 @@ export async function runFuzz(o: RunOptions): Promise<{ report: FuzzReport; text
     redisUrl: REDIS_URL,
     label: 'fuzz',
     build: o.build,
-    env: { OPSFLOW_INGEST_TOKENS: INGEST_TOKEN, ALLOW_PRIVATE_URLS: 'true' },
+    env: { OPSFLOW_INGEST_TOKENS: INGEST_TOKEN, OUTBOUND_ALLOW_PRIVATE: '127.0.0.0/8,::1' },
   });
   log(`platform up in ${((Date.now() - t0) / 1000).toFixed(1)} s (${platform.apps.join(', ')}); logs in ${platform.dir}`);
   const csv = await startCsvServer(CSV_PORT);

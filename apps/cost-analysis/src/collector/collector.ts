@@ -3,6 +3,7 @@ import type { Pool, PoolClient } from 'pg';
 import type { Logger } from '@platform/core';
 import type { DirectoryClient } from '@platform/directory';
 import { isApiError } from '@platform/errors';
+import { isOutboundRefused } from '@platform/net';
 import type { Queue } from '@platform/queue';
 import type { CostAnalysisConfig } from '../config';
 import type { Queryable } from '../db';
@@ -39,21 +40,28 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 /**
  * PostgreSQL refused a value of the COPY (SQLSTATE class 22, data exception: an invalid date, a number
  * out of range, bad UTF-8 or JSON): bad data a retry cannot fix, so the task fails at once with
- * ERROR_INVALID_COST_DATA. `where` is COPY's context ("COPY cost, line 12, column billed_date: ..."),
- * whose line counts the rows sent, not the lines of the source file.
+ * ERROR_INVALID_COST_DATA. PostgreSQL's message and COPY's context quote the value ("invalid input
+ * syntax for type date: "..."", "COPY cost, line 12, column billed_date: ..."), which came from the
+ * source: the task's error names the column alone, the rest goes to the log (`detail`).
  */
 function copyDataError(e: unknown): TaskFailure | undefined {
-  const err = e as { code?: unknown; message?: string; where?: string };
+  const err = e as { code?: unknown; message?: string; where?: string; column?: string };
   if (typeof err?.code !== 'string' || !err.code.startsWith('22')) return undefined;
-  const where = err.where ? ` (${err.where.split('\n')[0]})` : '';
-  return new TaskFailure('ERROR_INVALID_COST_DATA', `PostgreSQL refused a row of the cost data: ${err.message}${where}`);
+  const column = /column (\w+)/.exec(err.where ?? '')?.[1] ?? err.column;
+  const where = err.where ? ` (${err.where.split('\n')[0].slice(0, 200)})` : '';
+  return new TaskFailure(
+    'ERROR_INVALID_COST_DATA',
+    `PostgreSQL refused a row of the cost data (SQLSTATE ${err.code}${column ? `, column ${column}` : ''}).`,
+    `${err.message?.slice(0, 200)}${where}`,
+  );
 }
 
-/** The task failed for a reason a retry cannot change. */
+/** The task failed for a reason a retry cannot change. `detail` is for the log alone. */
 class TaskFailure extends Error {
   constructor(
     readonly code: string,
     message: string,
+    readonly detail?: string,
   ) {
     super(message);
   }
@@ -155,12 +163,14 @@ export class Collector {
       }
       const permanent = e instanceof TaskFailure || e instanceof PluginError || isApiError(e);
       const code = (e as { code?: string }).code && permanent ? String((e as { code: string }).code) : 'ERROR_COLLECT_FAILED';
+      // What the tenant may not read (an outbound call's detail, PostgreSQL's quote of a value) goes to the log only.
+      const detail = isOutboundRefused(e) || e instanceof TaskFailure ? e.detail : undefined;
       if (permanent || finalAttempt) {
-        logger.warn({ job_task_id: t.job_task_id, err: (e as Error).message }, 'job task failed');
+        logger.warn({ job_task_id: t.job_task_id, err: (e as Error).message, ...(detail && { detail }) }, 'job task failed');
         await this.failTask(t.domain_id, t.job_task_id, code, (e as Error).message);
         return 'failed';
       }
-      logger.warn({ job_task_id: t.job_task_id, err: (e as Error).message }, 'job task attempt failed; retrying');
+      logger.warn({ job_task_id: t.job_task_id, err: (e as Error).message, ...(detail && { detail }) }, 'job task attempt failed; retrying');
       throw e;
     }
   }
@@ -221,8 +231,8 @@ export class Collector {
       const workspaceOf = (rec: CostRecord): string | null => {
         if (!rec.project_id) return ds.workspace_id;
         const ws = projects.get(rec.project_id);
-        if (!ws) return (rowError(rec, `project_id "${rec.project_id}" is not a project of the domain`), null);
-        if (isWorkspaceDs && ws !== ds.workspace_id) return (rowError(rec, `project_id "${rec.project_id}" is not in workspace ${ds.workspace_id}`), null);
+        // One answer for an unknown project and another workspace's: neither tells the other apart.
+        if (!ws || (isWorkspaceDs && ws !== ds.workspace_id)) return (rowError(rec, 'project_id is not a project this data source may write to'), null);
         return ws;
       };
       const resolveProjects = async (records: CostRecord[]) => {
@@ -280,15 +290,15 @@ export class Collector {
         for (const rec of page.results) {
           // What PostgreSQL would refuse mid-COPY is reported as the row's error here, with its line.
           if (!Number.isFinite(rec.cost) || !Number.isFinite(rec.usage_quantity)) {
-            rowError(rec, `${Number.isFinite(rec.cost) ? `usage_quantity ${rec.usage_quantity}` : `cost ${rec.cost}`} is not a finite number`);
+            rowError(rec, `${Number.isFinite(rec.cost) ? 'usage_quantity' : 'cost'} is not a finite number`);
             continue;
           }
           if (typeof rec.billed_date !== 'string' || !ISO_DATE.test(rec.billed_date)) {
-            rowError(rec, `billed_date "${rec.billed_date}" is not YYYY-MM-DD`);
+            rowError(rec, 'billed_date is not YYYY-MM-DD');
             continue;
           }
           if (!(rec.currency in rates)) {
-            rowError(rec, `currency "${rec.currency}" has no exchange rate (supported: ${Object.keys(rates).join(', ')})`);
+            rowError(rec, `currency has no exchange rate (supported: ${Object.keys(rates).join(', ')})`);
             continue;
           }
           const ws = workspaceOf(rec);

@@ -9,7 +9,7 @@ import { CostDataSourceInfo, CostDataSourcesInfo } from './responses';
 import { JobInfo } from '../job/responses';
 
 /** Codes of a plugin's verification (its options, its file). */
-const PLUGIN_ERRORS = { 400: ['ERROR_INVALID_COLUMN', 'ERROR_INVALID_URL', 'ERROR_UNSAFE_URL', 'ERROR_HTTP_FILE_NOT_FOUND', 'ERROR_INVALID_CSV'] };
+const PLUGIN_ERRORS = { 400: ['ERROR_INVALID_COLUMN', 'ERROR_INVALID_URL', 'ERROR_OUTBOUND_REFUSED', 'ERROR_INVALID_CSV'] };
 
 // upstream: DOMAIN_ADMIN and WORKSPACE_OWNER write (a DOMAIN data source needs the domain admin); reads
 // are open to workspace members too, who see their workspace's and the domain's data sources.

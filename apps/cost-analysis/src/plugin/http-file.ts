@@ -1,7 +1,9 @@
 import { setOwn } from '@platform/core';
+import { isApiError } from '@platform/errors';
+import { OutboundRefused, urlForDisplay, type OutboundPolicy } from '@platform/net';
 import { isIsoCurrency } from '../currency';
 import { readCsv } from './csv-reader';
-import { checkUrl, fetchStream } from './safe-url';
+import { BASE_URL_KEY, checkUrl, fetchStream } from './safe-url';
 import { PluginError, type CostDataSourcePlugin, type CostRecord, type DataPage, type RowError } from './types';
 
 /**
@@ -11,7 +13,9 @@ import { PluginError, type CostDataSourcePlugin, type CostRecord, type DataPage,
  * `currency` and either `year`, `month`, `day` or `billed_date` are required; `usage_quantity`,
  * `provider`, `region_code`, `product`, `account`, `usage_type`, `usage_unit`, `project_id`,
  * `service_account_id`, `tags` (a JSON object) or `tags.<key>`, and `additional_info.<key>` are optional.
- * The file is streamed; rows that are not cost data are reported with their line numbers.
+ * The file is streamed; rows that are not cost data are reported with their line numbers and the
+ * field at fault, never with the value (a tenant may point base_url at a service that is not theirs:
+ * no byte it answers may come back in a task's error_message).
  */
 export const HTTP_FILE_PLUGIN_ID = 'plugin-http-file-cost-datasource';
 const TEXT_FIELDS = ['usage_type', 'usage_unit', 'provider', 'region_code', 'product', 'account', 'project_id', 'service_account_id'] as const;
@@ -96,9 +100,9 @@ class Reader {
     const costText = d.cost ?? r[this.cost].trim();
     const currency = d.currency ?? r[this.currency].trim();
     const qtyText = d.usage_quantity ?? (this.qty >= 0 ? r[this.qty].trim() : '');
-    if (!NUMBER.test(costText)) return err(`cost "${costText}" is not a number`);
-    if (qtyText !== '' && !NUMBER.test(qtyText)) return err(`usage_quantity "${qtyText}" is not a number`);
-    if (!isIsoCurrency(currency)) return err(`currency "${currency}" is not an ISO 4217 code`);
+    if (!NUMBER.test(costText)) return err('cost is not a number');
+    if (qtyText !== '' && !NUMBER.test(qtyText)) return err('usage_quantity is not a number');
+    if (!isIsoCurrency(currency)) return err('currency is not an ISO 4217 code');
     const billed = this.date(r);
     if (!billed) return err('billed date (year, month, day or billed_date) is not a valid date');
     const rec: CostRecord = {
@@ -140,7 +144,7 @@ class Reader {
   }
 }
 
-export function httpFilePlugin(o: { allowPrivateUrls: boolean }): CostDataSourcePlugin {
+export function httpFilePlugin(o: { outbound: OutboundPolicy }): CostDataSourcePlugin {
   return {
     plugin_id: HTTP_FILE_PLUGIN_ID,
     name: 'HTTP file Cost Analysis Data Source',
@@ -167,7 +171,7 @@ export function httpFilePlugin(o: { allowPrivateUrls: boolean }): CostDataSource
     },
 
     async verify({ options }) {
-      for (const u of urls(options)) checkUrl(u, o.allowPrivateUrls);
+      for (const u of urls(options)) checkUrl(u, o.outbound);
       stringMap(options.field_mapper, 'field_mapper');
       stringMap(options.default_vars, 'default_vars');
     },
@@ -182,7 +186,7 @@ export function httpFilePlugin(o: { allowPrivateUrls: boolean }): CostDataSource
       const url = String(task_options.base_url ?? '');
       const fieldMapper = stringMap(options.field_mapper, 'field_mapper');
       const defaults = stringMap(options.default_vars, 'default_vars');
-      const body = await fetchStream(url, { allowPrivate: o.allowPrivateUrls, signal });
+      const body = await fetchStream(url, { policy: o.outbound, signal });
       let reader: Reader | undefined;
       try {
         for await (const { records, lines } of readCsv(body)) {
@@ -196,6 +200,10 @@ export function httpFilePlugin(o: { allowPrivateUrls: boolean }): CostDataSource
           }
           if (page.results.length || page.errors.length) yield page;
         }
+      } catch (e) {
+        // The body's stream failed (reset, cut, cancelled): the uniform refusal, the code in the log only.
+        if (e instanceof PluginError || isApiError(e)) throw e;
+        throw new OutboundRefused(BASE_URL_KEY, `reading ${urlForDisplay(url)} failed: ${(e as { code?: string }).code ?? (e as Error).message}`);
       } finally {
         body.destroy();
       }

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { serveFiles } from '../test-support';
 import { readCsv } from './csv-reader';
 import { httpFilePlugin } from './http-file';
+import { LOOPBACK_ONLY, NO_PRIVATE_DESTINATIONS, OUTBOUND_REFUSED, OUTBOUND_REFUSED_MESSAGE, parseOutboundAllowList } from '@platform/net';
 import { checkUrl, fetchStream, isBlockedAddress } from './safe-url';
 import { PluginError, type DataPage } from './types';
 
@@ -38,18 +39,22 @@ describe('SSRF guard', () => {
       expect(isBlockedAddress(a)).toBe(true);
     }
     for (const a of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111']) expect(isBlockedAddress(a)).toBe(false);
-    expect(() => checkUrl('http://169.254.169.254/latest/meta-data', false)).toThrow(PluginError);
-    expect(() => checkUrl('file:///etc/passwd', true)).toThrow(/http/);
-    expect(() => checkUrl('http://user:pw@example.com/', true)).toThrow(/credentials/);
-    expect(checkUrl('http://127.0.0.1:1/x', true).hostname).toBe('127.0.0.1');
+    const everything = parseOutboundAllowList('0.0.0.0/0,::/0');
+    for (const url of ['http://169.254.169.254/latest/meta-data', 'http://0xa9fea9fe/', 'http://2852039166/', 'http://[::ffff:a9fe:a9fe]/', 'http://[fd00:ec2::254]/']) {
+      expect(() => checkUrl(url, everything)).toThrow(expect.objectContaining({ code: OUTBOUND_REFUSED }));
+    }
+    expect(() => checkUrl('http://127.0.0.1:1/x', NO_PRIVATE_DESTINATIONS)).toThrow(expect.objectContaining({ code: OUTBOUND_REFUSED }));
+    expect(() => checkUrl('file:///etc/passwd', LOOPBACK_ONLY)).toThrow(/http/);
+    expect(() => checkUrl('http://user:pw@example.com/', LOOPBACK_ONLY)).toThrow(/credentials/);
+    expect(checkUrl('http://127.0.0.1:1/x', LOOPBACK_ONLY).hostname).toBe('127.0.0.1');
   });
 
   it('refuses a host name that resolves to loopback, and a redirect to one', async () => {
     const files = await serveFiles({ '/x.csv': 'cost\n1\n' });
     try {
       const port = new URL(files.url('/')).port;
-      await expect(fetchStream(`http://localhost:${port}/x.csv`, { allowPrivate: false })).rejects.toMatchObject({ code: 'ERROR_UNSAFE_URL' });
-      const ok = await fetchStream(`http://localhost:${port}/x.csv`, { allowPrivate: true });
+      await expect(fetchStream(`http://localhost:${port}/x.csv`, { policy: NO_PRIVATE_DESTINATIONS })).rejects.toMatchObject({ code: OUTBOUND_REFUSED });
+      const ok = await fetchStream(`http://localhost:${port}/x.csv`, { policy: parseOutboundAllowList('localhost') });
       ok.destroy();
       files.files['/redirect'] = (res) => {
         res.statusCode = 302;
@@ -57,7 +62,16 @@ describe('SSRF guard', () => {
         res.end();
       };
       // Allowed here only to reach the test server; the redirect target is checked again (and refused when not allowed).
-      await expect(fetchStream(files.url('/redirect'), { allowPrivate: true })).rejects.toThrow();
+      await expect(fetchStream(files.url('/redirect'), { policy: LOOPBACK_ONLY })).rejects.toMatchObject({
+        code: OUTBOUND_REFUSED,
+        message: `${OUTBOUND_REFUSED_MESSAGE} (key = options.base_url)`,
+      });
+      files.files['/metadata'] = (res) => {
+        res.statusCode = 302;
+        res.setHeader('location', 'http://0xa9fea9fe/latest/meta-data/');
+        res.end();
+      };
+      await expect(fetchStream(files.url('/metadata'), { policy: parseOutboundAllowList('0.0.0.0/0') })).rejects.toMatchObject({ code: OUTBOUND_REFUSED });
     } finally {
       await files.close();
     }
@@ -70,7 +84,7 @@ describe('http-file plugin', () => {
       '/c.csv': 'Cost,currency,billed_date,tags.env,additional_info.Type,product\n1.5,USD,2024-02-03,prod,t2,EC2\nx,USD,2024-02-03,,,EC2\n2,ABC,2024-02-30,,,EC2\n',
     });
     try {
-      const plugin = httpFilePlugin({ allowPrivateUrls: true });
+      const plugin = httpFilePlugin({ outbound: LOOPBACK_ONLY });
       const options = { base_url: [files.url('/c.csv'), files.url('/c.csv')], field_mapper: { cost: 'Cost' }, default_vars: { provider: 'csv' } };
       expect((await plugin.getTasks({ options, secret_data: {} })).tasks).toHaveLength(2);
       const pages: DataPage[] = [];
@@ -81,8 +95,8 @@ describe('http-file plugin', () => {
         expect.objectContaining({ cost: 1.5, currency: 'USD', billed_date: '2024-02-03', provider: 'csv', product: 'EC2', tags: { env: 'prod' }, additional_info: { Type: 't2' }, line: 2 }),
       ]);
       expect(errors).toEqual([
-        { line: 3, message: 'cost "x" is not a number' },
-        { line: 4, message: 'currency "ABC" is not an ISO 4217 code' },
+        { line: 3, message: 'cost is not a number' },
+        { line: 4, message: 'currency is not an ISO 4217 code' },
       ]);
       await expect(plugin.verify({ options: { base_url: 'ftp://x' }, secret_data: {} })).rejects.toThrow(PluginError);
     } finally {
@@ -95,7 +109,7 @@ describe('http-file plugin', () => {
       '/p.csv': 'cost,currency,billed_date,tags.__proto__,tags.constructor,additional_info.__proto__,tags\n1,USD,2024-02-03,a,b,c,"{""__proto__"": {""polluted"": 1}, ""x"": ""y""}"\n',
     });
     try {
-      const plugin = httpFilePlugin({ allowPrivateUrls: true });
+      const plugin = httpFilePlugin({ outbound: LOOPBACK_ONLY });
       const pages: DataPage[] = [];
       for await (const p of plugin.getData({ options: { base_url: files.url('/p.csv') }, secret_data: {}, task_options: { base_url: files.url('/p.csv') }, signal: new AbortController().signal })) pages.push(p);
       const [rec] = pages.flatMap((p) => p.results);

@@ -1,60 +1,54 @@
 import { isIP } from 'node:net';
 import type { Readable } from 'node:stream';
-import { isApiError } from '@platform/errors';
-import { FetchFailure, isPrivateAddress, openUrl, parseFetchableUrl, urlForDisplay } from '@platform/net';
+import { addressAllowed, canonicalHost, isPrivateAddress, openUrl, OutboundRefused, parseFetchableUrl, urlForDisplay, type OutboundPolicy } from '@platform/net';
 import { PluginError } from './types';
 
 /**
  * The data-source plugin's view of @platform/net's guarded fetch (SSRF guard on every hop, address
- * pinned, streaming): its failures become the plugin errors a task records.
+ * pinned, streaming). Every failure of the fetch (a refused address, an unreachable source, a timeout,
+ * a status other than 2xx) is the uniform `OutboundRefused`: a task's error_message tells none of them
+ * apart and quotes nothing the source sent; the detail goes to the worker's log.
  */
 export const isBlockedAddress = isPrivateAddress;
 
+/** The parameter an http-file refusal names. */
+export const BASE_URL_KEY = 'options.base_url';
+
 export interface FetchOptions {
-  allowPrivate: boolean;
+  policy: OutboundPolicy;
   signal?: AbortSignal;
   timeoutMs?: number;
   maxRedirects?: number;
 }
 
 /** Validates a URL's form and, for a literal IP host, its address (at register/verify time). */
-export function checkUrl(raw: string, allowPrivate: boolean): URL {
+export function checkUrl(raw: string, policy: OutboundPolicy): URL {
   let url: URL;
   try {
-    url = parseFetchableUrl(raw);
+    url = parseFetchableUrl(raw, BASE_URL_KEY);
   } catch (e) {
-    throw new PluginError('ERROR_INVALID_URL', `${urlForDisplay(raw)}: ${(e as Error).message} (only http and https URLs without credentials are supported).`);
+    const why = e instanceof OutboundRefused ? e.detail : (e as Error).message;
+    throw new PluginError('ERROR_INVALID_URL', `${urlForDisplay(raw)}: ${why} (only http and https URLs without credentials are supported).`);
   }
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!allowPrivate && isIP(host) && isPrivateAddress(host)) {
-    throw new PluginError('ERROR_UNSAFE_URL', `${urlForDisplay(raw)} points to a private or local address.`);
-  }
+  const host = canonicalHost(url.hostname);
+  if (isIP(host) && !addressAllowed(policy, host, host)) throw new OutboundRefused(BASE_URL_KEY, `${urlForDisplay(raw)} is an address that is not allowed`);
   return url;
 }
 
 /** GET a user-given URL as a stream; redirects are followed (each target checked again), non-2xx answers fail. */
 export async function fetchStream(raw: string, o: FetchOptions): Promise<Readable> {
-  checkUrl(raw, o.allowPrivate);
-  let res;
-  try {
-    ({ response: res } = await openUrl(raw, {
-      allowPrivate: o.allowPrivate,
-      signal: o.signal,
-      timeoutMs: o.timeoutMs ?? 30_000,
-      maxRedirects: o.maxRedirects ?? 3,
-      key: 'base_url',
-    }));
-  } catch (e) {
-    if (isApiError(e) && e.code === 'ERROR_ADDRESS_NOT_ALLOWED') throw new PluginError('ERROR_UNSAFE_URL', e.message);
-    if (e instanceof FetchFailure && /redirects|not fetched|credentials|not a URL/.test(e.message)) throw new PluginError('ERROR_INVALID_URL', `${urlForDisplay(raw)}: ${e.message}`);
-    throw e; // unreachable, timed out: worth a retry
-  }
+  checkUrl(raw, o.policy);
+  const { response: res } = await openUrl(raw, {
+    policy: o.policy,
+    signal: o.signal,
+    timeoutMs: o.timeoutMs ?? 30_000,
+    maxRedirects: o.maxRedirects ?? 3,
+    key: BASE_URL_KEY,
+  });
   const status = res.statusCode ?? 0;
   if (status < 200 || status >= 300) {
     res.resume();
-    // 4xx will not change on a retry; 5xx may.
-    if (status >= 400 && status < 500) throw new PluginError('ERROR_HTTP_FILE_NOT_FOUND', `GET ${urlForDisplay(raw)} answered ${status}.`);
-    throw new Error(`GET ${urlForDisplay(raw)} answered ${status}`);
+    throw new OutboundRefused(BASE_URL_KEY, `GET ${urlForDisplay(raw)} answered ${status}`);
   }
   return res;
 }

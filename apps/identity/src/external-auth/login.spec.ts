@@ -4,9 +4,10 @@ import { decodeJwt, SignJWT, UnsecuredJWT } from 'jose';
 import { createLogger } from '@platform/core';
 import { bearer, FakeProvider, startOidcProvider, strangerKey, type FakeRealm, type ProviderTokens, type RealProvider } from '@platform/testing';
 import { createTestIdentity, seedDomain } from '../test-support';
+import { LOOPBACK_ONLY } from '@platform/net';
 
 const CLIENT_SECRET = 'client-secret-5e81c0aa';
-const EXTERNAL = { allowPrivateUrls: true, timeoutMs: 1000, cacheSeconds: 600, jwksCooldownSeconds: 1, clockSkewSeconds: 30 };
+const EXTERNAL = { outbound: LOOPBACK_ONLY, timeoutMs: 1000, cacheSeconds: 600, jwksCooldownSeconds: 1, clockSkewSeconds: 30 };
 const FAILURE = { error: { code: 'ERROR_AUTHENTICATE_FAILURE', message: 'Authenticate failure. (credentials are invalid)', status: 401 } };
 
 describe('identity token/issue with auth_type EXTERNAL', () => {

@@ -1,6 +1,6 @@
 import { createLocalJWKSet, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 import { isApiError } from '@platform/errors';
-import { FetchFailure, fetchUrl } from '@platform/net';
+import { fetchUrl, hostIsListed, isOutboundRefused, quoteForLog, type OutboundPolicy } from '@platform/net';
 import type { ExternalAuthConfig } from '../config';
 
 /**
@@ -13,9 +13,11 @@ import type { ExternalAuthConfig } from '../config';
  *   `exp` must be present, and `exp`/`nbf` hold within the clock skew.
  * - Any other token is given to the provider's `userinfo_endpoint`, which answers its claims or refuses it.
  *
- * Every outbound request goes through @platform/net's guarded fetch (no private addresses unless
- * ALLOW_PRIVATE_URLS), bounded in time and size. An answer that shows the token is not good is an
- * `OidcRejection` (a 401 to the caller); a provider that cannot be asked is an `OidcUnavailable` (a 503).
+ * Every outbound request goes through @platform/net's guarded fetch (private addresses only where
+ * OUTBOUND_ALLOW_PRIVATE lists them), bounded in time and size; the issuer, its jwks_uri and its
+ * userinfo endpoint must be https unless their host is on that list. An answer that shows the token is
+ * not good is an `OidcRejection` (a 401 to the caller); a provider that cannot be asked is an
+ * `OidcUnavailable` (a 503). Their messages are for the log: what reaches a caller is fixed text.
  */
 
 /** The accepted signature algorithms: asymmetric only (never `none`, never HS* with a public key). */
@@ -52,21 +54,22 @@ export function discoveryUrl(issuer: string): string {
   return `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
 }
 
-const isHttpUrl = (v: unknown): v is string => {
+/** An https URL, or an http one whose host the allow-list names (an in-cluster provider). */
+export function isSecureOrListed(v: unknown, policy: OutboundPolicy): v is string {
   if (typeof v !== 'string') return false;
   try {
     const u = new URL(v);
-    return u.protocol === 'https:' || u.protocol === 'http:';
+    return u.protocol === 'https:' || (u.protocol === 'http:' && hostIsListed(policy, u.hostname));
   } catch {
     return false;
   }
-};
+}
 
 async function getJson(url: string, o: { config: ExternalAuthConfig; maxBytes: number; maxRedirects?: number; headers?: Record<string, string> }) {
   let res: Awaited<ReturnType<typeof fetchUrl>>;
   try {
     res = await fetchUrl(url, {
-      allowPrivate: o.config.allowPrivateUrls,
+      policy: o.config.outbound,
       timeoutMs: o.config.timeoutMs,
       maxBytes: o.maxBytes,
       maxRedirects: o.maxRedirects ?? 3,
@@ -74,8 +77,8 @@ async function getJson(url: string, o: { config: ExternalAuthConfig; maxBytes: n
       headers: { accept: 'application/json', ...o.headers },
     });
   } catch (e) {
-    // A refused or unresolvable address stays an ApiError (a 400 at external-auth/set; a 503 at login).
-    if (e instanceof FetchFailure) throw new OidcUnavailable(`${new URL(url).origin}: ${e.message}`);
+    // Refused, unresolvable, unreachable, too slow or too large: the provider cannot be asked.
+    if (isOutboundRefused(e)) throw new OidcUnavailable(e.detail);
     throw e;
   }
   return { status: res.status, json: parseObject(res.body) };
@@ -90,17 +93,21 @@ function parseObject(body: Buffer): Record<string, unknown> | undefined {
   }
 }
 
-/** The issuer's discovery document, checked: it names the same issuer and an http(s) jwks_uri. */
+/**
+ * The issuer's discovery document, checked: the issuer is https (or on the allow-list), the document
+ * names the same issuer and a jwks_uri that is https (or on the allow-list).
+ */
 export async function fetchDiscovery(issuer: string, config: ExternalAuthConfig): Promise<DiscoveryDocument> {
+  if (!isSecureOrListed(issuer, config.outbound)) throw new OidcMisconfigured('the issuer is not https and its host is not on OUTBOUND_ALLOW_PRIVATE');
   const url = discoveryUrl(issuer);
   const { status, json } = await getJson(url, { config, maxBytes: MAX_DOCUMENT_BYTES });
   if (status >= 500) throw new OidcUnavailable(`${url} answered ${status}`);
   if (status !== 200 || !json) throw new OidcMisconfigured(`${url} answered ${status}${json ? '' : ' without a JSON object'}`);
-  if (json.issuer !== issuer) throw new OidcMisconfigured(`the provider names its issuer ${JSON.stringify(json.issuer)}, not ${issuer}`);
-  if (!isHttpUrl(json.jwks_uri)) throw new OidcMisconfigured('the discovery document has no http(s) jwks_uri');
+  if (json.issuer !== issuer) throw new OidcMisconfigured(`the provider names its issuer ${quoteForLog(json.issuer)}, not ${issuer}`);
+  if (!isSecureOrListed(json.jwks_uri, config.outbound)) throw new OidcMisconfigured('the discovery document has no https jwks_uri');
   const doc: DiscoveryDocument = { issuer, jwks_uri: json.jwks_uri };
   for (const key of ['userinfo_endpoint', 'authorization_endpoint', 'token_endpoint', 'end_session_endpoint'] as const) {
-    if (isHttpUrl(json[key])) doc[key] = json[key];
+    if (isSecureOrListed(json[key], config.outbound)) doc[key] = json[key];
   }
   return doc;
 }
@@ -180,7 +187,8 @@ export class OidcVerifier {
       const doc = await this.discovery(settings.issuer, e);
       return await (looksLikeJwt(token) ? this.verifyJwt(settings, doc, e, token) : this.userinfo(doc, token));
     } catch (err) {
-      // The address guard's refusals (the issuer's name now resolves to a private address, or not at all).
+      // The address guard's refusals (the issuer's name now resolves to a refused address, or not at all).
+      if (isOutboundRefused(err)) throw new OidcUnavailable(err.detail);
       if (isApiError(err)) throw new OidcUnavailable(err.message);
       throw err;
     }

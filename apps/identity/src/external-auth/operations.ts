@@ -28,7 +28,7 @@ const options = z
       .min(1)
       .max(2048)
       .refine(isIssuerUrl, 'must be an http(s) URL without credentials, query or fragment')
-      .describe('The OpenID provider\'s issuer URL, exactly as its discovery document and tokens name it (e.g. https://sso.example.com/realms/acme).'),
+      .describe('The OpenID provider\'s issuer URL, exactly as its discovery document and tokens name it (e.g. https://sso.example.com/realms/acme); https unless its host is on OUTBOUND_ALLOW_PRIVATE.'),
     client_id: z.string().trim().min(1).max(255).describe('The client registered at the provider for this platform: tokens must name it in `aud` (or `azp`).'),
     user_id_claim: z
       .string()
@@ -64,7 +64,7 @@ export function externalAuthOperations(service: ExternalAuthService) {
       summary: 'Set (replace) the domain\'s external authentication: an OpenID Connect provider whose tokens log users in',
       schema: request({ plugin_info: pluginInfo }),
       response: ExternalAuthInfo,
-      errors: { 400: ['ERROR_ADDRESS_NOT_ALLOWED'] },
+      errors: { 400: ['ERROR_OUTBOUND_REFUSED'] },
       handler: (input, { auth }) => service.set(auth, input),
     }),
     operation({

@@ -1,9 +1,10 @@
 import type { AuthContext } from '@platform/auth';
 import { isoOrEmpty } from '@platform/core';
 import { errors } from '@platform/errors';
+import { isOutboundRefused, OutboundRefused } from '@platform/net';
 import type { IdentityDeps } from '../deps';
 import { Prisma } from '../generated/prisma/client';
-import { fetchDiscovery, OidcMisconfigured, OidcUnavailable, type DiscoveryDocument, type OidcSettings } from './oidc';
+import { fetchDiscovery, isSecureOrListed, OidcMisconfigured, OidcUnavailable, type DiscoveryDocument, type OidcSettings } from './oidc';
 import { sealExternalAuthSecret } from './secret';
 
 /** The one external auth plugin there is: OpenID Connect, built into identity. */
@@ -64,20 +65,26 @@ export class ExternalAuthService {
   /**
    * Sets (replaces) the caller's domain's external auth. Like upstream's plugin init, the provider is
    * asked for its discovery document first, so a wrong issuer is refused here rather than at every login.
+   * Whatever went wrong (a refused address, a closed port, a 403, a 404, a timeout, a document naming
+   * another issuer) the caller reads the one uniform refusal; what happened goes to the log, so the
+   * platform's requests to the issuer are no oracle of the network behind it.
    */
   async set(auth: AuthContext, input: SetInput) {
     const { plugin_info: p } = input;
     if (p.plugin_id !== OIDC_PLUGIN_ID) {
       throw errors.invalidParameter('plugin_info.plugin_id', `the only external auth plugin is ${OIDC_PLUGIN_ID}`);
     }
+    if (!isSecureOrListed(p.options.issuer, this.deps.config.externalAuth.outbound)) {
+      throw errors.invalidParameter('plugin_info.options.issuer', 'must be an https URL (http only for a host on the OUTBOUND_ALLOW_PRIVATE list)');
+    }
     let doc: DiscoveryDocument;
     try {
       doc = await fetchDiscovery(p.options.issuer, this.deps.config.externalAuth);
     } catch (e) {
-      if (e instanceof OidcMisconfigured) throw errors.invalidParameter('plugin_info.options.issuer', e.message);
-      // The issuer is what the caller gave: one that cannot be reached is refused as a parameter (not a
-      // 503), whether it is mistyped or down for now.
-      if (e instanceof OidcUnavailable) throw errors.invalidParameter('plugin_info.options.issuer', `the OpenID provider cannot be reached (${e.message})`);
+      // The issuer is what the caller gave: one that cannot be used is refused as a parameter (not a
+      // 503), whether it is mistyped, refused or down for now.
+      if (e instanceof OidcMisconfigured || e instanceof OidcUnavailable) throw new OutboundRefused('plugin_info.options.issuer', e.message);
+      if (isOutboundRefused(e)) throw new OutboundRefused('plugin_info.options.issuer', e.detail);
       throw e;
     }
     const secret = p.secret_data?.client_secret ? { client_secret: p.secret_data.client_secret } : undefined;

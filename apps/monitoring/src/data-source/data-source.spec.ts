@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { bearer } from '@platform/testing';
-import { createTestMonitoring, fakePrometheus, type TestMonitoring } from '../test-support';
+import { createTestMonitoring, fakePrometheus, OUTBOUND_MARKER, type TestMonitoring } from '../test-support';
+import { LOOPBACK_ONLY, NO_PRIVATE_DESTINATIONS } from '@platform/net';
 
 describe('monitoring data-source', () => {
   let t: TestMonitoring;
@@ -12,8 +13,8 @@ describe('monitoring data-source', () => {
 
   beforeAll(async () => {
     prom = await fakePrometheus();
-    t = await createTestMonitoring({ worker: false, allowPrivateUrls: true });
-    locked = await createTestMonitoring({ worker: false, allowPrivateUrls: false });
+    t = await createTestMonitoring({ worker: false, outbound: LOOPBACK_ONLY });
+    locked = await createTestMonitoring({ worker: false, outbound: NO_PRIVATE_DESTINATIONS });
     admin = await bearer({ domainId: 'd1', roleType: 'DOMAIN_ADMIN' });
     member = await bearer({ domainId: 'd1', workspaceId: 'ws-1', roleType: 'WORKSPACE_MEMBER' });
     otherDomain = await bearer({ domainId: 'd2', roleType: 'DOMAIN_ADMIN' });
@@ -67,28 +68,33 @@ describe('monitoring data-source', () => {
     expect(await bad({ plugin_id: 'plugin-nope', provider: 'x' })).toMatchObject({ code: 'ERROR_NOT_FOUND' });
   });
 
-  it('verify-plugin checks the source really answers as Prometheus', async () => {
+  it('verify-plugin checks the source really answers as Prometheus; every failure is the one uniform refusal', async () => {
     const ds = await register('reachable');
     expect((await call('verify-plugin', admin, { data_source_id: ds.data_source_id })).body).toEqual({});
     expect(prom.queries).toContain('vector(1)');
 
-    const notProm = await register('wrong-path', { url: prom.url.replace('/prom', '/other') });
-    const wrong = await call('verify-plugin', admin, { data_source_id: notProm.data_source_id });
-    expect(wrong.status).toBe(400);
-    expect(wrong.body.error).toMatchObject({ code: 'ERROR_PLUGIN_VERIFY_FAILED', message: expect.stringContaining('HTTP 404') });
-
-    // A port nothing listens on: refused connection, a clear 400.
-    const down = await register('down', { url: 'http://127.0.0.1:1', timeout_ms: 2000 });
-    const refused = await call('verify-plugin', admin, { data_source_id: down.data_source_id });
-    expect(refused.body.error).toMatchObject({ code: 'ERROR_PLUGIN_VERIFY_FAILED', message: expect.stringContaining('not reachable') });
-  });
-
-  it('without ALLOW_PRIVATE_URLS a loopback source is refused before any request is made', async () => {
+    const answers: string[] = [];
+    const refused = async (res: request.Response) => {
+      expect([res.status, res.body.error?.code]).toEqual([400, 'ERROR_OUTBOUND_REFUSED']);
+      expect(res.text).not.toMatch(new RegExp(`${OUTBOUND_MARKER}|ECONN|HPE_|404|HTTP|not reachable|127\\.0\\.0\\.1|resolves`));
+      answers.push(JSON.stringify(res.body));
+    };
+    // a 404, a JSON answer that is not Prometheus' (its status is a marker), a reset, a closed port
+    for (const [name, url] of [
+      ['wrong-path', prom.url.replace('/prom', '/other')],
+      ['echo', prom.url.replace('/prom', '/echo')],
+      ['reset', prom.url.replace('/prom', '/reset')],
+      ['down', 'http://127.0.0.1:1'],
+    ]) {
+      const src = await register(name, { url, timeout_ms: 2000 });
+      await refused(await call('verify-plugin', admin, { data_source_id: src.data_source_id }));
+    }
+    // a loopback source where the allow-list does not name loopback: refused before any request is made
     const before = prom.queries.length;
     const res = await call('register', admin, { name: 'p', plugin_info: { plugin_id: 'plugin-prometheus-mon-datasource', options: { url: prom.url }, provider: 'prometheus' } }, locked.app);
-    const v = await call('verify-plugin', admin, { data_source_id: res.body.data_source_id }, locked.app);
-    expect(v.body.error).toMatchObject({ code: 'ERROR_PLUGIN_VERIFY_FAILED', message: expect.stringContaining('private address') });
+    await refused(await call('verify-plugin', admin, { data_source_id: res.body.data_source_id }, locked.app));
     expect(prom.queries.length).toBe(before);
+    expect(new Set(answers).size).toBe(1);
   });
 
   it('updates, update-plugin (metadata refreshed), enable/disable, deregister; reads are domain-wide, writes admin-only', async () => {

@@ -6,7 +6,7 @@ import { pluginInfoRequest, pluginVersion, upgradeMode } from '../plugin-schema'
 import type { DataSourceService } from './service';
 import { DataSourceInfo, DataSourcesInfo } from './responses';
 /** Codes of choosing and checking a plugin. */
-const PLUGIN_ERRORS = { 400: ['ERROR_INVALID_PLUGIN_VERSION', 'ERROR_PLUGIN_VERIFY_FAILED'] };
+const PLUGIN_ERRORS = { 400: ['ERROR_INVALID_PLUGIN_VERSION', 'ERROR_OUTBOUND_REFUSED'] };
 
 // Upstream: DOMAIN_ADMIN writes; DOMAIN_ADMIN, WORKSPACE_OWNER and WORKSPACE_MEMBER read.
 const write = { permission: 'monitoring:DataSource.write', roles: ['DOMAIN_ADMIN'] as RoleType[] };

@@ -117,7 +117,7 @@ export class DataSourceService {
     const current = row.plugin_info as StoredPluginInfo;
     const { plugin, info } = checkStoredPluginInfo(this.plugins, current);
     if (info.version !== current.version) await this.save(row, { plugin_info: { ...current, ...info } as Prisma.InputJsonValue });
-    await plugin.verify(info.options, { allowPrivateUrls: this.deps.config.allowPrivateUrls });
+    await plugin.verify(info.options, { outbound: this.deps.config.outbound });
   }
 
   async get(auth: AuthContext, id: string) {

@@ -10,6 +10,7 @@ import { webhookPlugins } from '../plugins/webhook';
 import { DELIVERY_JOB_NAME, type DeliveryJob } from './job';
 import { prepareDelivery } from './prepare';
 import { storeDeliveries } from './store';
+import { NO_PRIVATE_DESTINATIONS } from '@platform/net';
 
 const fixture = (name: string) => JSON.parse(readFileSync(path.join(__dirname, '../plugins/webhook/fixtures', `${name}.json`), 'utf8'));
 
@@ -267,7 +268,7 @@ describe('monitoring webhook ingestion (HTTP app + worker)', () => {
       webhook: { webhook_id: w.webhook_id, name: w.name, domain_id: 'd1', workspace_id: 'ws-1', project_id: 'project-1', plugin_id: 'plugin-api-direct-mon-webhook', version: '1.2.0', upgrade_mode: 'AUTO', options: {} },
       data: { event_key: 'once', title: 'stored once' },
     };
-    const ctx = { allowPrivateUrls: false, snsConfirmHosts: [] };
+    const ctx = { outbound: NO_PRIVATE_DESTINATIONS, snsConfirmHosts: [] };
     const prepared = await prepareDelivery(webhookPlugins(), job, ctx);
     const runs = await Promise.allSettled([storeDeliveries(t.db.pool, [prepared], 600), storeDeliveries(t.db.pool, [await prepareDelivery(webhookPlugins(), job, ctx)], 600)]);
     expect(runs.map((r) => (r.status === 'fulfilled' ? r.value : 'failed')).sort()).toEqual([0, 1]);
@@ -279,7 +280,7 @@ describe('monitoring webhook ingestion (HTTP app + worker)', () => {
 
   it('store transactions running at once (a worker runs two; replicas run more) share each key\'s alert and never deadlock', async () => {
     const w = await createWebhook('plugin-api-direct-mon-webhook', {}, 'at-once');
-    const ctx = { allowPrivateUrls: false, snsConfirmHosts: [] };
+    const ctx = { outbound: NO_PRIVATE_DESTINATIONS, snsConfirmHosts: [] };
     const keys = Array.from({ length: 30 }, (_, i) => `key-${i}`);
     // Four batches over the same 30 keys, each in another order: without one lock order they would wait on each other in a cycle.
     const orders = [keys, [...keys].reverse(), [...keys.slice(15), ...keys.slice(0, 15)], [...keys.slice(0, 15).reverse(), ...keys.slice(15).reverse()]];

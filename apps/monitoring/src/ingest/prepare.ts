@@ -29,6 +29,8 @@ export interface PreparedDelivery {
   job: DeliveryJob;
   outcome: Outcome;
   error: string;
+  /** For the log only: what an outbound call of the plugin met (never stored, never answered). */
+  detail?: string;
   events: EventRow[];
   raw_data: Struct;
 }
@@ -120,6 +122,7 @@ export async function prepareDelivery(registry: PluginRegistry<WebhookPlugin>, j
     return { job, outcome, error: '', events, raw_data };
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
-    return { job, outcome: 'PARSE_ERROR', error: text(message, 2000), events: [errorEvent(job.webhook.name, message)], raw_data };
+    const detail = e instanceof ParseError ? e.detail : undefined;
+    return { job, outcome: 'PARSE_ERROR', error: text(message, 2000), ...(detail && { detail }), events: [errorEvent(job.webhook.name, message)], raw_data };
   }
 }

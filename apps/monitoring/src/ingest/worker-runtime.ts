@@ -19,7 +19,7 @@ import { storeDeliveries } from './store';
  */
 export function startDeliveryWorker(o: { config: MonitoringConfig; pool: Pool; connection: IORedis; prefix?: string; logger: Logger }): Worker<QueuedDeliveries> {
   const registry = webhookPlugins();
-  const ctx = { allowPrivateUrls: o.config.allowPrivateUrls, snsConfirmHosts: o.config.snsConfirmHosts };
+  const ctx = { outbound: o.config.outbound, snsConfirmHosts: o.config.snsConfirmHosts };
   const batcher = new Batcher<PreparedDelivery>(
     async (items) => {
       await storeDeliveries(o.pool, items, o.config.ingest.sameEventSeconds);
@@ -30,7 +30,7 @@ export function startDeliveryWorker(o: { config: MonitoringConfig; pool: Pool; c
   );
   const storeOne = async (delivery: DeliveryJob) => {
     const prepared = await prepareDelivery(registry, delivery, ctx);
-    if (prepared.outcome === 'PARSE_ERROR') o.logger.warn({ delivery_id: delivery.delivery_id, webhook_id: delivery.webhook.webhook_id, err: prepared.error }, 'payload not parsed');
+    if (prepared.outcome === 'PARSE_ERROR') o.logger.warn({ delivery_id: delivery.delivery_id, webhook_id: delivery.webhook.webhook_id, err: prepared.error, ...(prepared.detail && { outbound: prepared.detail }) }, 'payload not parsed');
     await batcher.submit(prepared);
   };
   // While tracing is on, each delivery is stored in a span of the trace of the request that accepted it,

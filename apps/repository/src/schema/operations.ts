@@ -8,7 +8,7 @@ import { SchemaInfo, SchemasInfo } from './responses';
 
 /** Codes of a schema's content and of syncing it from its remote. */
 const SCHEMA_ERRORS = { 400: ['ERROR_INVALID_SCHEMA'] };
-const SYNC_ERRORS = { 400: ['ERROR_INVALID_SCHEMA', 'ERROR_SYNC_MODE_NONE', 'ERROR_SCHEMA_SYNC_FAILED', 'ERROR_ADDRESS_NOT_ALLOWED'], 409: ['ERROR_SCHEMA_CHANGED_DURING_SYNC'] };
+const SYNC_ERRORS = { 400: ['ERROR_INVALID_SCHEMA', 'ERROR_SYNC_MODE_NONE', 'ERROR_OUTBOUND_REFUSED'], 409: ['ERROR_SCHEMA_CHANGED_DURING_SYNC'] };
 
 /** The spec marks `domain_id` R on every request of this module (the token still decides the domain). */
 const domainRequest = <T extends z.ZodRawShape>(shape: T) => request(shape, { domainId: 'required' });

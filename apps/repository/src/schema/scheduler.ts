@@ -1,6 +1,7 @@
 import type { RepositoryDeps } from '../deps';
 import type { SchemaRow } from './repository';
 import type { SchemaService } from './service';
+import { isOutboundRefused } from '@platform/net';
 
 /**
  * AUTOMATIC sync: every SCHEMA_SYNC_SWEEP_SECONDS the app claims the AUTOMATIC schemas whose last
@@ -44,7 +45,7 @@ export class SchemaSyncScheduler {
           out.synced++;
         } catch (e) {
           out.failed++;
-          this.deps.logger.warn({ domain_id: s.domain_id, schema_id: s.schema_id, err: (e as Error).message }, 'automatic schema sync failed');
+          this.deps.logger.warn({ domain_id: s.domain_id, schema_id: s.schema_id, err: (e as Error).message, ...(isOutboundRefused(e) && { outbound: e.detail }) }, 'automatic schema sync failed');
         }
       }
       if (due.length < this.batch) return out;

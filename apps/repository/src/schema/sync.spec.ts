@@ -3,9 +3,13 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { bearer } from '@platform/testing';
 import { createTestRepository } from '../test-support';
+import { LOOPBACK_ONLY, NO_PRIVATE_DESTINATIONS, OUTBOUND_REFUSED_MESSAGE } from '@platform/net';
 
 const V1 = { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] };
 const V2 = { type: 'object', properties: { key: { type: 'string' }, region: { type: 'string' } }, required: ['key', 'region'] };
+
+/** What the loopback host serves in its failures: no answer and no last_error may quote it. */
+const MARKER = 'MARKER-schema-c41f';
 
 /** A git web host on loopback: raw files at GitHub-, GitLab- and plain-style paths, and misbehaving routes. */
 function gitHost() {
@@ -19,7 +23,7 @@ function gitHost() {
     if (path === '/slow') return void setTimeout(() => res.end('{}'), 2000);
     if (path === '/huge') return res.end(JSON.stringify({ description: 'x'.repeat(5000) }));
     const body = docs.get(path);
-    if (body === undefined) return res.writeHead(404).end('not found');
+    if (body === undefined) return res.writeHead(404).end(`not found ${MARKER}`);
     res.writeHead(200, { 'content-type': 'text/plain' }).end(body);
   });
   return {
@@ -39,14 +43,14 @@ describe('repository schema sync', () => {
 
   beforeAll(async () => {
     base = await host.start();
-    t = await createTestRepository({ allowPrivateHosts: true, timeoutMs: 500, maxBytes: 4096, maxRedirects: 2, sweepSeconds: 0, intervalSeconds: 60 });
+    t = await createTestRepository({ outbound: LOOPBACK_ONLY, timeoutMs: 500, maxBytes: 4096, maxRedirects: 2, sweepSeconds: 0, intervalSeconds: 60 });
     admin = await bearer({ domainId: 'd1', roleType: 'DOMAIN_ADMIN', userId: 'admin' });
     host.docs.set('/acme/schemas/raw/main/key.json', JSON.stringify(V1));
     host.docs.set('/grp/proj/-/raw/main/key.json', JSON.stringify(V2));
     host.docs.set('/plain/key.json', JSON.stringify(V1));
-    host.docs.set('/plain/not-json', 'hello');
+    host.docs.set('/plain/not-json', `hello ${MARKER}`);
     host.docs.set('/plain/array.json', '[1,2]');
-    host.docs.set('/plain/invalid.json', JSON.stringify({ type: 'nope' }));
+    host.docs.set('/plain/invalid.json', JSON.stringify({ type: MARKER }));
   });
   afterAll(async () => {
     await t.close();
@@ -94,36 +98,39 @@ describe('repository schema sync', () => {
 
   it.each([
     ['a missing file', '/plain/missing.json', 'HTTP 404'],
-    ['a document that is not JSON', '/plain/not-json', 'is not JSON'],
+    ['a document that is not JSON', '/plain/not-json', 'not JSON'],
     ['a document that is not an object', '/plain/array.json', 'not a JSON object'],
-    ['an invalid JSON Schema', '/plain/invalid.json', 'Invalid JSON Schema'],
+    ['an invalid JSON Schema', '/plain/invalid.json', 'not a valid JSON Schema'],
     ['a document over the size limit', '/huge', 'larger than 4096 bytes'],
     ['a remote that does not answer in time', '/slow', 'within 500 ms'],
     ['a redirect loop', '/loop', 'more than 2 redirects'],
-  ])('fails on %s, keeps the schema and records the error', async (_label, path, reason) => {
+  ])('fails on %s with the uniform refusal, keeps the schema and records it (the detail only in the log)', async (_label, path, reason) => {
     const id = `bad-${path.replace(/\W/g, '')}`;
     await create(id, { git: { url: `${base}${path}` } });
     const res = await sync(id);
-    expect([res.status, res.body.error.code]).toEqual([400, 'ERROR_SCHEMA_SYNC_FAILED']);
-    expect(res.body.error.message).toContain(reason);
+    expect([res.status, res.body.error.code]).toEqual([400, 'ERROR_OUTBOUND_REFUSED']);
+    expect(res.body.error.message).toBe(`${OUTBOUND_REFUSED_MESSAGE} (key = sync_options.git.url)`);
+    expect(res.text).not.toContain(reason);
+    expect(res.text).not.toContain(MARKER);
     const after = (await call('get', { schema_id: id, domain_id: 'd1' })).body;
     expect(after.schema).toEqual({});
-    expect(after.remote_repository.last_error).toContain(reason);
+    expect(after.remote_repository.last_error).toBe(res.body.error.message);
     expect(after.remote_repository.synced_at).toBe('');
   });
 
-  it('fails cleanly when nothing listens', async () => {
+  it('fails cleanly when nothing listens, with the same refusal', async () => {
     const dead = gitHost();
     const url = await dead.start();
     await dead.stop();
     await create('dead', { git: { url: `${url}/x.json` } });
     const res = await sync('dead');
-    expect([res.status, res.body.error.code]).toEqual([400, 'ERROR_SCHEMA_SYNC_FAILED']);
-    expect(res.body.error.message).toContain('ECONNREFUSED');
+    expect([res.status, res.body.error.code]).toEqual([400, 'ERROR_OUTBOUND_REFUSED']);
+    expect(res.body.error.message).toBe(`${OUTBOUND_REFUSED_MESSAGE} (key = sync_options.git.url)`);
+    expect(res.text).not.toMatch(/ECONN/);
   });
 
-  it('refuses loopback and private sources unless configuration allows them (SSRF)', async () => {
-    const strict = await createTestRepository({ allowPrivateHosts: false, sweepSeconds: 0 });
+  it('refuses loopback, private and metadata sources the allow-list does not name (SSRF)', async () => {
+    const strict = await createTestRepository({ outbound: NO_PRIVATE_DESTINATIONS, sweepSeconds: 0 });
     try {
       const before = host.hits.get('/plain/key.json') ?? 0;
       for (const [i, url] of [`${base}/plain/key.json`, 'http://localhost:1/x.json', 'http://10.0.0.8/x.json', 'http://169.254.169.254/latest', 'http://[::1]:1/x'].entries()) {
@@ -133,7 +140,7 @@ describe('repository schema sync', () => {
           .send({ schema_id: `s${i}`, name: 'n', schema: {}, sync_mode: 'MANUAL', sync_options: { git: { url } }, domain_id: 'd1' });
         expect(c.status).toBe(200);
         const res = await request(strict.app).post('/repository/v2/schema/sync').set('Authorization', admin).send({ schema_id: `s${i}`, domain_id: 'd1' });
-        expect([url, res.status, res.body.error.code]).toEqual([url, 400, 'ERROR_ADDRESS_NOT_ALLOWED']);
+        expect([url, res.status, res.body.error.code]).toEqual([url, 400, 'ERROR_OUTBOUND_REFUSED']);
         expect(res.body.error.message).toContain('sync_options.git.url');
       }
       expect(host.hits.get('/plain/key.json') ?? 0).toBe(before);
@@ -170,7 +177,7 @@ describe('repository schema sync', () => {
       expect((host.hits.get('/auto/a.json') ?? 0) - hitsBefore).toBe(1);
       expect((await call('get', { schema_id: 'auto-a', domain_id: 'd1' })).body.schema).toEqual(V1);
       expect((await call('get', { schema_id: 'auto-b', domain_id: 'd1' })).body.schema).toEqual(V2);
-      expect((await call('get', { schema_id: 'auto-broken', domain_id: 'd1' })).body.remote_repository.last_error).toContain('HTTP 404');
+      expect((await call('get', { schema_id: 'auto-broken', domain_id: 'd1' })).body.remote_repository.last_error).toContain(OUTBOUND_REFUSED_MESSAGE);
       expect((await call('get', { schema_id: 'manual-c', domain_id: 'd1' })).body.schema).toEqual({});
 
       // Within the interval nothing is due; after it, all three are tried again.
@@ -181,7 +188,7 @@ describe('repository schema sync', () => {
     });
 
     it('runs on its own timer and stops cleanly', async () => {
-      const timed = await createTestRepository({ allowPrivateHosts: true, sweepSeconds: 1, intervalSeconds: 3600 });
+      const timed = await createTestRepository({ outbound: LOOPBACK_ONLY, sweepSeconds: 1, intervalSeconds: 3600 });
       try {
         host.docs.set('/auto/timer.json', JSON.stringify(V2));
         const c = await request(timed.app)

@@ -1,14 +1,17 @@
 import { Client } from 'pg';
 import { z } from 'zod';
-import { resolveAllowedAddress } from '@platform/net';
-import { verifyFailure, type StoragePlugin, type VerifyInput } from './registry';
+import { OutboundRefused, resolveAllowedAddress } from '@platform/net';
+import type { StoragePlugin, VerifyInput } from './registry';
 
 const identifier = z.string().trim().min(1).max(63);
 
 /**
  * Statistics kept in a PostgreSQL database. verify connects to the given host and database with the
  * secret's credentials and runs a probe: 1.0.0 a `SELECT 1`; 1.1.0 also checks that the schema exists
- * and that the user may create tables in it (where the statistics tables go).
+ * and that the user may create tables in it (where the statistics tables go). Every failure, from a
+ * refused address to a missing privilege, is the uniform OutboundRefused: the answer tells no closed
+ * port from a refused login or a missing database (the platform's connection is no scanner); the log
+ * has what happened.
  */
 export const postgresqlStoragePlugin: StoragePlugin = {
   plugin_id: 'plugin-postgresql-stat-storage',
@@ -36,7 +39,8 @@ export const postgresqlStoragePlugin: StoragePlugin = {
     const options = input.options as { host: string; port: number; database: string; schema: string; ssl: boolean };
     const secret = input.secretData as { username: string; password?: string };
     const host = options.host.replace(/^\[(.*)\]$/, '$1');
-    const { address } = await resolveAllowedAddress(host, input.allowPrivateHosts, 'plugin_info.options.host');
+    const key = 'plugin_info.options.host';
+    const { address } = await resolveAllowedAddress(host, input.outbound, key);
     const client = new Client({
       host: address,
       port: options.port,
@@ -61,11 +65,12 @@ export const postgresqlStoragePlugin: StoragePlugin = {
         `SELECT has_schema_privilege(current_user, n.oid, 'CREATE') AS can_create FROM pg_namespace n WHERE n.nspname = $1`,
         [options.schema],
       );
-      if (!rows.length) throw verifyFailure(`schema "${options.schema}" does not exist in database "${options.database}"`);
-      if (!rows[0].can_create) throw verifyFailure(`user "${secret.username}" may not create tables in schema "${options.schema}"`);
+      if (!rows.length) throw new OutboundRefused(key, `schema "${options.schema}" does not exist in database "${options.database}"`);
+      if (!rows[0].can_create) throw new OutboundRefused(key, `user "${secret.username}" may not create tables in schema "${options.schema}"`);
     } catch (e) {
-      if ((e as { code?: string }).code === 'ERROR_VERIFY_PLUGIN_FAILURE') throw e;
-      throw verifyFailure(`cannot use ${host}:${options.port}/${options.database}: ${(e as Error).message || String(e)}`);
+      if (e instanceof OutboundRefused) throw e;
+      const err = e as Error & { code?: string };
+      throw new OutboundRefused(key, `cannot use ${host}:${options.port}/${options.database}: ${err.code ?? ''} ${(err.message || String(e)).slice(0, 200)}`);
     } finally {
       await client.end().catch(() => {});
     }

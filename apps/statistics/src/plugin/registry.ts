@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ApiError, errors } from '@platform/errors';
 import { zodToApiError } from '@platform/http';
+import type { OutboundPolicy } from '@platform/net';
 
 export type Struct = Record<string, unknown>;
 
@@ -12,7 +13,8 @@ export interface VerifyInput {
   /** The secret schema the storage was registered with ('' when none was named). */
   schema: string;
   timeoutMs: number;
-  allowPrivateHosts: boolean;
+  /** Which private destinations the plugin may reach. */
+  outbound: OutboundPolicy;
 }
 
 /**
@@ -32,7 +34,7 @@ export interface StoragePlugin {
   secretData: z.ZodType<Struct>;
   /** Plugin metadata of a version (upstream's init answer). */
   metadata(version: string, options: Struct): Struct;
-  /** Checks, against the real target, that the storage can be used; throws ERROR_VERIFY_PLUGIN_FAILURE if not. */
+  /** Checks, against the real target, that the storage can be used; throws the uniform OutboundRefused if not. */
   verify(input: VerifyInput): Promise<void>;
 }
 

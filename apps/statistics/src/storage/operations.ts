@@ -6,7 +6,7 @@ import type { StorageService } from './service';
 import { StorageInfo, StoragesInfo } from './responses';
 
 /** Codes of choosing and checking a plugin. */
-const PLUGIN_ERRORS = mergeErrors(NOT_FOUND, { 400: ['ERROR_INVALID_PLUGIN_VERSION', 'ERROR_VERIFY_PLUGIN_FAILURE', 'ERROR_ADDRESS_NOT_ALLOWED'] });
+const PLUGIN_ERRORS = mergeErrors(NOT_FOUND, { 400: ['ERROR_INVALID_PLUGIN_VERSION', 'ERROR_VERIFY_PLUGIN_FAILURE', 'ERROR_OUTBOUND_REFUSED'] });
 const IN_USE_ERRORS = mergeErrors(PLUGIN_ERRORS, { 400: ['ERROR_STORAGE_HAS_NO_PLUGIN', 'ERROR_STORAGE_STATE_DISABLED'] });
 
 /** The spec marks `domain_id` R on every request of this module (the token still decides the domain). */

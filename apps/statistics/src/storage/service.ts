@@ -171,7 +171,7 @@ export class StorageService {
       secretData,
       schema: secret.schema,
       timeoutMs: this.deps.config.verifyTimeoutMs,
-      allowPrivateHosts: this.deps.config.allowPrivateHosts,
+      outbound: this.deps.config.outbound,
     });
   }
 

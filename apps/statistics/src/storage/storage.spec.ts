@@ -2,6 +2,7 @@ import request from 'supertest';
 import { Client } from 'pg';
 import { bearer } from '@platform/testing';
 import { createTestStatistics } from '../test-support';
+import { LOOPBACK_ONLY, NO_PRIVATE_DESTINATIONS } from '@platform/net';
 
 const TS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const PLUGIN_ID = 'plugin-postgresql-stat-storage';
@@ -15,7 +16,7 @@ describe('statistics storage', () => {
   const role = `stat_probe_${process.pid}_${Date.now()}`;
 
   beforeAll(async () => {
-    t = await createTestStatistics({ allowPrivateHosts: true, verifyTimeoutMs: 3000 });
+    t = await createTestStatistics({ outbound: LOOPBACK_ONLY, verifyTimeoutMs: 3000 });
     admin = await bearer({ domainId: 'd1', roleType: 'DOMAIN_ADMIN', userId: 'admin' });
     otherAdmin = await bearer({ domainId: 'd2', roleType: 'DOMAIN_ADMIN', userId: 'admin' });
     owner = await bearer({ domainId: 'd1', workspaceId: 'ws-1', roleType: 'WORKSPACE_OWNER', userId: 'owner' });
@@ -217,19 +218,24 @@ describe('statistics storage', () => {
       }
     });
 
-    it.each([
-      ['a database that does not exist', { options: { host: '127.0.0.1', database: 'no_such_database_xyz' } }, 'no_such_database_xyz'],
-      ['a closed port', { options: { host: '127.0.0.1', port: 1, database: 'postgres' } }, 'ECONNREFUSED'],
-      ['a schema that does not exist', { options: { host: '127.0.0.1', database: 'postgres', schema: 'nope_schema' } }, 'schema "nope_schema" does not exist'],
-      ['a user who may not create tables', { secret_data: { username: '__ROLE__' } }, 'may not create tables'],
-      ['a host that does not resolve', { options: { host: 'no-such-host.invalid', database: 'postgres' } }, 'cannot resolve host'],
-    ])('fails with %s', async (_label, over, reason) => {
-      const o = JSON.parse(JSON.stringify(over).replace('__ROLE__', role));
-      const s = await register('failing', { plugin_info: pluginInfo(o) });
-      const res = await call('verify-plugin', admin, { storage_id: s.storage_id, domain_id: 'd1' });
-      expect(res.status).toBe(400);
-      expect(['ERROR_VERIFY_PLUGIN_FAILURE', 'ERROR_INVALID_PARAMETER']).toContain(res.body.error.code);
-      expect(res.body.error.message).toContain(reason);
+    it('every failure is the one uniform refusal: a missing database, a closed port, a missing schema or privilege, a refused address', async () => {
+      const cases = [
+        { options: { host: '127.0.0.1', database: 'no_such_database_xyz' } },
+        { options: { host: '127.0.0.1', port: 1, database: 'postgres' } },
+        { options: { host: '127.0.0.1', database: 'postgres', schema: 'nope_schema' } },
+        { secret_data: { username: role } },
+        { options: { host: '169.254.169.254', database: 'postgres' } },
+        { options: { host: '0xa9fea9fe', database: 'postgres' } },
+      ];
+      const answers = new Set<string>();
+      for (const over of cases) {
+        const s = await register('failing', { plugin_info: pluginInfo(over) });
+        const res = await call('verify-plugin', admin, { storage_id: s.storage_id, domain_id: 'd1' });
+        expect([res.status, res.body.error.code]).toEqual([400, 'ERROR_OUTBOUND_REFUSED']);
+        expect(res.text).not.toMatch(/no_such_database|ECONN|nope_schema|may not|does not exist|169\.254|password|role/);
+        answers.add(JSON.stringify(res.body));
+      }
+      expect(answers.size).toBe(1);
     });
 
     it('1.0.0 only connects: the user without CREATE passes there', async () => {
@@ -237,8 +243,8 @@ describe('statistics storage', () => {
       expect((await call('verify-plugin', admin, { storage_id: s.storage_id, domain_id: 'd1' })).status).toBe(200);
     });
 
-    it('refuses loopback and private targets unless configuration allows them (SSRF)', async () => {
-      const strict = await createTestStatistics({ allowPrivateHosts: false });
+    it('refuses loopback and private targets the allow-list does not name (SSRF)', async () => {
+      const strict = await createTestStatistics({ outbound: NO_PRIVATE_DESTINATIONS });
       try {
         for (const host of ['127.0.0.1', 'localhost', '10.1.2.3', '169.254.169.254', '[::1]', '::ffff:127.0.0.1']) {
           const reg = await request(strict.app)
@@ -250,7 +256,7 @@ describe('statistics storage', () => {
             .post('/statistics/v1/storage/verify-plugin')
             .set('Authorization', admin)
             .send({ storage_id: reg.body.storage_id, domain_id: 'd1' });
-          expect([host, res.status, res.body.error?.code]).toEqual([host, 400, 'ERROR_ADDRESS_NOT_ALLOWED']);
+          expect([host, res.status, res.body.error?.code]).toEqual([host, 400, 'ERROR_OUTBOUND_REFUSED']);
         }
       } finally {
         await strict.close();

@@ -1,8 +1,9 @@
 import { PluginRegistry, type PluginBase, type Struct } from '../registry';
 import { prometheusDataSource } from './prometheus';
+import type { OutboundPolicy } from '@platform/net';
 
 export interface VerifyContext {
-  allowPrivateUrls: boolean;
+  outbound: OutboundPolicy;
 }
 
 /** A data-source plugin: collects metrics or logs; `verify` proves its options work against the real source. */

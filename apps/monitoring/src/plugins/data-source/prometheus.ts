@@ -1,5 +1,6 @@
 import { errors } from '@platform/errors';
-import { OutboundError, httpGet, verifyFailed } from '../outbound';
+import { OutboundRefused, urlForDisplay } from '@platform/net';
+import { httpGet } from '../outbound';
 import type { Struct } from '../registry';
 import type { DataSourcePlugin } from './index';
 
@@ -47,25 +48,18 @@ export const prometheusDataSource: DataSourcePlugin = {
     }
   },
   async verify(options, ctx) {
+    const key = 'plugin_info.options.url';
+    const base = new URL(String(options.url));
+    const res = await httpGet(queryUrl(base, 'vector(1)'), { policy: ctx.outbound, timeoutMs: Number(options.timeout_ms ?? 5000), key });
+    let body: { status?: unknown; data?: unknown } | undefined;
     try {
-      const base = new URL(String(options.url));
-      const res = await httpGet(queryUrl(base, 'vector(1)'), {
-        allowPrivate: ctx.allowPrivateUrls,
-        timeoutMs: Number(options.timeout_ms ?? 5000),
-        key: 'plugin_info.options.url',
-      });
-      let body: { status?: unknown; data?: unknown } | undefined;
-      try {
-        body = JSON.parse(res.body);
-      } catch {
-        body = undefined;
-      }
-      if (res.status !== 200 || body?.status !== 'success' || typeof body.data !== 'object') {
-        throw new OutboundError(`${base.origin} is not a Prometheus API (HTTP ${res.status}${body?.status ? `, status ${String(body.status)}` : ''})`);
-      }
-    } catch (e) {
-      if (e instanceof OutboundError) throw verifyFailed(PLUGIN_ID, e.message);
-      throw e;
+      body = JSON.parse(res.body);
+    } catch {
+      body = undefined;
+    }
+    // Not the API's success envelope: the same refusal as an unreachable source, quoting nothing it sent.
+    if (res.status !== 200 || body?.status !== 'success' || typeof body.data !== 'object') {
+      throw new OutboundRefused(key, `${urlForDisplay(base)} is not a Prometheus API (HTTP ${res.status})`);
     }
   },
 };

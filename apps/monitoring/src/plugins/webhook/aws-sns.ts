@@ -1,4 +1,5 @@
-import { OutboundError, httpGet } from '../outbound';
+import { isOutboundRefused, OUTBOUND_REFUSED_MESSAGE, withHosts } from '@platform/net';
+import { httpGet } from '../outbound';
 import { ParseError, type ParseContext, type ParsedEvent, type ParseResult, type Severity, type WebhookPlugin } from './types';
 import { isObject, isoTime, md5, obj, str } from './util';
 
@@ -19,13 +20,17 @@ async function confirmSubscription(subscribeUrl: string, ctx: ParseContext): Pro
   const listed = ctx.snsConfirmHosts.includes(url.host.toLowerCase()) || ctx.snsConfirmHosts.includes(url.hostname.toLowerCase());
   const aws = url.protocol === 'https:' && AWS_SNS_HOST.test(url.hostname.toLowerCase());
   if (!aws && !listed) throw new ParseError(`SubscribeURL host ${url.host} is not an AWS SNS endpoint; confirmation refused`);
+  // A listed host may be private (an SNS emulator in the cluster); link-local and metadata never are.
+  const policy = listed ? withHosts(ctx.outbound, [url.hostname]) : ctx.outbound;
+  const failed = (detail: string) => new ParseError(`SNS subscription confirmation failed: ${OUTBOUND_REFUSED_MESSAGE}`, detail);
+  let status: number;
   try {
-    const res = await httpGet(url, { allowPrivate: listed || ctx.allowPrivateUrls, timeoutMs: 10_000, key: 'SubscribeURL' });
-    if (res.status < 200 || res.status >= 300) throw new ParseError(`SNS subscription confirmation failed: HTTP ${res.status}`);
+    ({ status } = await httpGet(url, { policy, timeoutMs: 10_000, key: 'SubscribeURL' }));
   } catch (e) {
-    if (e instanceof OutboundError) throw new ParseError(`SNS subscription confirmation failed: ${e.message}`);
+    if (isOutboundRefused(e)) throw failed(e.detail);
     throw e;
   }
+  if (status < 200 || status >= 300) throw failed(`SubscribeURL answered HTTP ${status}`);
 }
 
 /** CloudWatch alarm state change (upstream's cloudwatch_event_manager): one event per alarmed dimension. */

@@ -1,7 +1,8 @@
 import { apiDirectWebhook } from './api-direct';
 import { grafanaWebhook } from './grafana';
+import { NO_PRIVATE_DESTINATIONS } from '@platform/net';
 
-const ctx = { allowPrivateUrls: false, snsConfirmHosts: [] };
+const ctx = { outbound: NO_PRIVATE_DESTINATIONS, snsConfirmHosts: [] };
 const polluted = () => ({}) as Record<string, unknown>;
 
 // Payload keys are a monitoring system's data: kept as own properties whatever they are called, and

@@ -1,4 +1,5 @@
 import type { PluginBase, Struct } from '../registry';
+import type { OutboundPolicy } from '@platform/net';
 
 export const EVENT_TYPES = ['ALERT', 'RECOVERY', 'ERROR'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -30,13 +31,23 @@ export interface ParseResult {
 
 /** What a plugin may use while parsing: the outbound policy of this deployment. */
 export interface ParseContext {
-  allowPrivateUrls: boolean;
+  outbound: OutboundPolicy;
   /** Extra hosts (`host` or `host:port`) an SNS SubscribeURL may point at, besides AWS's own. */
   snsConfirmHosts: string[];
 }
 
-/** A payload the plugin cannot turn into events: it becomes upstream's ERROR event. */
-export class ParseError extends Error {}
+/**
+ * A payload the plugin cannot turn into events: it becomes upstream's ERROR event, whose text the
+ * tenant reads. `detail` is for the log alone (what an outbound call met).
+ */
+export class ParseError extends Error {
+  constructor(
+    message: string,
+    readonly detail?: string,
+  ) {
+    super(message);
+  }
+}
 
 /** A webhook plugin: turns a posted payload of its format into events. */
 export interface WebhookPlugin extends PluginBase {
