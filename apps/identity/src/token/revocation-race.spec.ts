@@ -127,4 +127,34 @@ describe('identity: revocations no grant can outrun', () => {
     }
     for (const token of [...Object.values(boss.tokens), ...Object.values(other.tokens)]) expect(await works(token)).toBe(true);
   });
+
+  it('token/issue racing a new password or a disable: nothing issued from the old state survives, access or refresh', async () => {
+    for (const [user, change] of [
+      ['race-issue-pw', (u: string) => call('user/update', admin, { user_id: u, password: 'password-3-new' })],
+      ['race-issue-off', (u: string) => call('user/disable', admin, { user_id: u })],
+    ] as const) {
+      await t.admin.createUser({ domainId: 'd1', userId: user, password: 'password-1', roleType: 'WORKSPACE_MEMBER', workspaceId: 'ws-1' });
+      const issued: { access_token: string; refresh_token: string }[] = [];
+      let changed = false;
+      let started = 0;
+      const loop = async () => {
+        for (let i = 0, after = 0; i < 8 && after < 2; i++) {
+          if (changed) after++;
+          started++;
+          const res = await request(t.app).post('/identity/v2/token/issue').send({ credentials: { user_id: user, password: 'password-1' }, domain_id: 'd1' });
+          if (res.status === 200) issued.push(res.body);
+        }
+      };
+      const loops = Array.from({ length: 2 }, loop);
+      while (issued.length < 1 && started < 16) await new Promise((r) => setTimeout(r, 5));
+      expect((await change(user)).status).toBe(200);
+      changed = true;
+      await Promise.all(loops);
+      expect(issued.length).toBeGreaterThan(0);
+      for (const tokens of issued) {
+        expect((await request(t.app).post('/identity/v1/endpoint/list').set('Authorization', `Bearer ${tokens.access_token}`).send({})).status).toBe(401);
+        expect((await grant(tokens.refresh_token, 'ws-1')).status).toBe(401);
+      }
+    }
+  });
 });
