@@ -159,9 +159,8 @@ describe('identity token/issue with auth_type EXTERNAL', () => {
       }
     });
 
-    it('keeps the answer for a domain without external auth, and for a disabled domain refuses with 401', async () => {
-      const res = await issue('d4', { access_token: alice.jwt_access_token });
-      expect([res.status, res.body.error.code]).toEqual([400, 'ERROR_EXTERNAL_AUTH_NOT_CONFIGURED']);
+    it('refuses a domain without external auth and a disabled domain with the same 401 (#27)', async () => {
+      expectFailure(await issue('d4', { access_token: alice.jwt_access_token }));
       await t.prisma.domain.update({ where: { domain_id: 'd2' }, data: { state: 'DISABLED' } });
       try {
         const jwt = await provider.login('alice@example.com');
@@ -335,6 +334,7 @@ describe('identity token/issue with auth_type EXTERNAL', () => {
       expect(reasons.some((r) => /DISABLED/.test(r))).toBe(true);
       expect(reasons.some((r) => /userinfo refused/.test(r))).toBe(true);
       expect(reasons.some((r) => /email is not verified/.test(r))).toBe(true);
+      expect(reasons.some((r) => /not configured/.test(r))).toBe(true);
       expect(lines.some((l) => l.msg === 'external login: the OpenID provider cannot be reached')).toBe(true);
       const text = log.join('');
       expect(seen.size).toBeGreaterThan(20);

@@ -170,21 +170,20 @@ export class TokenService {
 
   /**
    * token/issue with auth_type EXTERNAL: the token the domain's OpenID provider gave the caller names the
-   * user (docs/decisions/identity.md). Every refusal is the same 401, its reason only in the log; a
-   * provider that cannot be asked is a 503. Once the user is known, the per-user rate limit and the
+   * user (docs/decisions/identity.md). Every refusal (a domain without external auth included) is the
+   * same 401, its reason only in the log; a provider that cannot be asked is a 503. Once the user is known, the per-user rate limit and the
    * login lockout apply exactly as to a password.
    */
   private async issueExternal(input: IssueInput) {
     const { config, prisma, logger } = this.deps;
-    const settings = await externalAuthSettings(this.deps, input.domain_id);
-    if (!settings) {
-      throw new ApiError(400, 'ERROR_EXTERNAL_AUTH_NOT_CONFIGURED', `External authentication is not configured for domain ${input.domain_id}.`);
-    }
     const token = externalToken(input.credentials);
     const refuse = (reason: string, userId?: string) => {
       logger.warn({ domain_id: input.domain_id, ...(userId !== undefined && { user_id: userId }), reason }, 'external login refused');
       return authFailure();
     };
+    // Whether a domain has SSO is not told to a caller without a token: the same 401 as any refusal (#27).
+    const settings = await externalAuthSettings(this.deps, input.domain_id);
+    if (!settings) throw refuse('external authentication is not configured for the domain');
 
     let claims: Record<string, unknown>;
     try {
