@@ -197,6 +197,11 @@ describe('identity token/issue with auth_type EXTERNAL', () => {
       for (const claims of bad) expectFailure(await issue('d3', { access_token: await acme.sign(claims) }));
     });
 
+    it('a claim names the user whose id it equals but for case (ids are unique ignoring case, #27)', async () => {
+      const res = await issue('d3', { id_token: await acme.sign({ sub: 'DoRa', aud: 'platform' }) });
+      expectTokens(res, 'dora', 'd3');
+    });
+
     it('with users named by sub, email_verified does not matter', async () => {
       expectTokens(await issue('d3', { id_token: await acme.sign({ sub: 'dora', aud: 'platform', email: 'x@example.com', email_verified: false }) }), 'dora', 'd3');
     });

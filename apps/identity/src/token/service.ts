@@ -10,6 +10,7 @@ import { IssueRateLimits } from './rate-limits';
 import { OidcRejection, OidcUnavailable, OidcVerifier } from '../external-auth/oidc';
 import { externalAuthSettings } from '../external-auth/service';
 import { databaseNowMs, lockForReading } from './grant-locks';
+import { findUserIgnoringCase } from '../common';
 import { authFailure, readGrant } from './grant';
 
 export interface IssueInput {
@@ -198,7 +199,9 @@ export class TokenService {
     }
     const claim = Object.hasOwn(claims, settings.user_id_claim) ? claims[settings.user_id_claim] : undefined;
     if (typeof claim !== 'string' || !claim || claim.length > 255) throw refuse(`the token has no usable ${settings.user_id_claim} claim`);
-    const userId = claim;
+    // The claim names the user whose id it equals but for case (ids are unique ignoring case, #27):
+    // 'Alice@Example.com' from the provider is 'alice@example.com' here, and shares its counts.
+    const userId = (await findUserIgnoringCase(prisma, input.domain_id, claim)) ?? claim.toLowerCase();
 
     await this.rateLimits.consumeUser(input.domain_id, userId);
     const loginKey = this.key('login-attempts', input.domain_id, userId);

@@ -5,7 +5,7 @@ import { applyOnly, resolveOnly, runList, runStat, type Query, type StatisticsQu
 import type { IdentityDeps } from '../deps';
 import type { Prisma, PrismaClient } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
-import { checkId, lockDomainAdmins, otherEnabledAdmins, pruneMemberships, requireDomain } from '../common';
+import { checkId, lockDomainAdmins, otherEnabledAdmins, pruneMemberships, refuseCaseVariant, requireDomain } from '../common';
 import { checkPasswordPolicy, hashPassword } from '../token/password';
 import { userResource, type UserRow } from './repository';
 import type { ReadCaller } from '@platform/db';
@@ -68,7 +68,7 @@ export async function createUserRecord(db: PrismaClient | Prisma.TransactionClie
   }
   await requireDomain(db, domainId);
   const key = { domain_id: domainId, user_id: input.user_id };
-  if (await db.user.findUnique({ where: { domain_id_user_id: key } })) throw errors.alreadyExists('user_id', input.user_id);
+  await refuseCaseVariant(db, 'user', domainId, input.user_id);
   const passwordHash = input.password ? await hashPassword(input.password) : '';
   try {
     return await db.user.create({

@@ -5,7 +5,7 @@ import { applyOnly, resolveOnly, runList, runStat, type Query, type StatisticsQu
 import type { IdentityDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
-import { checkId, requireDomain } from '../common';
+import { checkId, refuseCaseVariant, requireDomain } from '../common';
 import { workspaceResource, type WorkspaceRow } from './repository';
 import type { ReadCaller } from '@platform/db';
 import { replicaPrisma } from '../replica-prisma';
@@ -80,10 +80,16 @@ export class WorkspaceService {
     await requireDomain(this.deps.prisma, domainId);
     const workspaceId = input.workspace_id ?? generateId('workspace');
     const key = { domain_id: domainId, workspace_id: workspaceId };
-    if (await this.deps.prisma.workspace.findUnique({ where: { domain_id_workspace_id: key } })) throw errors.alreadyExists('workspace_id', workspaceId);
-    const w = await this.deps.prisma.workspace.create({
-      data: { ...key, name: input.name, tags: (input.tags ?? {}) as Prisma.InputJsonValue, created_by: input.created_by ?? '' },
-    });
+    await refuseCaseVariant(this.deps.prisma, 'workspace', domainId, workspaceId);
+    let w: WorkspaceRow;
+    try {
+      w = await this.deps.prisma.workspace.create({
+        data: { ...key, name: input.name, tags: (input.tags ?? {}) as Prisma.InputJsonValue, created_by: input.created_by ?? '' },
+      });
+    } catch (e) {
+      if ((e as { code?: string }).code === 'P2002') throw errors.alreadyExists('workspace_id', workspaceId); // a concurrent create won
+      throw e;
+    }
     await this.effects?.publish(domainId);
     return toWorkspaceInfo(w, 0);
   }
