@@ -64,11 +64,17 @@ export interface RevocationCheck {
 export class TokenSigner {
   constructor(private readonly privateKey: KeyObject) {}
 
-  async sign(claims: TokenClaims, ttlSeconds: number): Promise<string> {
-    const nowMs = Date.now();
+  /**
+   * `issuedAtMs`: the token's issue time (default: now). Identity passes the moment it read the state
+   * the token rests on (under the lock its revoking changes take), so a revocation recorded after that
+   * change refuses it whatever the delay between reading and signing.
+   */
+  async sign(claims: TokenClaims, ttlSeconds: number, issuedAtMs?: number): Promise<string> {
+    const nowMs = Math.floor(issuedAtMs ?? Date.now());
     const now = Math.floor(nowMs / 1000);
     // iat_ms: the issue time to the millisecond, so a revocation and a token issued in the same second
-    // are told apart (a token granted right after a role change must work).
+    // are told apart (a token granted right after a role change must work). Revocations compare in ms
+    // at both ends: refused when iat_ms <= T.
     return new SignJWT({ ...claims, iat_ms: nowMs })
       .setProtectedHeader({ alg: ALG, typ: 'JWT' })
       .setIssuer(TOKEN_ISSUER)

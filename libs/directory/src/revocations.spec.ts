@@ -1,6 +1,6 @@
 import { TokenVerifier } from '@platform/auth';
 import { isApiError } from '@platform/errors';
-import { createTestRedis, mintToken, testKeys, waitFor } from '@platform/testing';
+import { createTestRedis, mintToken, testKeys, testSigner, waitFor } from '@platform/testing';
 import { createPublicKey } from 'node:crypto';
 import { AccessRevocations, RevocationPublisher, userField } from './revocations';
 
@@ -54,6 +54,25 @@ describe('access revocations', () => {
     expect(await refused(verifier.authenticate(inW2))).toBe(true);
     expect(await refused(verifier.authenticate(inW3))).toBe(false);
     expect(await refused(verifier.authenticate(userScope))).toBe(false);
+  });
+
+  it('a binding\'s revocation refuses that user\'s tokens in that workspace only, at or before T to the millisecond', async () => {
+    const w = await watch();
+    const verifier = verifierWith(w);
+    const at = Date.now() - 5000;
+    const claims = { token_type: 'ACCESS_TOKEN' as const, user_id: 'hal', domain_id: 'd1', role_type: 'WORKSPACE_OWNER' as const, role_id: 'r', scope: 'WORKSPACE' as const, permissions: ['*'], user_type: 'USER' as const };
+    const sign = (workspace_id: string, issuedAtMs: number, user_id = 'hal') => testSigner.sign({ ...claims, workspace_id, user_id }, 600, issuedAtMs);
+    const atT = await sign('w5', at); // read the old state in the very millisecond of T
+    const afterT = await sign('w5', at + 1);
+    const otherWorkspace = await sign('w6', at);
+    const otherUser = await sign('w5', at, 'ivy');
+    await new RevocationPublisher(r.redis, r.prefix).revokeUserInWorkspace('d1', 'hal', 'w5', at);
+    await until(() => w.revoked({ domainId: 'd1', userId: 'hal', workspaceId: 'w5', issuedAtMs: 0 }));
+    expect(await refused(verifier.authenticate(atT))).toBe(true);
+    expect(await refused(verifier.authenticate(afterT))).toBe(false);
+    expect(await refused(verifier.authenticate(otherWorkspace))).toBe(false);
+    expect(await refused(verifier.authenticate(otherUser))).toBe(false);
+    expect(w.revoked({ domainId: 'd1', userId: 'hal', workspaceId: '', issuedAtMs: 0 })).toBe(false);
   });
 
   it('a module that starts (or reconnects) later loads what was revoked before', async () => {

@@ -10,23 +10,31 @@ import { retryWithBackoff } from '@platform/core';
  * it subscribes, and reads the whole hash whenever its subscription (re)starts, so an entry published
  * while it was disconnected is not missed. The check on a request is two map look-ups, no round trip.
  *
- * Hash `<prefix>auth:revoked`, field `u <json [domain, user]>` or `w <json [domain, workspace]>`, value
- * the time in ms; channel `<prefix>auth:revoked` carries `json [field, ms]`. An entry older than the
- * longest access token lifetime can refuse nothing and is pruned by the next revocation.
+ * Hash `<prefix>auth:revoked`, field `u <json [domain, user]>`, `w <json [domain, workspace]>` or
+ * `b <json [domain, user, workspace]>` (the user's tokens in that workspace only: a role binding's
+ * change), value the time in ms; channel `<prefix>auth:revoked` carries `json [field, ms]`. An entry
+ * older than the longest access token lifetime can refuse nothing and is pruned by the next revocation.
+ *
+ * The time T is the caller's (identity takes it from PostgreSQL's clock, under the lock that its token
+ * grants take: docs/decisions/identity.md, "Revocations no grant can outrun"); a token counts as
+ * revoked when its issue time in ms is at or before T.
  */
 const hashKey = (prefix: string) => `${prefix}auth:revoked`;
 const channel = hashKey;
 export const userField = (domainId: string, userId: string) => `u ${JSON.stringify([domainId, userId])}`;
 export const workspaceField = (domainId: string, workspaceId: string) => `w ${JSON.stringify([domainId, workspaceId])}`;
+export const bindingField = (domainId: string, userId: string, workspaceId: string) => `b ${JSON.stringify([domainId, userId, workspaceId])}`;
+
+const ID_COUNT: Record<string, number> = { u: 2, w: 2, b: 3 };
 
 /** A hash field (`u ["d","x"]`) as the in-memory key (`u\0d\0x`); undefined for anything else. */
 function memoryKey(field: string): string | undefined {
   const kind = field[0];
-  if ((kind !== 'u' && kind !== 'w') || field[1] !== ' ') return undefined;
+  if (!Object.hasOwn(ID_COUNT, kind) || field[1] !== ' ') return undefined;
   try {
     const ids = JSON.parse(field.slice(2)) as unknown;
-    if (!Array.isArray(ids) || ids.length !== 2 || !ids.every((x) => typeof x === 'string')) return undefined;
-    return `${kind}\0${ids[0]}\0${ids[1]}`;
+    if (!Array.isArray(ids) || ids.length !== ID_COUNT[kind] || !ids.every((x) => typeof x === 'string')) return undefined;
+    return [kind, ...ids].join('\0');
   } catch {
     return undefined;
   }
@@ -45,18 +53,23 @@ export class RevocationPublisher {
     private readonly ttlMs = DEFAULT_REVOCATION_TTL_MS,
   ) {}
 
-  /** Every access token of `userId` issued up to now stops counting, in every module. */
-  revokeUser(domainId: string, userId: string): Promise<number> {
-    return this.revoke(userField(domainId, userId));
+  /** Every access token of `userId` issued up to `atMs` (default: now) stops counting, in every module. */
+  revokeUser(domainId: string, userId: string, atMs?: number): Promise<number> {
+    return this.revoke(userField(domainId, userId), atMs);
   }
 
-  /** Every access token scoped to `workspaceId` issued up to now stops counting, in every module. */
-  revokeWorkspace(domainId: string, workspaceId: string): Promise<number> {
-    return this.revoke(workspaceField(domainId, workspaceId));
+  /** Every access token scoped to `workspaceId` issued up to `atMs` (default: now) stops counting, in every module. */
+  revokeWorkspace(domainId: string, workspaceId: string, atMs?: number): Promise<number> {
+    return this.revoke(workspaceField(domainId, workspaceId), atMs);
   }
 
-  private async revoke(field: string): Promise<number> {
-    const at = Date.now();
+  /** Every access token of `userId` scoped to `workspaceId` issued up to `atMs` (default: now) stops counting. */
+  revokeUserInWorkspace(domainId: string, userId: string, workspaceId: string, atMs?: number): Promise<number> {
+    return this.revoke(bindingField(domainId, userId, workspaceId), atMs);
+  }
+
+  private async revoke(field: string, atMs?: number): Promise<number> {
+    const at = atMs ?? Date.now();
     await this.redis.multi().hset(hashKey(this.prefix), field, String(at)).publish(channel(this.prefix), JSON.stringify([field, at])).exec().then(failed);
     await this.prune(at);
     return at;
@@ -178,7 +191,9 @@ export class AccessRevocations implements RevocationCheck {
     if (u !== undefined && t.issuedAtMs <= u) return true;
     if (!t.workspaceId) return false;
     const w = this.entries.get(`w\0${t.domainId}\0${t.workspaceId}`);
-    return w !== undefined && t.issuedAtMs <= w;
+    if (w !== undefined && t.issuedAtMs <= w) return true;
+    const b = this.entries.get(`b\0${t.domainId}\0${t.userId}\0${t.workspaceId}`);
+    return b !== undefined && t.issuedAtMs <= b;
   }
 }
 

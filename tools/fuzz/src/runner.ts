@@ -99,7 +99,7 @@ export async function discoverTargets(h: Harness): Promise<Target[]> {
   return targets;
 }
 
-const PRIORITY = ['crash', 'liveness', 'poisoned', 'no-answer', '5xx', 'authz', 'leak', 'csv-formula', 'envelope'];
+const PRIORITY = ['crash', 'liveness', 'poisoned', 'no-answer', '5xx', 'authz', 'disclosure', 'leak', 'csv-formula', 'envelope'];
 const byPriority = (a: Problem, b: Problem) => PRIORITY.indexOf(a.kind) - PRIORITY.indexOf(b.kind);
 
 /** A 32-bit seed per (run seed, target, case), so a case is reproduced alone with --op and --case. */

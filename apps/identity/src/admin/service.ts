@@ -52,8 +52,8 @@ export class AdminService {
 
   async createDomain(input: { domainId: string; name: string }) {
     checkId('domain_id', input.domainId);
-    const existing = await this.prisma.domain.findUnique({ where: { domain_id: input.domainId } });
-    if (existing) throw errors.alreadyExists('domain_id', input.domainId);
+    const existing = await this.prisma.$queryRawUnsafe<unknown[]>('SELECT 1 FROM domain WHERE lower(domain_id) = lower($1)', input.domainId);
+    if (existing.length) throw errors.alreadyExists('domain_id', input.domainId); // 'Acme' beside 'acme' too
     const d = await this.prisma.domain.create({ data: { domain_id: input.domainId, name: input.name } });
     return { domain_id: d.domain_id, name: d.name, state: d.state, created_at: isoOrEmpty(d.created_at) };
   }

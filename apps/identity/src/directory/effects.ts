@@ -5,9 +5,9 @@ import { DirectorySync } from './sync';
 /**
  * What a change to identity's records must reach every module with, before the change answers:
  * - the project directory (projects, groups, their users, workspaces) republished for the domain;
- * - revocations: every access token of a user (disabled, deleted, role changed, password reset) or of
- *   a workspace (disabled, deleted) issued up to now stops counting in every module (libs/directory,
- *   revocations.ts).
+ * - revocations: every access token of a user (disabled, deleted, password reset), of a user in one
+ *   workspace (a role binding changed or deleted) or of a workspace (disabled, deleted) issued up to T
+ *   stops counting in every module (libs/directory, revocations.ts; T and the lock: token/grant-locks.ts).
  * The API's services, the admin CLI and the tests share it.
  */
 export class Effects {
@@ -23,11 +23,17 @@ export class Effects {
     return this.directory.publish(domainId);
   }
 
-  async revokeUser(domainId: string, userId: string): Promise<void> {
-    await this.revocations.revokeUser(domainId, userId);
+  /** `atMs`: T, every token issued at or before it ends (token/grant-locks.ts takes it from the database). */
+  async revokeUser(domainId: string, userId: string, atMs?: number): Promise<void> {
+    await this.revocations.revokeUser(domainId, userId, atMs);
   }
 
-  async revokeWorkspace(domainId: string, workspaceId: string): Promise<void> {
-    await this.revocations.revokeWorkspace(domainId, workspaceId);
+  async revokeWorkspace(domainId: string, workspaceId: string, atMs?: number): Promise<void> {
+    await this.revocations.revokeWorkspace(domainId, workspaceId, atMs);
+  }
+
+  /** A role binding's change: the user's tokens in that workspace only. */
+  async revokeUserInWorkspace(domainId: string, userId: string, workspaceId: string, atMs?: number): Promise<void> {
+    await this.revocations.revokeUserInWorkspace(domainId, userId, workspaceId, atMs);
   }
 }

@@ -196,7 +196,7 @@ describe('identity external-auth set/unset/get', () => {
     const login = await request(t.app)
       .post('/identity/v2/token/issue')
       .send({ domain_id: 'd1', auth_type: 'EXTERNAL', credentials: { access_token: 'whatever' } });
-    expectError(login, 400, 'ERROR_EXTERNAL_AUTH_NOT_CONFIGURED');
+    expectError(login, 401, 'ERROR_AUTHENTICATE_FAILURE');
   });
 
   it('documents every operation and field in the OpenAPI document', async () => {

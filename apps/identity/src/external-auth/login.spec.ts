@@ -123,6 +123,31 @@ describe('identity token/issue with auth_type EXTERNAL', () => {
       expectFailure(await issue('d1', { access_token: (await provider.login('carol@example.com', { jwt: true })).access_token }));
     });
 
+    it('refuses an email the provider has not verified: email_verified false or absent, in every kind of token (#27)', async () => {
+      await externalUser('d1', 'unverified@example.com');
+      await externalUser('d1', 'noverified@example.com');
+      for (const user of ['unverified@example.com', 'noverified@example.com']) {
+        const jwt = await provider.login(user, { jwt: true });
+        const opaque = await provider.login(user);
+        expect(decodeJwt(jwt.access_token).email).toBe(user);
+        expectFailure(await issue('d1', { access_token: jwt.access_token }));
+        expectFailure(await issue('d1', { id_token: opaque.id_token }));
+        expectFailure(await issue('d1', { access_token: opaque.access_token })); // through userinfo
+      }
+      // The same users log in once the provider vouches for the address (the string form too).
+      await t.prisma.externalAuth.update({ where: { domain_id: 'd3' }, data: { options: { issuer: acme.issuer, client_id: 'platform', user_id_claim: 'email' } } });
+      try {
+        await externalUser('d3', 'vera@example.com');
+        expectFailure(await issue('d3', { id_token: await acme.sign({ sub: 'v', aud: 'platform', email: 'vera@example.com', email_verified: false }) }));
+        expectFailure(await issue('d3', { id_token: await acme.sign({ sub: 'v', aud: 'platform', email: 'vera@example.com', email_verified: 'false' }) }));
+        expectFailure(await issue('d3', { id_token: await acme.sign({ sub: 'v', aud: 'platform', email: 'vera@example.com', email_verified: 1 }) }));
+        expectTokens(await issue('d3', { id_token: await acme.sign({ sub: 'v', aud: 'platform', email: 'vera@example.com', email_verified: true }) }), 'vera@example.com', 'd3');
+        expectTokens(await issue('d3', { id_token: await acme.sign({ sub: 'v', aud: 'platform', email: 'vera@example.com', email_verified: 'true' }) }), 'vera@example.com', 'd3');
+      } finally {
+        await t.prisma.externalAuth.update({ where: { domain_id: 'd3' }, data: { options: { issuer: acme.issuer, client_id: 'platform', user_id_claim: 'sub' } } });
+      }
+    });
+
     it('refuses an opaque token userinfo does not know (401 there)', async () => {
       expectFailure(await issue('d1', { access_token: 'not-a-token-the-provider-gave' }));
     });
@@ -135,9 +160,8 @@ describe('identity token/issue with auth_type EXTERNAL', () => {
       }
     });
 
-    it('keeps the answer for a domain without external auth, and for a disabled domain refuses with 401', async () => {
-      const res = await issue('d4', { access_token: alice.jwt_access_token });
-      expect([res.status, res.body.error.code]).toEqual([400, 'ERROR_EXTERNAL_AUTH_NOT_CONFIGURED']);
+    it('refuses a domain without external auth and a disabled domain with the same 401 (#27)', async () => {
+      expectFailure(await issue('d4', { access_token: alice.jwt_access_token }));
       await t.prisma.domain.update({ where: { domain_id: 'd2' }, data: { state: 'DISABLED' } });
       try {
         const jwt = await provider.login('alice@example.com');
@@ -154,11 +178,33 @@ describe('identity token/issue with auth_type EXTERNAL', () => {
   describe('with tokens the test makes (the fake realm)', () => {
     const now = () => Math.floor(Date.now() / 1000);
 
-    it('accepts a good token, aud as an array or the client as azp, and exp within the clock skew', async () => {
+    it('accepts a good token, aud as an array (with azp the client), exp within the clock skew and up to 24 h ahead', async () => {
       expectTokens(await issue('d3', { id_token: await acme.sign({ sub: 'dora', aud: 'platform' }) }), 'dora', 'd3');
       expectTokens(await issue('d3', { access_token: await acme.sign({ sub: 'dora', aud: ['api', 'platform'] }) }), 'dora', 'd3');
-      expectTokens(await issue('d3', { access_token: await acme.sign({ sub: 'dora', aud: 'api', azp: 'platform' }) }), 'dora', 'd3');
+      expectTokens(await issue('d3', { access_token: await acme.sign({ sub: 'dora', aud: ['api', 'platform'], azp: 'platform' }) }), 'dora', 'd3');
       expectTokens(await issue('d3', { access_token: await acme.sign({ sub: 'dora', aud: 'platform', exp: now() - 10 }) }), 'dora', 'd3');
+      expectTokens(await issue('d3', { access_token: await acme.sign({ sub: 'dora', aud: 'platform', exp: now() + 86_000 }) }), 'dora', 'd3');
+    });
+
+    it('refuses a token whose aud is another client even when azp is ours, and a lifetime past 24 h (#27)', async () => {
+      const bad = [
+        { sub: 'dora', aud: 'api', azp: 'platform' },
+        { sub: 'dora', aud: ['api', 'other'], azp: 'platform' },
+        { sub: 'dora', aud: ['api', 'platform'], azp: 'other' },
+        { sub: 'dora', aud: 'platform', exp: 253402300799 }, // year 9999
+        { sub: 'dora', aud: 'platform', exp: now() + 86_400 + 120 },
+        { sub: 'dora', aud: 'platform', iat: now() - 86_400, exp: now() + 60 }, // issued to live 24 h + 1 min
+      ];
+      for (const claims of bad) expectFailure(await issue('d3', { access_token: await acme.sign(claims) }));
+    });
+
+    it('a claim names the user whose id it equals but for case (ids are unique ignoring case, #27)', async () => {
+      const res = await issue('d3', { id_token: await acme.sign({ sub: 'DoRa', aud: 'platform' }) });
+      expectTokens(res, 'dora', 'd3');
+    });
+
+    it('with users named by sub, email_verified does not matter', async () => {
+      expectTokens(await issue('d3', { id_token: await acme.sign({ sub: 'dora', aud: 'platform', email: 'x@example.com', email_verified: false }) }), 'dora', 'd3');
     });
 
     it('refuses expired, not yet valid, exp-less, wrongly addressed and wrongly issued tokens', async () => {
@@ -293,6 +339,8 @@ describe('identity token/issue with auth_type EXTERNAL', () => {
       expect(reasons.some((r) => /auth_type is LOCAL/.test(r))).toBe(true);
       expect(reasons.some((r) => /DISABLED/.test(r))).toBe(true);
       expect(reasons.some((r) => /userinfo refused/.test(r))).toBe(true);
+      expect(reasons.some((r) => /email is not verified/.test(r))).toBe(true);
+      expect(reasons.some((r) => /not configured/.test(r))).toBe(true);
       expect(lines.some((l) => l.msg === 'external login: the OpenID provider cannot be reached')).toBe(true);
       const text = log.join('');
       expect(seen.size).toBeGreaterThan(20);

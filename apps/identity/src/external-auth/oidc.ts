@@ -9,8 +9,9 @@ import type { ExternalAuthConfig } from '../config';
  *
  * - A JWT is verified here: the provider's discovery document (`<issuer>/.well-known/openid-configuration`)
  *   names its `jwks_uri`; both are cached per issuer. The signature must be by one of those keys with an
- *   asymmetric algorithm, `iss` must be the issuer, `aud` must contain the client id (or `azp` be it),
- *   `exp` must be present, and `exp`/`nbf` hold within the clock skew.
+ *   asymmetric algorithm, `iss` must be the issuer, `aud` must contain the client id (and `azp`, if any,
+ *   be it), `exp` must be present, no more than 24 h ahead, and `exp`/`nbf` hold within the clock skew.
+ * - With users named by `email`, the claims must say `email_verified: true`.
  * - Any other token is given to the provider's `userinfo_endpoint`, which answers its claims or refuses it.
  *
  * Every outbound request goes through @platform/net's guarded fetch (private addresses only where
@@ -185,7 +186,9 @@ export class OidcVerifier {
     try {
       const e = this.entry(settings.issuer);
       const doc = await this.discovery(settings.issuer, e);
-      return await (looksLikeJwt(token) ? this.verifyJwt(settings, doc, e, token) : this.userinfo(doc, token));
+      const claims = await (looksLikeJwt(token) ? this.verifyJwt(settings, doc, e, token) : this.userinfo(doc, token));
+      checkEmailVerified(claims, settings.user_id_claim);
+      return claims;
     } catch (err) {
       // The address guard's refusals (the issuer's name now resolves to a refused address, or not at all).
       if (isOutboundRefused(err)) throw new OidcUnavailable(err.detail);
@@ -219,10 +222,8 @@ export class OidcVerifier {
         throw rejection(again);
       }
     }
-    const aud = payload.aud === undefined ? [] : Array.isArray(payload.aud) ? payload.aud : [payload.aud];
-    if (!aud.includes(settings.client_id) && payload.azp !== settings.client_id) {
-      throw new OidcRejection('the token is for another audience (neither aud nor azp is the client_id)');
-    }
+    checkAudience(payload, settings.client_id);
+    checkLifetime(payload, this.now(), this.config().clockSkewSeconds);
     return payload;
   }
 
@@ -245,4 +246,39 @@ export class OidcVerifier {
 function rejection(err: unknown): OidcRejection {
   const e = err as Error & { code?: string };
   return new OidcRejection(`${e.code ?? e.name}: ${e.message}`);
+}
+
+/** The longest lifetime we accept of a provider's token (exp after now, and exp after iat): 24 hours. */
+export const MAX_PROVIDER_TOKEN_LIFETIME_SECONDS = 86_400;
+
+/**
+ * `aud` must contain our client id; `azp`, when present, must be it too (OIDC Core 3.1.3.7). A token
+ * addressed to another client is refused even when its `azp` names us.
+ */
+export function checkAudience(payload: JWTPayload, clientId: string) {
+  const aud = payload.aud === undefined ? [] : Array.isArray(payload.aud) ? payload.aud : [payload.aud];
+  if (!aud.includes(clientId)) throw new OidcRejection('the token is for another audience (aud does not contain the client_id)');
+  if (payload.azp !== undefined && payload.azp !== clientId) throw new OidcRejection('the token was issued to another party (azp is not the client_id)');
+}
+
+/** A token that would stay valid for longer than the bound (a year-9999 `exp`) is refused. */
+export function checkLifetime(payload: JWTPayload, nowMs: number, skewSeconds: number) {
+  const exp = payload.exp!; // required by jwtVerify
+  const now = Math.floor(nowMs / 1000);
+  if (exp - now > MAX_PROVIDER_TOKEN_LIFETIME_SECONDS + skewSeconds) throw new OidcRejection(`exp is more than ${MAX_PROVIDER_TOKEN_LIFETIME_SECONDS} s ahead`);
+  if (typeof payload.iat === 'number' && exp - payload.iat > MAX_PROVIDER_TOKEN_LIFETIME_SECONDS) {
+    throw new OidcRejection(`the token lives longer than ${MAX_PROVIDER_TOKEN_LIFETIME_SECONDS} s (exp - iat)`);
+  }
+}
+
+/**
+ * When users are named by `email`, only an address the provider vouches for names them: the claims must
+ * say `email_verified: true` (or the string "true", as some providers send it). False, absent or
+ * anything else is refused: a provider that lets users edit their email without verifying it would
+ * otherwise let anyone log in as anyone (docs/sso.md).
+ */
+export function checkEmailVerified(claims: Record<string, unknown>, userIdClaim: string) {
+  if (userIdClaim !== 'email') return;
+  const v = Object.hasOwn(claims, 'email_verified') ? claims.email_verified : undefined;
+  if (v !== true && v !== 'true') throw new OidcRejection(`the email is not verified by the provider (email_verified: ${v === undefined ? 'absent' : JSON.stringify(v).slice(0, 20)})`);
 }

@@ -6,7 +6,7 @@ import { applyOnly, resolveOnly, runList, runStat, type Condition, type Query, t
 import type { IdentityDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
-import { checkId, checkWorkspaceUsers, lockWorkspaceStructure, requireDomain, requireWorkspace, workspaceScope } from '../common';
+import { checkId, checkWorkspaceUsers, lockWorkspaceStructure, refuseCaseVariant, requireDomain, requireWorkspace, workspaceScope } from '../common';
 import { projectResource, type ProjectRow } from './repository';
 import { replicaPrisma } from '../replica-prisma';
 
@@ -98,23 +98,28 @@ export class ProjectService {
     await requireDomain(this.deps.prisma, domainId);
     await requireWorkspace(this.deps.prisma, domainId, input.workspace_id);
     const projectId = input.project_id ?? generateId('project');
-    const p = await this.deps.prisma.$transaction(async (tx) => {
-      await lockWorkspaceStructure(tx, domainId, input.workspace_id);
-      if (input.project_group_id) await this.requireGroup(tx, domainId, input.workspace_id, input.project_group_id);
-      const key = { domain_id: domainId, project_id: projectId };
-      if (await tx.project.findUnique({ where: { domain_id_project_id: key } })) throw errors.alreadyExists('project_id', projectId);
-      return tx.project.create({
-        data: {
-          ...key,
-          workspace_id: input.workspace_id,
-          name: input.name,
-          project_type: input.project_type ?? 'PRIVATE',
-          tags: (input.tags ?? {}) as Prisma.InputJsonValue,
-          project_group_id: input.project_group_id ?? '',
-          created_by: input.created_by ?? '',
-        },
+    const p = await this.deps.prisma
+      .$transaction(async (tx) => {
+        await lockWorkspaceStructure(tx, domainId, input.workspace_id);
+        if (input.project_group_id) await this.requireGroup(tx, domainId, input.workspace_id, input.project_group_id);
+        const key = { domain_id: domainId, project_id: projectId };
+        await refuseCaseVariant(tx, 'project', domainId, projectId);
+        return tx.project.create({
+          data: {
+            ...key,
+            workspace_id: input.workspace_id,
+            name: input.name,
+            project_type: input.project_type ?? 'PRIVATE',
+            tags: (input.tags ?? {}) as Prisma.InputJsonValue,
+            project_group_id: input.project_group_id ?? '',
+            created_by: input.created_by ?? '',
+          },
+        });
+      })
+      .catch((e: unknown) => {
+        if ((e as { code?: string }).code === 'P2002') throw errors.alreadyExists('project_id', projectId); // a concurrent create won
+        throw e;
       });
-    });
     await this.effects?.publish(domainId);
     return toProjectInfo(p);
   }

@@ -9,6 +9,7 @@ import { lockDomainAdmins, otherEnabledAdmins, pruneMemberships, requireWorkspac
 import { findRole } from '../role/service';
 import { roleBindingResource, type RoleBindingRow } from './repository';
 import { replicaPrisma } from '../replica-prisma';
+import { lockForChange, revokeInTransaction, type Revocation } from '../token/grant-locks';
 
 export type ResourceGroup = 'DOMAIN' | 'WORKSPACE';
 
@@ -36,6 +37,13 @@ export interface RoleBindingListInput {
 }
 
 const notAllowedRoleType = (message: string) => new ApiError(400, 'ERROR_NOT_ALLOWED_ROLE_TYPE', message);
+/**
+ * What a binding's change ends: the tokens that binding gave, the user's tokens in its workspace (an
+ * owner's binding games end nothing elsewhere); a DOMAIN_ADMIN binding gave every token of the user.
+ */
+const bindingRevocation = (b: RoleBindingRow): Revocation =>
+  b.workspace_id ? { kind: 'binding', domainId: b.domain_id, userId: b.user_id, workspaceId: b.workspace_id } : { kind: 'user', domainId: b.domain_id, userId: b.user_id };
+
 const bySelf = () => new ApiError(400, 'ERROR_NOT_ALLOWED_TO_UPDATE_OR_DELETE_ROLE_BY_SELF', 'You cannot change or delete your own role binding.');
 
 /** A role fits a resource group: DOMAIN_ADMIN binds the domain, the workspace roles a workspace. */
@@ -49,8 +57,8 @@ function checkRoleFits(roleType: RoleType, group: ResourceGroup) {
  * Role bindings (upstream RoleBindingService). A DOMAIN_ADMIN (domain-scoped token) binds anyone in the
  * domain; a WORKSPACE_OWNER binds users in their own workspace only, to a workspace role, never to
  * DOMAIN_ADMIN. Nobody changes or deletes their own binding, and the last DOMAIN_ADMIN binding of a
- * domain stays. Changing or deleting a binding revokes the user's access tokens in every module (they
- * grant again and get their new role); deleting one also takes the user out of the projects and groups
+ * domain stays. Changing or deleting a binding revokes the user's access tokens of that workspace in
+ * every module, in one step with the change (they grant again and get their new role); deleting one also takes the user out of the projects and groups
  * of a workspace they no longer belong to, and republishes the directory. Reads: DOMAIN_ADMIN sees the
  * domain's bindings, a workspace token those of its workspace.
  */
@@ -127,10 +135,10 @@ export class RoleBindingService {
     if (b.user_id === auth.userId) throw bySelf();
     const role = findRole(input.role_id);
     checkRoleFits(role.role_type, b.resource_group as ResourceGroup);
-    await this.effects?.revokeUser(b.domain_id, b.user_id);
-    const updated = await this.deps.prisma.roleBinding.update({
-      where: { role_binding_id: b.role_binding_id },
-      data: { role_id: role.role_id, role_type: role.role_type },
+    const updated = await this.deps.prisma.$transaction(async (tx) => {
+      // One step with its revocation: no token/grant reading the old role can straddle it (token/grant-locks.ts).
+      await revokeInTransaction(tx, this.effects, bindingRevocation(b));
+      return tx.roleBinding.update({ where: { role_binding_id: b.role_binding_id }, data: { role_id: role.role_id, role_type: role.role_type } });
     });
     return toRoleBindingInfo(updated);
   }
@@ -140,11 +148,13 @@ export class RoleBindingService {
     if (b.user_id === auth.userId) throw bySelf();
     let changed = false;
     await this.deps.prisma.$transaction(async (tx) => {
+      // The user's lock first, then the admin set's (as user/disable and user/delete).
+      await lockForChange(tx, bindingRevocation(b));
       if (b.role_type === 'DOMAIN_ADMIN') {
         await lockDomainAdmins(tx, b.domain_id);
         if ((await otherEnabledAdmins(tx, b.domain_id, b.user_id)) === 0) throw new ApiError(400, 'ERROR_LAST_DOMAIN_ADMIN_CANNOT_DELETE', 'The last DOMAIN_ADMIN role binding of a domain cannot be deleted.');
       }
-      await this.effects?.revokeUser(b.domain_id, b.user_id);
+      await revokeInTransaction(tx, this.effects, bindingRevocation(b));
       await tx.roleBinding.delete({ where: { role_binding_id: b.role_binding_id } });
       changed = await pruneMemberships(tx, b.domain_id, b.user_id);
     });

@@ -28,7 +28,6 @@ export function tokenOperations(service: TokenService) {
       }),
       response: TokenInfo,
       errors: {
-        400: ['ERROR_EXTERNAL_AUTH_NOT_CONFIGURED'],
         401: ['ERROR_AUTHENTICATE_FAILURE', 'ERROR_LOGIN_BLOCKED', 'ERROR_MFA_REQUIRED', 'ERROR_INVALID_CREDENTIALS'],
         429: ['ERROR_TOO_MANY_REQUESTS'],
         // EXTERNAL: the domain's OpenID provider cannot be reached (or answers 5xx).

@@ -9,6 +9,9 @@ import { AttemptCounter } from './attempts';
 import { IssueRateLimits } from './rate-limits';
 import { OidcRejection, OidcUnavailable, OidcVerifier } from '../external-auth/oidc';
 import { externalAuthSettings } from '../external-auth/service';
+import { databaseNowMs, lockForReading } from './grant-locks';
+import { findUserIgnoringCase } from '../common';
+import { authFailure, readGrant } from './grant';
 
 export interface IssueInput {
   credentials: Record<string, unknown>;
@@ -28,21 +31,6 @@ export interface GrantInput {
   workspace_id?: string;
 }
 
-/**
- * A refresh token counts only for the user it was issued to and only until their sessions were ended:
- * issued after the user row was created (a deleted user's token never opens a new user of the same id)
- * and after `refresh_valid_after` (a disable, a new password). Tokens from before `iat_ms` existed are
- * placed at the end of their second for the first check, at its start for the second.
- */
-function refreshStillValid(claims: { iat?: number; iat_ms?: number }, user: { created_at: Date; refresh_valid_after: Date | null }): boolean {
-  const exact = typeof claims.iat_ms === 'number' && Number.isFinite(claims.iat_ms);
-  const earliest = exact ? claims.iat_ms! : (claims.iat ?? 0) * 1000;
-  const latest = exact ? claims.iat_ms! : earliest + 999;
-  if (latest < user.created_at.getTime()) return false;
-  return !user.refresh_valid_after || earliest > user.refresh_valid_after.getTime();
-}
-
-const authFailure = () => errors.authenticateFailure('Authenticate failure. (credentials are invalid)');
 
 /** The provider's token of an EXTERNAL issue: `credentials.access_token` or `credentials.id_token`, one of them. */
 function externalToken(credentials: Record<string, unknown>): string {
@@ -152,39 +140,51 @@ export class TokenService {
       await redis.del(pendingKey);
     }
 
-    return this.userTokens(user.domain_id, userId, input.timeout);
+    return this.userTokens(user, input.timeout);
   }
 
-  /** A logged-in user's USER-scoped access and refresh tokens; its last_accessed_at is now. */
-  private async userTokens(domainId: string, userId: string, timeout: number | undefined) {
+  /**
+   * A logged-in user's USER-scoped access and refresh tokens; its last_accessed_at is now. The user is
+   * read again under the lock revoking changes take (token/grant-locks.ts): still enabled, the same
+   * password (hash) and auth type that were checked, else the same 401 as any refusal; the tokens are
+   * dated at that reading, so a disable or a new password that came after it ends them too.
+   */
+  private async userTokens(checked: { domain_id: string; user_id: string; password_hash: string; auth_type: string }, timeout: number | undefined) {
     const { prisma, config } = this.deps;
-    await prisma.user.update({ where: { domain_id_user_id: { domain_id: domainId, user_id: userId } }, data: { last_accessed_at: new Date() } });
+    const key = { domain_id: checked.domain_id, user_id: checked.user_id };
+    const issuedAtMs = await prisma.$transaction(async (tx) => {
+      await lockForReading(tx, key.domain_id, key.user_id);
+      const now = await tx.user.findUnique({ where: { domain_id_user_id: key }, select: { state: true, password_hash: true, auth_type: true } });
+      if (!now || now.state !== 'ENABLED' || now.password_hash !== checked.password_hash || now.auth_type !== checked.auth_type) throw authFailure();
+      const at = await databaseNowMs(tx);
+      await tx.user.update({ where: { domain_id_user_id: key }, data: { last_accessed_at: new Date(at) } });
+      return at;
+    });
 
-    const base = { user_id: userId, domain_id: domainId, workspace_id: '', role_type: 'USER' as RoleType, role_id: '', scope: 'USER' as Scope, permissions: ['*'], user_type: 'USER' as const };
+    const base = { user_id: key.user_id, domain_id: key.domain_id, workspace_id: '', role_type: 'USER' as RoleType, role_id: '', scope: 'USER' as Scope, permissions: ['*'], user_type: 'USER' as const };
     const [access_token, refresh_token] = await Promise.all([
-      this.deps.signer.sign({ ...base, token_type: 'ACCESS_TOKEN' }, this.accessTtl(timeout)),
-      this.deps.signer.sign({ ...base, token_type: 'REFRESH_TOKEN' }, config.token.refreshTimeout),
+      this.deps.signer.sign({ ...base, token_type: 'ACCESS_TOKEN' }, this.accessTtl(timeout), issuedAtMs),
+      this.deps.signer.sign({ ...base, token_type: 'REFRESH_TOKEN' }, config.token.refreshTimeout, issuedAtMs),
     ]);
     return { access_token, refresh_token };
   }
 
   /**
    * token/issue with auth_type EXTERNAL: the token the domain's OpenID provider gave the caller names the
-   * user (docs/decisions/identity.md). Every refusal is the same 401, its reason only in the log; a
-   * provider that cannot be asked is a 503. Once the user is known, the per-user rate limit and the
+   * user (docs/decisions/identity.md). Every refusal (a domain without external auth included) is the
+   * same 401, its reason only in the log; a provider that cannot be asked is a 503. Once the user is known, the per-user rate limit and the
    * login lockout apply exactly as to a password.
    */
   private async issueExternal(input: IssueInput) {
     const { config, prisma, logger } = this.deps;
-    const settings = await externalAuthSettings(this.deps, input.domain_id);
-    if (!settings) {
-      throw new ApiError(400, 'ERROR_EXTERNAL_AUTH_NOT_CONFIGURED', `External authentication is not configured for domain ${input.domain_id}.`);
-    }
     const token = externalToken(input.credentials);
     const refuse = (reason: string, userId?: string) => {
       logger.warn({ domain_id: input.domain_id, ...(userId !== undefined && { user_id: userId }), reason }, 'external login refused');
       return authFailure();
     };
+    // Whether a domain has SSO is not told to a caller without a token: the same 401 as any refusal (#27).
+    const settings = await externalAuthSettings(this.deps, input.domain_id);
+    if (!settings) throw refuse('external authentication is not configured for the domain');
 
     let claims: Record<string, unknown>;
     try {
@@ -199,7 +199,9 @@ export class TokenService {
     }
     const claim = Object.hasOwn(claims, settings.user_id_claim) ? claims[settings.user_id_claim] : undefined;
     if (typeof claim !== 'string' || !claim || claim.length > 255) throw refuse(`the token has no usable ${settings.user_id_claim} claim`);
-    const userId = claim;
+    // The claim names the user whose id it equals but for case (ids are unique ignoring case, #27):
+    // 'Alice@Example.com' from the provider is 'alice@example.com' here, and shares its counts.
+    const userId = (await findUserIgnoringCase(prisma, input.domain_id, claim)) ?? claim.toLowerCase();
 
     await this.rateLimits.consumeUser(input.domain_id, userId);
     const loginKey = this.key('login-attempts', input.domain_id, userId);
@@ -214,7 +216,7 @@ export class TokenService {
       if (!user) throw refuse('no such user in the domain', userId);
       if (user.auth_type !== 'EXTERNAL') throw refuse(`the user's auth_type is ${user.auth_type}, not EXTERNAL`, userId);
       if (user.state !== 'ENABLED') throw refuse(`the user is ${user.state}`, userId);
-      tokens = await this.userTokens(input.domain_id, userId, input.timeout);
+      tokens = await this.userTokens(user, input.timeout);
     } catch (e) {
       await this.loginAttempts.fail(loginKey);
       throw e;
@@ -223,58 +225,24 @@ export class TokenService {
     return tokens;
   }
 
+  /**
+   * token/grant: the user, their bindings and the workspace are read under the lock their revoking
+   * changes take (token/grant-locks.ts), and the token is dated at that reading.
+   */
   async grant(input: GrantInput) {
-    const { prisma } = this.deps;
     const claims = await this.deps.verifier.verify(input.token);
     if (input.grant_type !== 'REFRESH_TOKEN' || claims.token_type !== 'REFRESH_TOKEN') {
       throw new ApiError(400, 'ERROR_INVALID_GRANT_TYPE', `Grant type ${input.grant_type} does not match the token (${claims.token_type}).`);
     }
     if (input.domain_id && input.domain_id !== claims.domain_id) throw authFailure();
     const domainId = claims.domain_id;
-    const [domain, user] = await Promise.all([
-      prisma.domain.findUnique({ where: { domain_id: domainId } }),
-      prisma.user.findUnique({ where: { domain_id_user_id: { domain_id: domainId, user_id: claims.user_id } } }),
-    ]);
-    if (!domain || domain.state !== 'ENABLED' || !user || user.state !== 'ENABLED') throw authFailure();
-    if (!refreshStillValid(claims, user)) throw errors.authenticateFailure('The session has ended (the user was disabled or their password changed); log in again.');
-
-    const bindings = await prisma.roleBinding.findMany({ where: { domain_id: domainId, user_id: user.user_id } });
-    const domainAdmin = bindings.find((b) => b.role_type === 'DOMAIN_ADMIN');
-    let roleType: RoleType;
-    let roleId: string;
-    let workspaceId = '';
-
-    switch (input.scope) {
-      case 'DOMAIN':
-        if (!domainAdmin) throw errors.permissionDenied('Scope DOMAIN needs the DOMAIN_ADMIN role.');
-        roleType = 'DOMAIN_ADMIN';
-        roleId = domainAdmin.role_id;
-        break;
-      case 'WORKSPACE': {
-        if (!input.workspace_id) throw errors.requiredParameter('workspace_id');
-        const ws = await prisma.workspace.findUnique({ where: { domain_id_workspace_id: { domain_id: domainId, workspace_id: input.workspace_id } } });
-        if (!ws) throw errors.notFound('workspace_id', input.workspace_id);
-        if (ws.state !== 'ENABLED') throw new ApiError(400, 'ERROR_WORKSPACE_STATE', `Workspace ${ws.workspace_id} is disabled.`);
-        const binding = bindings.find((b) => b.workspace_id === ws.workspace_id && b.resource_group === 'WORKSPACE');
-        if (domainAdmin) {
-          roleType = 'WORKSPACE_OWNER';
-          roleId = domainAdmin.role_id;
-        } else if (binding) {
-          roleType = binding.role_type as RoleType;
-          roleId = binding.role_id;
-        } else {
-          throw errors.permissionDenied(`No role in workspace ${ws.workspace_id}.`);
-        }
-        workspaceId = ws.workspace_id;
-        break;
-      }
-      case 'USER':
-        roleType = 'USER';
-        roleId = '';
-        break;
-      default:
-        throw errors.invalidParameter('scope', `scope ${input.scope} cannot be granted with a user's refresh token`);
-    }
+    const lockedWorkspace = input.scope === 'WORKSPACE' ? input.workspace_id : undefined;
+    const read = await this.deps.prisma.$transaction(async (tx) => {
+      await lockForReading(tx, domainId, claims.user_id, lockedWorkspace);
+      const role = await readGrant(tx, claims, input);
+      return { ...role, issuedAtMs: await databaseNowMs(tx) };
+    });
+    const { roleType, roleId, workspaceId } = read;
 
     const rolePermissions = roleType === 'USER' ? ['*'] : managedRole(roleType).permissions;
     const permissions = input.permissions?.length
@@ -284,7 +252,7 @@ export class TokenService {
 
     const token: TokenClaims = {
       token_type: 'ACCESS_TOKEN',
-      user_id: user.user_id,
+      user_id: claims.user_id,
       domain_id: domainId,
       workspace_id: workspaceId,
       role_type: roleType,
@@ -293,7 +261,7 @@ export class TokenService {
       permissions,
       user_type: 'USER',
     };
-    const access_token = await this.deps.signer.sign(token, this.accessTtl(input.timeout));
+    const access_token = await this.deps.signer.sign(token, this.accessTtl(input.timeout), read.issuedAtMs);
     return { access_token, role_type: roleType, role_id: roleId, domain_id: domainId, workspace_id: workspaceId };
   }
 }

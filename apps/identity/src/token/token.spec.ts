@@ -74,10 +74,14 @@ describe('identity token', () => {
     expect((await issue({ credentials: { user_id: 'admin', password: 'p' }, domain_id: 'd1', auth_type: 'SAML' })).status).toBe(400);
   });
 
-  it('refuses EXTERNAL auth clearly when none is configured', async () => {
-    const res = await issue({ credentials: { user_id: 'admin' }, domain_id: 'd1', auth_type: 'EXTERNAL' });
-    expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('ERROR_EXTERNAL_AUTH_NOT_CONFIGURED');
+  it('answers EXTERNAL when none is configured with the same 401 as every refusal: whether a domain has SSO is not told (#27)', async () => {
+    const wrongPassword = await issue({ credentials: { user_id: 'admin', password: 'wrong-password' }, domain_id: 'd1' });
+    for (const domain_id of ['d1', 'no-such-domain']) {
+      const res = await issue({ credentials: { access_token: 'a-provider-token' }, domain_id, auth_type: 'EXTERNAL' });
+      expect([res.status, res.body]).toEqual([401, wrongPassword.body]);
+    }
+    // The request's shape is still checked first (400s that do not depend on the domain).
+    expect((await issue({ credentials: { user_id: 'admin' }, domain_id: 'd1', auth_type: 'EXTERNAL' })).body.error.code).toBe('ERROR_REQUIRED_PARAMETER');
   });
 
   it('blocks the login for a while after repeated failures, even with the right password', async () => {

@@ -5,11 +5,12 @@ import { applyOnly, resolveOnly, runList, runStat, type Query, type StatisticsQu
 import type { IdentityDeps } from '../deps';
 import type { Prisma, PrismaClient } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
-import { checkId, lockDomainAdmins, otherEnabledAdmins, pruneMemberships, requireDomain } from '../common';
+import { checkId, lockDomainAdmins, otherEnabledAdmins, pruneMemberships, refuseCaseVariant, requireDomain } from '../common';
 import { checkPasswordPolicy, hashPassword } from '../token/password';
 import { userResource, type UserRow } from './repository';
 import type { ReadCaller } from '@platform/db';
 import { replicaPrisma } from '../replica-prisma';
+import { lockForChange, revokeInTransaction } from '../token/grant-locks';
 
 export type AuthType = 'LOCAL' | 'EXTERNAL';
 
@@ -35,6 +36,8 @@ export interface UserListInput {
   email?: string;
   auth_type?: AuthType;
 }
+
+const ids = (u: UserRow) => ({ domainId: u.domain_id, userId: u.user_id });
 
 const LAST_ADMIN = 'ERROR_LAST_ADMIN_CANNOT_DISABLED_DELETED';
 
@@ -65,7 +68,7 @@ export async function createUserRecord(db: PrismaClient | Prisma.TransactionClie
   }
   await requireDomain(db, domainId);
   const key = { domain_id: domainId, user_id: input.user_id };
-  if (await db.user.findUnique({ where: { domain_id_user_id: key } })) throw errors.alreadyExists('user_id', input.user_id);
+  await refuseCaseVariant(db, 'user', domainId, input.user_id);
   const passwordHash = input.password ? await hashPassword(input.password) : '';
   try {
     return await db.user.create({
@@ -158,20 +161,23 @@ export class UserService {
       }
       checkPassword(input.password);
       passwordHash = await hashPassword(input.password);
-      // A new password ends every session made with the old one.
-      await this.effects?.revokeUser(u.domain_id, u.user_id);
     }
-    const updated = await this.deps.prisma.user.update({
-      where: { domain_id_user_id: { domain_id: u.domain_id, user_id: u.user_id } },
-      data: {
-        ...(input.name !== undefined && { name: input.name }),
-        ...(input.email !== undefined && { email: input.email }),
-        ...(input.language !== undefined && { language: input.language }),
-        ...(input.timezone !== undefined && { timezone: input.timezone }),
-        ...(input.tags !== undefined && { tags: input.tags as Prisma.InputJsonValue }),
-        // A new password ends the sessions made with the old one: refresh tokens too.
-        ...(passwordHash !== undefined && { password_hash: passwordHash, refresh_valid_after: new Date() }),
-      },
+    const key = { domain_id: u.domain_id, user_id: u.user_id };
+    const updated = await this.deps.prisma.$transaction(async (tx) => {
+      // A new password ends every session made with the old one, access and refresh tokens, in the
+      // same step as the change: no token/grant or token/issue can straddle it (token/grant-locks.ts).
+      const endedAt = passwordHash !== undefined ? await revokeInTransaction(tx, this.effects, { kind: 'user', ...ids(u) }) : undefined;
+      return tx.user.update({
+        where: { domain_id_user_id: key },
+        data: {
+          ...(input.name !== undefined && { name: input.name }),
+          ...(input.email !== undefined && { email: input.email }),
+          ...(input.language !== undefined && { language: input.language }),
+          ...(input.timezone !== undefined && { timezone: input.timezone }),
+          ...(input.tags !== undefined && { tags: input.tags as Prisma.InputJsonValue }),
+          ...(endedAt !== undefined && { password_hash: passwordHash, refresh_valid_after: endedAt }),
+        },
+      });
     });
     return this.info(updated);
   }
@@ -180,8 +186,10 @@ export class UserService {
    * Runs `fn` with the domain's admin set locked, refusing when `userId` is its last enabled
    * DOMAIN_ADMIN: two concurrent calls for the last two admins cannot both pass.
    */
-  private async withAdminCheck<T>(u: UserRow, fn: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
+  private async withAdminCheck<T>(u: UserRow, fn: (tx: Prisma.TransactionClient, endedAt: Date) => Promise<T>): Promise<T> {
     return this.deps.prisma.$transaction(async (tx) => {
+      // The user's lock first, then the admin set's (role-binding/delete takes them in the same order).
+      await lockForChange(tx, { kind: 'user', ...ids(u) });
       await lockDomainAdmins(tx, u.domain_id);
       const admin = await tx.roleBinding.findFirst({ where: { domain_id: u.domain_id, user_id: u.user_id, role_type: 'DOMAIN_ADMIN' } });
       const current = await tx.user.findUnique({ where: { domain_id_user_id: { domain_id: u.domain_id, user_id: u.user_id } } });
@@ -190,7 +198,7 @@ export class UserService {
         const n = await otherEnabledAdmins(tx, u.domain_id, u.user_id);
         if (n === 0) throw new ApiError(400, LAST_ADMIN, `User ${u.user_id} is the last enabled DOMAIN_ADMIN of the domain.`);
       }
-      return fn(tx);
+      return fn(tx, await revokeInTransaction(tx, this.effects, { kind: 'user', ...ids(u) }));
     });
   }
 
@@ -202,12 +210,11 @@ export class UserService {
 
   async disable(auth: AuthContext, userId: string) {
     const u = await this.find(auth.domainId, userId);
-    const updated = await this.withAdminCheck(u, async (tx) => {
-      await this.effects?.revokeUser(u.domain_id, u.user_id);
+    const updated = await this.withAdminCheck(u, async (tx, endedAt) => {
       // Refresh tokens from before stay refused after a later enable: the user logs in again.
       return tx.user.update({
         where: { domain_id_user_id: { domain_id: u.domain_id, user_id: u.user_id } },
-        data: { state: 'DISABLED', refresh_valid_after: new Date() },
+        data: { state: 'DISABLED', refresh_valid_after: endedAt },
       });
     });
     return this.info(updated);
@@ -220,7 +227,6 @@ export class UserService {
   async delete(auth: AuthContext, userId: string) {
     const u = await this.find(auth.domainId, userId);
     await this.withAdminCheck(u, async (tx) => {
-      await this.effects?.revokeUser(u.domain_id, u.user_id);
       await tx.roleBinding.deleteMany({ where: { domain_id: u.domain_id, user_id: u.user_id } });
       await pruneMemberships(tx, u.domain_id, u.user_id);
       await tx.user.delete({ where: { domain_id_user_id: { domain_id: u.domain_id, user_id: u.user_id } } });

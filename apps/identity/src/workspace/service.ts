@@ -5,10 +5,11 @@ import { applyOnly, resolveOnly, runList, runStat, type Query, type StatisticsQu
 import type { IdentityDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
-import { checkId, requireDomain } from '../common';
+import { checkId, refuseCaseVariant, requireDomain } from '../common';
 import { workspaceResource, type WorkspaceRow } from './repository';
 import type { ReadCaller } from '@platform/db';
 import { replicaPrisma } from '../replica-prisma';
+import { revokeInTransaction } from '../token/grant-locks';
 
 export function toWorkspaceInfo(w: WorkspaceRow, userCount = 0) {
   return {
@@ -79,10 +80,16 @@ export class WorkspaceService {
     await requireDomain(this.deps.prisma, domainId);
     const workspaceId = input.workspace_id ?? generateId('workspace');
     const key = { domain_id: domainId, workspace_id: workspaceId };
-    if (await this.deps.prisma.workspace.findUnique({ where: { domain_id_workspace_id: key } })) throw errors.alreadyExists('workspace_id', workspaceId);
-    const w = await this.deps.prisma.workspace.create({
-      data: { ...key, name: input.name, tags: (input.tags ?? {}) as Prisma.InputJsonValue, created_by: input.created_by ?? '' },
-    });
+    await refuseCaseVariant(this.deps.prisma, 'workspace', domainId, workspaceId);
+    let w: WorkspaceRow;
+    try {
+      w = await this.deps.prisma.workspace.create({
+        data: { ...key, name: input.name, tags: (input.tags ?? {}) as Prisma.InputJsonValue, created_by: input.created_by ?? '' },
+      });
+    } catch (e) {
+      if ((e as { code?: string }).code === 'P2002') throw errors.alreadyExists('workspace_id', workspaceId); // a concurrent create won
+      throw e;
+    }
     await this.effects?.publish(domainId);
     return toWorkspaceInfo(w, 0);
   }
@@ -104,12 +111,15 @@ export class WorkspaceService {
 
   private async setState(auth: AuthContext, workspaceId: string, state: 'ENABLED' | 'DISABLED') {
     const w = await this.find(auth.domainId, workspaceId);
-    // Revoked first: if this fails nothing changed; if the update then fails, the workspace's tokens
-    // were only cut short (they can be granted again).
-    if (state === 'DISABLED') await this.effects?.revokeWorkspace(w.domain_id, w.workspace_id);
-    const updated = await this.deps.prisma.workspace.update({
-      where: { domain_id_workspace_id: { domain_id: w.domain_id, workspace_id: w.workspace_id } },
-      data: { state, ...(state !== w.state && { changed_at: new Date() }) },
+    const updated = await this.deps.prisma.$transaction(async (tx) => {
+      // Revoked in the change's transaction, under the lock grants for the workspace share: if the
+      // revocation fails nothing changed; if the update then fails, the workspace's tokens were only
+      // cut short (they can be granted again); no grant straddles it (token/grant-locks.ts).
+      if (state === 'DISABLED') await revokeInTransaction(tx, this.effects, { kind: 'workspace', domainId: w.domain_id, workspaceId: w.workspace_id });
+      return tx.workspace.update({
+        where: { domain_id_workspace_id: { domain_id: w.domain_id, workspace_id: w.workspace_id } },
+        data: { state, ...(state !== w.state && { changed_at: new Date() }) },
+      });
     });
     return this.info(updated);
   }
@@ -131,8 +141,8 @@ export class WorkspaceService {
   async delete(auth: AuthContext, workspaceId: string) {
     const w = await this.find(auth.domainId, workspaceId);
     if (w.is_managed) throw new ApiError(403, 'ERROR_PERMISSION_DENIED', `Workspace ${workspaceId} is managed and cannot be deleted.`);
-    await this.effects?.revokeWorkspace(w.domain_id, w.workspace_id);
     await this.deps.prisma.$transaction(async (tx) => {
+      await revokeInTransaction(tx, this.effects, { kind: 'workspace', domainId: w.domain_id, workspaceId: w.workspace_id });
       const where = { domain_id: w.domain_id, workspace_id: w.workspace_id };
       await tx.roleBinding.deleteMany({ where });
       await tx.project.deleteMany({ where });
