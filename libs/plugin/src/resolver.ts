@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type Redis from 'ioredis';
 import { errors } from '@platform/errors';
 import { pickEndpoint, type EndpointCandidate, type ResolvedEndpoint, type UpgradeMode } from './versions';
@@ -102,6 +103,9 @@ export class PluginEndpointResolver {
     private readonly o: ResolverOptions = {},
   ) {}
 
+  /** The subscriber connection's CLIENT name (an operator finds it in CLIENT LIST; tests cut it). */
+  readonly connectionName = `plugin-resolver-${randomBytes(6).toString('hex')}`;
+
   /** Entries held (for tests and metrics). */
   get size() {
     return this.entries.size;
@@ -119,7 +123,7 @@ export class PluginEndpointResolver {
    */
   async start(): Promise<void> {
     if (this.subscriber) return;
-    const sub = (this.subscriber = this.redis.duplicate({ autoResubscribe: false }));
+    const sub = (this.subscriber = this.redis.duplicate({ autoResubscribe: false, connectionName: this.connectionName }));
     sub.on('error', (err: Error) => this.o.logger?.error({ err: err.message }, 'plugin endpoint subscriber error'));
     sub.on('close', () => this.lose());
     sub.on('message', (ch: string, message: string) => {
