@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Empty, NOT_FOUND, operation, QUERY_ERRORS, request } from '@platform/http';
+import { Empty, NOT_FOUND, operation, QUERY_ERRORS, request as platformRequest } from '@platform/http';
 import { QuerySchema } from '@platform/query';
 import { PluginEndpoint, PluginsInfo, SupervisorInfo, SupervisorsInfo } from './responses';
 import type { SupervisorService } from './service';
@@ -34,6 +34,10 @@ const tags = z
   .record(z.string().max(255), z.unknown())
   .refine((t) => Object.keys(t).length <= 100, 'at most 100 tags')
   .refine((t) => JSON.stringify(t).length <= 16_384, 'at most 16 KiB of tags');
+
+/** A request of this module: libs/http's, with domain_id described. */
+const request = <T extends z.ZodRawShape>(shape: T) =>
+  platformRequest({ domain_id: z.string().max(255).optional().describe('The caller’s domain; optional, and refused when it is not the token’s.'), ...shape });
 
 const supervisorId = z.string().trim().min(1).max(255).describe('The supervisor’s id.');
 

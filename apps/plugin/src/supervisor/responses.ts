@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listOf, structOut, timestamp } from '@platform/http';
+import { structOut, timestamp } from '@platform/http';
 
 export const PLUGIN_STATES = ['NONE', 'PROVISIONING', 'ACTIVE', 'RE_PROVISIONING', 'ERROR'] as const;
 
@@ -19,7 +19,14 @@ export const SupervisorInfo = z
   })
   .meta({ id: 'SupervisorInfo', description: 'A supervisor: what runs plugin containers and publishes where they answer.' });
 
-export const SupervisorsInfo = listOf(SupervisorInfo).meta({ id: 'SupervisorsInfo', description: 'A page of supervisors and the total count.' });
+/** libs/http's listOf, with its two fields described. */
+const listOf = <T extends z.ZodType>(item: T, what: string) =>
+  z.strictObject({
+    results: z.array(item).describe(`The page of ${what}.`),
+    total_count: z.number().int().min(0).describe(`How many ${what} match, across every page.`),
+  });
+
+export const SupervisorsInfo = listOf(SupervisorInfo, 'supervisors').meta({ id: 'SupervisorsInfo', description: 'A page of supervisors and the total count.' });
 
 /** upstream's PluginInfo of supervisor.proto: one plugin version a supervisor runs. */
 export const PluginInfo = z
@@ -36,7 +43,7 @@ export const PluginInfo = z
   })
   .meta({ id: 'PluginInfo', description: 'One plugin version a supervisor runs, and where it answers.' });
 
-export const PluginsInfo = listOf(PluginInfo).meta({ id: 'PluginsInfo', description: 'A page of published plugins and the total count.' });
+export const PluginsInfo = listOf(PluginInfo, 'published plugins').meta({ id: 'PluginsInfo', description: 'A page of published plugins and the total count.' });
 
 export const PluginEndpoint = z
   .strictObject({
