@@ -159,7 +159,9 @@ export interface components {
         };
         /** @description A page of published plugins and the total count. */
         PluginsInfo: {
+            /** @description The page of published plugins. */
             results: components["schemas"]["PluginInfo"][];
+            /** @description How many published plugins match, across every page. */
             total_count: number;
         };
         Query: {
@@ -213,7 +215,9 @@ export interface components {
         };
         /** @description A page of supervisors and the total count. */
         SupervisorsInfo: {
+            /** @description The page of supervisors. */
             results: components["schemas"]["SupervisorInfo"][];
+            /** @description How many supervisors match, across every page. */
             total_count: number;
         };
     };
@@ -235,6 +239,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The caller’s domain; optional, and refused when it is not the token’s. */
                     domain_id?: string;
                     /** @description Accepted empty only, for upstream’s clients: labels do not choose a supervisor. */
                     labels?: Record<string, unknown>;
@@ -393,6 +398,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The caller’s domain; optional, and refused when it is not the token’s. */
                     domain_id?: string;
                     /** @description The supervisor’s id. */
                     supervisor_id: string;
@@ -542,6 +548,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The caller’s domain; optional, and refused when it is not the token’s. */
                     domain_id?: string;
                     /** @description The supervisor’s id. */
                     supervisor_id: string;
@@ -691,6 +698,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The caller’s domain; optional, and refused when it is not the token’s. */
                     domain_id?: string;
                     /** @description Only the public (true) or the domain’s own (false) supervisors. */
                     is_public?: boolean;
@@ -830,6 +838,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The caller’s domain; optional, and refused when it is not the token’s. */
                     domain_id?: string;
                     /** @description Only the plugins answering at this endpoint. */
                     endpoint?: string;
@@ -975,6 +984,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The caller’s domain; optional, and refused when it is not the token’s. */
                     domain_id?: string;
                     /** @description The host it runs on: a publish from the same hostname updates the same supervisor. */
                     hostname: string;
