@@ -173,6 +173,7 @@ export function compose() {
     Object.assign(env, sealing);
     if (m === 'opsflow') env.OPSFLOW_INGEST_TOKENS = '${OPSFLOW_INGEST_TOKENS:-}';
     if (OUTBOUND_APPS.has(m)) env.OUTBOUND_ALLOW_PRIVATE = '${OUTBOUND_ALLOW_PRIVATE:-}';
+    if (m === 'plugin') env.PLUGIN_PUBLIC_SUPERVISOR_DOMAIN_ID = '${PLUGIN_PUBLIC_SUPERVISOR_DOMAIN_ID:-}';
     if (c.nodeOptions) env.NODE_OPTIONS = c.nodeOptions;
     const secrets = ['jwt_public_key', ...(m === 'identity' ? ['jwt_private_key'] : [])];
     if (m === 'identity') {
@@ -267,6 +268,8 @@ function container(m, c, command) {
   // A module's Node settings (inventory keeps its heap small so streamed exports stay in constant memory).
   if (c.nodeOptions) env.push({ name: 'NODE_OPTIONS', value: c.nodeOptions });
   if (m === 'opsflow') env.push({ name: 'OPSFLOW_INGEST_TOKENS', valueFrom: { secretKeyRef: { name: 'platform-secrets', key: 'OPSFLOW_INGEST_TOKENS' } } });
+  // The operator's domain, the only one that may publish a public supervisor (docs/decisions/plugins.md); unset: none may.
+  if (m === 'plugin') env.push({ name: 'PLUGIN_PUBLIC_SUPERVISOR_DOMAIN_ID', valueFrom: { secretKeyRef: { name: 'platform-secrets', key: 'PLUGIN_PUBLIC_SUPERVISOR_DOMAIN_ID', optional: true } } });
   return {
     name: command ? 'worker' : 'app',
     image: `${IMAGE}-${m}:latest`,
@@ -446,6 +449,7 @@ export function k8sFiles() {
       'SECRET_ENCRYPTION_KEY=<32 random bytes, base64: statistics, cost-analysis and identity seal secrets at rest with it>',
       'SECRET_ENCRYPTION_PREVIOUS_KEYS=<after a rotation: the old keys, comma-separated, until nothing sealed with them is left; else empty>',
       'OPSFLOW_INGEST_TOKENS=<comma-separated service tokens that may record opsflow events>',
+      'PLUGIN_PUBLIC_SUPERVISOR_DOMAIN_ID=<the operator domain whose DOMAIN_ADMIN may publish public plugin supervisors; empty: none>',
     ].join('\n') + '\n';
   return files;
 }

@@ -25,11 +25,11 @@ export function envBool(name: string, fallback: boolean): boolean {
 }
 
 /**
- * The seven modules, their default ports and versions: the platform's one route table
+ * The eight modules, their default ports and versions: the platform's one route table
  * (config/modules.json), read by the apps, the local gateway and the deployment generators.
  */
 export const MODULES = modulesJson as Record<
-  'identity' | 'cost-analysis' | 'statistics' | 'repository' | 'monitoring' | 'inventory' | 'opsflow',
+  'identity' | 'cost-analysis' | 'statistics' | 'repository' | 'monitoring' | 'inventory' | 'opsflow' | 'plugin',
   {
     port: number;
     versions: string[];

@@ -8,3 +8,5 @@ export * from './channels';
 export * from './call';
 export * from './clients';
 export type * from './generated/messages';
+export * from './versions';
+export * from './resolver';

@@ -13,7 +13,7 @@ export interface ParsedArgs {
 }
 
 const SHORT: Record<string, string> = { p: 'param', f: 'filter', j: 'json', o: 'output', q: 'query', s: 'sort', c: 'columns', h: 'help' };
-const SWITCHES = new Set(['help', 'minimal', 'count-only', 'no-headers']);
+const SWITCHES = new Set(['help', 'minimal', 'count-only', 'no-headers', 'public']);
 
 /** `--flag value`, `--flag=value`, `-p value`; `--` ends the flags. */
 export function parseArgs(argv: string[]): ParsedArgs {

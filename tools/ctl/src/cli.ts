@@ -16,6 +16,7 @@ import { FILTER_HELP, UsageError, parseArgs, parseFilter, parseParams, valueOf, 
 import { loadSession, removeSession, saveSession, sessionFile } from './config';
 import { FORMATS, parseFormat, render } from './output';
 import { ask, closePrompts } from './prompt';
+import { publishSupervisor, PUBLISH_USAGE } from './plugins';
 
 export const USAGE = `platformctl: the platform's API from the shell (npm run -s ctl -- <command>)
 
@@ -29,6 +30,7 @@ export const USAGE = `platformctl: the platform's API from the shell (npm run -s
   analyze <resource> -q QUERY|@file [-p key=value ...]
   exec <verb> <resource> [-p key=value ...] [-j JSON|@file|-]
   export inventory.CloudService --out FILE.xlsx|FILE.csv [-f ...] [--fields a,b] [-s key] [--sheet NAME]
+${PUBLISH_USAGE}
 
   -p key=value   a string field (dotted keys nest: tags.env=prod); key:=JSON for any JSON value
   -f filter      ${FILTER_HELP}
@@ -200,6 +202,9 @@ export async function run(argv: string[], io: Io): Promise<number> {
       case 'api-resources':
         print({ results: apiResources(a) });
         return 0;
+      case 'publish-supervisor':
+        print(await publishSupervisor(a, io.env, clientFor(io).client));
+        return 0;
     }
 
     // Resolve the resource and verb before anything needs a session: a typo is a usage error.
@@ -213,7 +218,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
       verb = command;
       resourceName = a.positional[1];
     } else {
-      throw new UsageError(`unknown command ${command}; commands: login, logout, api-resources, list, get, stat, analyze, exec, export`);
+      throw new UsageError(`unknown command ${command}; commands: login, logout, api-resources, list, get, stat, analyze, exec, export, publish-supervisor`);
     }
     const r = resourceOf(resourceName);
     const path = verbPath(r, verb);

@@ -201,6 +201,21 @@ describe('platformctl against the platform', () => {
     expect(r.stderr).toMatch(/^ERROR_AUTHENTICATE_FAILURE: .*\nThe session cannot be renewed: run platformctl login again\.\n$/);
   });
 
+  it('publish-supervisor publishes plugins (the secret from the environment only) and exec resolves their endpoint', async () => {
+    const config = path.join(configDir, 'plugins');
+    await ok(['login', '--endpoint', p.base, '--domain-id', 'domain-local', '--user-id', 'admin'], { env: { PLATFORM_PASSWORD: PASSWORD }, config });
+    const args = ['publish-supervisor', '--name', 'k8s', '--hostname', 'cluster-1', '--plugin', 'plugin-cost@1.0.0=grpc://cost:50051', '--plugin', 'plugin-cost@1.1.0=grpc://cost-11:50051'];
+    const noSecret = await ctl(args, { config });
+    expect([noSecret.code, noSecret.stderr]).toEqual([2, expect.stringMatching(/PLATFORM_SUPERVISOR_SECRET/)]);
+    const published = await json(args, { config, env: { PLATFORM_SUPERVISOR_SECRET: 'supervisor-secret-1' } });
+    expect(published).toMatchObject({ name: 'k8s', hostname: 'cluster-1', domain_id: 'domain-local', is_public: false });
+    expect(JSON.stringify(published)).not.toContain('supervisor-secret-1');
+    expect(await json(['exec', 'get-plugin-endpoint', 'plugin.Plugin', '-p', 'plugin_id=plugin-cost', '-p', 'upgrade_mode=AUTO'], { config })).toEqual({ endpoint: 'grpc://cost-11:50051', version: '1.1.0', updated_version: '1.1.0' });
+    expect((await json(['exec', 'list-plugins', 'plugin.Supervisor'], { config })).total_count).toBe(2);
+    const bad = await ctl(['publish-supervisor', '--name', 'k8s', '--hostname', 'cluster-1', '--plugin', 'plugin-cost=grpc://x:1'], { config, env: { PLATFORM_SUPERVISOR_SECRET: 'x' } });
+    expect([bad.code, bad.stderr]).toEqual([2, expect.stringMatching(/ID@VERSION=grpc/)]);
+  });
+
   it('asks for the password and the MFA code (from standard input when it is not a terminal); a domain login fills domain_id', async () => {
     p.admin('user', 'create', '--domain-id', 'domain-local', '--user-id', 'ops', '--password', 'ops-password-1', '--role-type', 'DOMAIN_ADMIN');
     const { secret } = p.admin('user', 'mfa-enable', '--domain-id', 'domain-local', '--user-id', 'ops') as { secret: string };

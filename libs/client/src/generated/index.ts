@@ -4,11 +4,12 @@ import type { paths as identityPaths, components as identityComponents } from '.
 import type { paths as inventoryPaths, components as inventoryComponents } from './inventory';
 import type { paths as monitoringPaths, components as monitoringComponents } from './monitoring';
 import type { paths as opsflowPaths, components as opsflowComponents } from './opsflow';
+import type { paths as pluginPaths, components as pluginComponents } from './plugin';
 import type { paths as repositoryPaths, components as repositoryComponents } from './repository';
 import type { paths as statisticsPaths, components as statisticsComponents } from './statistics';
 
 /** Every operation of the platform, by path. */
-export type Paths = costAnalysisPaths & identityPaths & inventoryPaths & monitoringPaths & opsflowPaths & repositoryPaths & statisticsPaths;
+export type Paths = costAnalysisPaths & identityPaths & inventoryPaths & monitoringPaths & opsflowPaths & pluginPaths & repositoryPaths & statisticsPaths;
 
 /** The schemas of each module's document. */
 export interface Components {
@@ -17,12 +18,13 @@ export interface Components {
   'inventory': inventoryComponents;
   'monitoring': monitoringComponents;
   'opsflow': opsflowComponents;
+  'plugin': pluginComponents;
   'repository': repositoryComponents;
   'statistics': statisticsComponents;
 }
 
 /** The modules the documents came from. */
-export const MODULE_NAMES = ["cost-analysis","identity","inventory","monitoring","opsflow","repository","statistics"] as const;
+export const MODULE_NAMES = ["cost-analysis","identity","inventory","monitoring","opsflow","plugin","repository","statistics"] as const;
 
 /** The path of every operation (the CLI derives `<module>.<Resource>` and verbs from them). */
 export const OPERATION_PATHS = [
@@ -136,6 +138,12 @@ export const OPERATION_PATHS = [
   '/monitoring/v1/webhook/verify-plugin',
   '/opsflow/v1/event/list',
   '/opsflow/v1/event/stat',
+  '/plugin/v1/plugin/get-plugin-endpoint',
+  '/plugin/v1/supervisor/deregister',
+  '/plugin/v1/supervisor/get',
+  '/plugin/v1/supervisor/list',
+  '/plugin/v1/supervisor/list-plugins',
+  '/plugin/v1/supervisor/publish',
   '/repository/v2/schema/create',
   '/repository/v2/schema/delete',
   '/repository/v2/schema/get',
@@ -267,6 +275,12 @@ export const REQUIRED_KEYS: Record<(typeof OPERATION_PATHS)[number], readonly st
   '/monitoring/v1/webhook/verify-plugin': ["webhook_id"],
   '/opsflow/v1/event/list': [],
   '/opsflow/v1/event/stat': ["query"],
+  '/plugin/v1/plugin/get-plugin-endpoint': ["plugin_id"],
+  '/plugin/v1/supervisor/deregister': ["supervisor_id"],
+  '/plugin/v1/supervisor/get': ["supervisor_id"],
+  '/plugin/v1/supervisor/list': [],
+  '/plugin/v1/supervisor/list-plugins': [],
+  '/plugin/v1/supervisor/publish': ["name","hostname","secret_key"],
   '/repository/v2/schema/create': ["domain_id","schema_id","name","schema"],
   '/repository/v2/schema/delete': ["domain_id","schema_id"],
   '/repository/v2/schema/get': ["domain_id","schema_id"],
