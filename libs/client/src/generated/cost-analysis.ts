@@ -111,7 +111,7 @@ export interface paths {
         put?: never;
         /**
          * data-source register
-         * @description Registers a data source: its plugin is initialised and its metadata stored. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `cost-analysis:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_COLUMN, 400 ERROR_INVALID_URL, 400 ERROR_UNSAFE_URL, 400 ERROR_HTTP_FILE_NOT_FOUND, 400 ERROR_INVALID_CSV, 404 ERROR_NOT_FOUND, 409 ERROR_NOT_UNIQUE.
+         * @description Registers a data source: its plugin is initialised and its metadata stored. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `cost-analysis:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_COLUMN, 400 ERROR_INVALID_URL, 400 ERROR_OUTBOUND_REFUSED, 400 ERROR_INVALID_CSV, 404 ERROR_NOT_FOUND, 409 ERROR_NOT_UNIQUE.
          */
         post: operations["cost_analysis_v1_data_source_register"];
         delete?: never;
@@ -191,7 +191,7 @@ export interface paths {
         put?: never;
         /**
          * data-source update-plugin
-         * @description Moves a data source to another plugin version or options; the plugin is initialised again. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `cost-analysis:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_COLUMN, 400 ERROR_INVALID_URL, 400 ERROR_UNSAFE_URL, 400 ERROR_HTTP_FILE_NOT_FOUND, 400 ERROR_INVALID_CSV, 404 ERROR_NOT_FOUND.
+         * @description Moves a data source to another plugin version or options; the plugin is initialised again. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `cost-analysis:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_COLUMN, 400 ERROR_INVALID_URL, 400 ERROR_OUTBOUND_REFUSED, 400 ERROR_INVALID_CSV, 404 ERROR_NOT_FOUND.
          */
         post: operations["cost_analysis_v1_data_source_update_plugin"];
         delete?: never;
@@ -1672,7 +1672,7 @@ export interface operations {
                     "application/json": components["schemas"]["DataSourceInfo"];
                 };
             };
-            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_COLUMN, ERROR_INVALID_URL, ERROR_UNSAFE_URL, ERROR_HTTP_FILE_NOT_FOUND, ERROR_INVALID_CSV */
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_COLUMN, ERROR_INVALID_URL, ERROR_OUTBOUND_REFUSED, ERROR_INVALID_CSV */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1681,7 +1681,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_COLUMN" | "ERROR_INVALID_URL" | "ERROR_UNSAFE_URL" | "ERROR_HTTP_FILE_NOT_FOUND" | "ERROR_INVALID_CSV";
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_COLUMN" | "ERROR_INVALID_URL" | "ERROR_OUTBOUND_REFUSED" | "ERROR_INVALID_CSV";
                             /** @constant */
                             status?: 400;
                         };
@@ -2320,7 +2320,7 @@ export interface operations {
                     "application/json": components["schemas"]["DataSourceInfo"];
                 };
             };
-            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_COLUMN, ERROR_INVALID_URL, ERROR_UNSAFE_URL, ERROR_HTTP_FILE_NOT_FOUND, ERROR_INVALID_CSV */
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_COLUMN, ERROR_INVALID_URL, ERROR_OUTBOUND_REFUSED, ERROR_INVALID_CSV */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2329,7 +2329,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_COLUMN" | "ERROR_INVALID_URL" | "ERROR_UNSAFE_URL" | "ERROR_HTTP_FILE_NOT_FOUND" | "ERROR_INVALID_CSV";
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_COLUMN" | "ERROR_INVALID_URL" | "ERROR_OUTBOUND_REFUSED" | "ERROR_INVALID_CSV";
                             /** @constant */
                             status?: 400;
                         };

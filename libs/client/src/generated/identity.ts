@@ -51,7 +51,7 @@ export interface paths {
         put?: never;
         /**
          * Set (replace) the domain's external authentication: an OpenID Connect provider whose tokens log users in
-         * @description Set (replace) the domain's external authentication: an OpenID Connect provider whose tokens log users in. Callable with an access token of DOMAIN_ADMIN (permission `identity:ExternalAuth.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_ADDRESS_NOT_ALLOWED.
+         * @description Set (replace) the domain's external authentication: an OpenID Connect provider whose tokens log users in. Callable with an access token of DOMAIN_ADMIN (permission `identity:ExternalAuth.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_OUTBOUND_REFUSED.
          */
         post: operations["identity_v2_external_auth_set"];
         delete?: never;
@@ -651,7 +651,7 @@ export interface paths {
         put?: never;
         /**
          * Issue an access and a refresh token from credentials
-         * @description Issue an access and a refresh token from credentials. Needs no token. Notable errors: 400 ERROR_EXTERNAL_AUTH_NOT_CONFIGURED, 401 ERROR_AUTHENTICATE_FAILURE, 401 ERROR_LOGIN_BLOCKED, 401 ERROR_MFA_REQUIRED, 401 ERROR_INVALID_CREDENTIALS, 429 ERROR_TOO_MANY_REQUESTS, 503 ERROR_SERVICE_UNAVAILABLE.
+         * @description Issue an access and a refresh token from credentials. Needs no token. Notable errors: 401 ERROR_AUTHENTICATE_FAILURE, 401 ERROR_LOGIN_BLOCKED, 401 ERROR_MFA_REQUIRED, 401 ERROR_INVALID_CREDENTIALS, 429 ERROR_TOO_MANY_REQUESTS, 503 ERROR_SERVICE_UNAVAILABLE.
          */
         post: operations["identity_v2_token_issue"];
         delete?: never;
@@ -1669,7 +1669,7 @@ export interface operations {
                         options: {
                             /** @description The client registered at the provider for this platform: tokens must name it in `aud` (or `azp`). */
                             client_id: string;
-                            /** @description The OpenID provider's issuer URL, exactly as its discovery document and tokens name it (e.g. https://sso.example.com/realms/acme). */
+                            /** @description The OpenID provider's issuer URL, exactly as its discovery document and tokens name it (e.g. https://sso.example.com/realms/acme); https unless its host is on OUTBOUND_ALLOW_PRIVATE. */
                             issuer: string;
                             /**
                              * @description The claim whose value is the platform user_id (default `email`; `sub` or `preferred_username` are common).
@@ -1707,7 +1707,7 @@ export interface operations {
                     "application/json": components["schemas"]["ExternalAuthInfo"];
                 };
             };
-            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_ADDRESS_NOT_ALLOWED */
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_OUTBOUND_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1716,7 +1716,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_ADDRESS_NOT_ALLOWED";
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_OUTBOUND_REFUSED";
                             /** @constant */
                             status?: 400;
                         };

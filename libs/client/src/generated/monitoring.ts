@@ -111,7 +111,7 @@ export interface paths {
         put?: never;
         /**
          * data-source register
-         * @description Registers a data source: its plugin is initialised and its metadata stored. Callable with an access token of DOMAIN_ADMIN (permission `monitoring:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_PLUGIN_VERSION, 400 ERROR_PLUGIN_VERIFY_FAILED, 404 ERROR_NOT_FOUND.
+         * @description Registers a data source: its plugin is initialised and its metadata stored. Callable with an access token of DOMAIN_ADMIN (permission `monitoring:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_PLUGIN_VERSION, 400 ERROR_OUTBOUND_REFUSED, 404 ERROR_NOT_FOUND.
          */
         post: operations["monitoring_v1_data_source_register"];
         delete?: never;
@@ -171,7 +171,7 @@ export interface paths {
         put?: never;
         /**
          * data-source update-plugin
-         * @description Moves a data source to another plugin version or options; the plugin is initialised again. Callable with an access token of DOMAIN_ADMIN (permission `monitoring:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_PLUGIN_VERSION, 400 ERROR_PLUGIN_VERIFY_FAILED, 404 ERROR_NOT_FOUND.
+         * @description Moves a data source to another plugin version or options; the plugin is initialised again. Callable with an access token of DOMAIN_ADMIN (permission `monitoring:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_PLUGIN_VERSION, 400 ERROR_OUTBOUND_REFUSED, 404 ERROR_NOT_FOUND.
          */
         post: operations["monitoring_v1_data_source_update_plugin"];
         delete?: never;
@@ -191,7 +191,7 @@ export interface paths {
         put?: never;
         /**
          * data-source verify-plugin
-         * @description Verifies a data source's plugin with its options and secret. Callable with an access token of DOMAIN_ADMIN (permission `monitoring:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_PLUGIN_VERSION, 400 ERROR_PLUGIN_VERIFY_FAILED, 404 ERROR_NOT_FOUND.
+         * @description Verifies a data source's plugin with its options and secret. Callable with an access token of DOMAIN_ADMIN (permission `monitoring:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_PLUGIN_VERSION, 400 ERROR_OUTBOUND_REFUSED, 404 ERROR_NOT_FOUND.
          */
         post: operations["monitoring_v1_data_source_verify_plugin"];
         delete?: never;
@@ -1481,7 +1481,7 @@ export interface operations {
                     "application/json": components["schemas"]["DataSourceInfo"];
                 };
             };
-            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_PLUGIN_VERSION, ERROR_PLUGIN_VERIFY_FAILED */
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_PLUGIN_VERSION, ERROR_OUTBOUND_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1490,7 +1490,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_PLUGIN_VERSION" | "ERROR_PLUGIN_VERIFY_FAILED";
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_PLUGIN_VERSION" | "ERROR_OUTBOUND_REFUSED";
                             /** @constant */
                             status?: 400;
                         };
@@ -1919,7 +1919,7 @@ export interface operations {
                     "application/json": components["schemas"]["DataSourceInfo"];
                 };
             };
-            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_PLUGIN_VERSION, ERROR_PLUGIN_VERIFY_FAILED */
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_PLUGIN_VERSION, ERROR_OUTBOUND_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1928,7 +1928,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_PLUGIN_VERSION" | "ERROR_PLUGIN_VERIFY_FAILED";
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_PLUGIN_VERSION" | "ERROR_OUTBOUND_REFUSED";
                             /** @constant */
                             status?: 400;
                         };
@@ -2067,7 +2067,7 @@ export interface operations {
                     "application/json": components["schemas"]["Empty"];
                 };
             };
-            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_PLUGIN_VERSION, ERROR_PLUGIN_VERIFY_FAILED */
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_PLUGIN_VERSION, ERROR_OUTBOUND_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2076,7 +2076,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_PLUGIN_VERSION" | "ERROR_PLUGIN_VERIFY_FAILED";
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_PLUGIN_VERSION" | "ERROR_OUTBOUND_REFUSED";
                             /** @constant */
                             status?: 400;
                         };

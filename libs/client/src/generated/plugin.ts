@@ -9,7 +9,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Answers where a plugin answers for the caller’s domain: the version asked for (MANUAL) or the newest published (AUTO). */
+        /**
+         * Answers where a plugin answers for the caller’s domain: the version asked for (MANUAL) or the newest published (AUTO).
+         * @description Answers where a plugin answers for the caller’s domain: the version asked for (MANUAL) or the newest published (AUTO). Callable with an access token of DOMAIN_ADMIN (permission `plugin:Plugin.read`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["plugin_v1_plugin_get_plugin_endpoint"];
         delete?: never;
         options?: never;
@@ -26,7 +29,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Removes a supervisor and its plugins; every module stops using their endpoints at once. */
+        /**
+         * Removes a supervisor and its plugins; every module stops using their endpoints at once.
+         * @description Removes a supervisor and its plugins; every module stops using their endpoints at once. Callable with an access token of DOMAIN_ADMIN (permission `plugin:Supervisor.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND, 503 ERROR_SERVICE_UNAVAILABLE.
+         */
         post: operations["plugin_v1_supervisor_deregister"];
         delete?: never;
         options?: never;
@@ -43,7 +49,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Answers one supervisor of the caller’s domain. */
+        /**
+         * Answers one supervisor of the caller’s domain.
+         * @description Answers one supervisor of the caller’s domain. Callable with an access token of DOMAIN_ADMIN (permission `plugin:Supervisor.read`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         */
         post: operations["plugin_v1_supervisor_get"];
         delete?: never;
         options?: never;
@@ -60,7 +69,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Lists the supervisors of the caller’s domain. */
+        /**
+         * Lists the supervisors of the caller’s domain.
+         * @description Lists the supervisors of the caller’s domain. `only` (or `query.only`, `query.minimal`) cuts the answer to some fields. Callable with an access token of DOMAIN_ADMIN (permission `plugin:Supervisor.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["plugin_v1_supervisor_list"];
         delete?: never;
         options?: never;
@@ -77,7 +89,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Lists the plugin versions the supervisors of the caller’s domain published. */
+        /**
+         * Lists the plugin versions the supervisors of the caller’s domain published.
+         * @description Lists the plugin versions the supervisors of the caller’s domain published. `only` (or `query.only`, `query.minimal`) cuts the answer to some fields. Callable with an access token of DOMAIN_ADMIN (permission `plugin:Supervisor.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
         post: operations["plugin_v1_supervisor_list_plugins"];
         delete?: never;
         options?: never;
@@ -94,7 +109,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Records a supervisor and where each of its plugin containers answers, replacing what it published before. */
+        /**
+         * Records a supervisor and where each of its plugin containers answers, replacing what it published before.
+         * @description Records a supervisor and where each of its plugin containers answers, replacing what it published before. Callable with an access token of DOMAIN_ADMIN (permission `plugin:Supervisor.write`); a caller never reaches another domain's data. Notable errors: 403 ERROR_PERMISSION_DENIED, 409 ERROR_ALREADY_EXISTS, 503 ERROR_SERVICE_UNAVAILABLE.
+         */
         post: operations["plugin_v1_supervisor_publish"];
         delete?: never;
         options?: never;
@@ -133,29 +151,29 @@ export interface components {
             /** @description The version that endpoint serves. */
             version: string;
         };
-        /** @description One plugin version a supervisor runs, and where it answers. */
+        /** @description One plugin version a supervisor runs, and where it answers. (every field is answered unless `only` or `minimal` cut the answer) */
         PluginInfo: {
             /** @description The domain of the supervisor that published it. */
-            domain_id: string;
+            domain_id?: string;
             /** @description Where it answers: grpc://host:port or grpcs://host:port (empty while provisioning). */
-            endpoint: string;
+            endpoint?: string;
             /** @description Every replica’s endpoint, when the supervisor published them. */
-            endpoints: string[];
+            endpoints?: string[];
             /** @description Always false: the platform does not run plugin containers itself. */
-            managed: boolean;
+            managed?: boolean;
             /** @description The plugin’s id, as upstream’s repository names it. */
-            plugin_id: string;
+            plugin_id?: string;
             /**
              * @description ACTIVE when it answers at its endpoint; only ACTIVE versions are resolved.
              * @enum {string}
              */
-            state: "NONE" | "PROVISIONING" | "ACTIVE" | "RE_PROVISIONING" | "ERROR";
+            state?: "NONE" | "PROVISIONING" | "ACTIVE" | "RE_PROVISIONING" | "ERROR";
             /** @description The supervisor that published it. */
-            supervisor_id: string;
+            supervisor_id?: string;
             /** @description That supervisor’s name. */
-            supervisor_name: string;
+            supervisor_name?: string;
             /** @description The version of the plugin’s image. */
-            version: string;
+            version?: string;
         };
         /** @description A page of published plugins and the total count. */
         PluginsInfo: {
@@ -185,33 +203,33 @@ export interface components {
                 path: string;
             } | null;
         };
-        /** @description A supervisor: what runs plugin containers and publishes where they answer. */
+        /** @description A supervisor: what runs plugin containers and publishes where they answer. (every field is answered unless `only` or `minimal` cut the answer) */
         SupervisorInfo: {
             /** @description When the supervisor was first published (ISO 8601). */
-            created_at: string;
+            created_at?: string;
             /** @description The domain that published the supervisor. */
-            domain_id: string;
+            domain_id?: string;
             /** @description The host the supervisor runs on; one supervisor per hostname in a domain. */
-            hostname: string;
+            hostname?: string;
             /** @description Whether its plugins serve every domain (published by the operator only). */
-            is_public: boolean;
+            is_public?: boolean;
             /** @description The labels the supervisor published. */
-            labels: string[];
+            labels?: string[];
             /** @description The name the supervisor published. */
-            name: string;
+            name?: string;
             /**
              * @description Always ENABLED: a supervisor that stops is deregistered.
              * @enum {string}
              */
-            state: "ENABLED";
+            state?: "ENABLED";
             /** @description The supervisor’s id, assigned at its first publish. */
-            supervisor_id: string;
+            supervisor_id?: string;
             /** @description The tags the supervisor published. */
-            tags: {
+            tags?: {
                 [key: string]: unknown;
             };
             /** @description When the supervisor last published (ISO 8601). */
-            updated_at: string;
+            updated_at?: string;
         };
         /** @description A page of supervisors and the total count. */
         SupervisorsInfo: {

@@ -111,7 +111,7 @@ export interface paths {
         put?: never;
         /**
          * schema sync
-         * @description Starts a collection of the schema now; answers at once, the work runs in the background. Callable with an access token of DOMAIN_ADMIN (permission `repository:Schema.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_SCHEMA, 400 ERROR_SYNC_MODE_NONE, 400 ERROR_SCHEMA_SYNC_FAILED, 400 ERROR_ADDRESS_NOT_ALLOWED, 404 ERROR_NOT_FOUND, 409 ERROR_SCHEMA_CHANGED_DURING_SYNC.
+         * @description Starts a collection of the schema now; answers at once, the work runs in the background. Callable with an access token of DOMAIN_ADMIN (permission `repository:Schema.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_SCHEMA, 400 ERROR_SYNC_MODE_NONE, 400 ERROR_OUTBOUND_REFUSED, 404 ERROR_NOT_FOUND, 409 ERROR_SCHEMA_CHANGED_DURING_SYNC.
          */
         post: operations["repository_v2_schema_sync"];
         delete?: never;
@@ -1042,7 +1042,7 @@ export interface operations {
                     "application/json": components["schemas"]["SchemaInfo"];
                 };
             };
-            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_SCHEMA, ERROR_SYNC_MODE_NONE, ERROR_SCHEMA_SYNC_FAILED, ERROR_ADDRESS_NOT_ALLOWED */
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_SCHEMA, ERROR_SYNC_MODE_NONE, ERROR_OUTBOUND_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1051,7 +1051,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_SCHEMA" | "ERROR_SYNC_MODE_NONE" | "ERROR_SCHEMA_SYNC_FAILED" | "ERROR_ADDRESS_NOT_ALLOWED";
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_SCHEMA" | "ERROR_SYNC_MODE_NONE" | "ERROR_OUTBOUND_REFUSED";
                             /** @constant */
                             status?: 400;
                         };

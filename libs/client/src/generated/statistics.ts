@@ -111,7 +111,7 @@ export interface paths {
         put?: never;
         /**
          * storage register
-         * @description Registers a storage: its plugin is initialised and its metadata stored. Callable with an access token of DOMAIN_ADMIN (permission `statistics:Storage.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_PLUGIN_VERSION, 400 ERROR_VERIFY_PLUGIN_FAILURE, 400 ERROR_ADDRESS_NOT_ALLOWED, 404 ERROR_NOT_FOUND.
+         * @description Registers a storage: its plugin is initialised and its metadata stored. Callable with an access token of DOMAIN_ADMIN (permission `statistics:Storage.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_PLUGIN_VERSION, 400 ERROR_VERIFY_PLUGIN_FAILURE, 400 ERROR_OUTBOUND_REFUSED, 404 ERROR_NOT_FOUND.
          */
         post: operations["statistics_v1_storage_register"];
         delete?: never;
@@ -171,7 +171,7 @@ export interface paths {
         put?: never;
         /**
          * storage update-plugin
-         * @description Moves a storage to another plugin version or options; the plugin is initialised again. Callable with an access token of DOMAIN_ADMIN (permission `statistics:Storage.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_PLUGIN_VERSION, 400 ERROR_VERIFY_PLUGIN_FAILURE, 400 ERROR_ADDRESS_NOT_ALLOWED, 400 ERROR_STORAGE_HAS_NO_PLUGIN, 400 ERROR_STORAGE_STATE_DISABLED, 404 ERROR_NOT_FOUND.
+         * @description Moves a storage to another plugin version or options; the plugin is initialised again. Callable with an access token of DOMAIN_ADMIN (permission `statistics:Storage.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_PLUGIN_VERSION, 400 ERROR_VERIFY_PLUGIN_FAILURE, 400 ERROR_OUTBOUND_REFUSED, 400 ERROR_STORAGE_HAS_NO_PLUGIN, 400 ERROR_STORAGE_STATE_DISABLED, 404 ERROR_NOT_FOUND.
          */
         post: operations["statistics_v1_storage_update_plugin"];
         delete?: never;
@@ -191,7 +191,7 @@ export interface paths {
         put?: never;
         /**
          * storage verify-plugin
-         * @description Verifies a storage's plugin with its options and secret. Callable with an access token of DOMAIN_ADMIN (permission `statistics:Storage.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_PLUGIN_VERSION, 400 ERROR_VERIFY_PLUGIN_FAILURE, 400 ERROR_ADDRESS_NOT_ALLOWED, 400 ERROR_STORAGE_HAS_NO_PLUGIN, 400 ERROR_STORAGE_STATE_DISABLED, 404 ERROR_NOT_FOUND.
+         * @description Verifies a storage's plugin with its options and secret. Callable with an access token of DOMAIN_ADMIN (permission `statistics:Storage.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_PLUGIN_VERSION, 400 ERROR_VERIFY_PLUGIN_FAILURE, 400 ERROR_OUTBOUND_REFUSED, 400 ERROR_STORAGE_HAS_NO_PLUGIN, 400 ERROR_STORAGE_STATE_DISABLED, 404 ERROR_NOT_FOUND.
          */
         post: operations["statistics_v1_storage_verify_plugin"];
         delete?: never;
@@ -1120,7 +1120,7 @@ export interface operations {
                     "application/json": components["schemas"]["StorageInfo"];
                 };
             };
-            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_PLUGIN_VERSION, ERROR_VERIFY_PLUGIN_FAILURE, ERROR_ADDRESS_NOT_ALLOWED */
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_PLUGIN_VERSION, ERROR_VERIFY_PLUGIN_FAILURE, ERROR_OUTBOUND_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1129,7 +1129,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_PLUGIN_VERSION" | "ERROR_VERIFY_PLUGIN_FAILURE" | "ERROR_ADDRESS_NOT_ALLOWED";
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_PLUGIN_VERSION" | "ERROR_VERIFY_PLUGIN_FAILURE" | "ERROR_OUTBOUND_REFUSED";
                             /** @constant */
                             status?: 400;
                         };
@@ -1559,7 +1559,7 @@ export interface operations {
                     "application/json": components["schemas"]["StorageInfo"];
                 };
             };
-            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_PLUGIN_VERSION, ERROR_VERIFY_PLUGIN_FAILURE, ERROR_ADDRESS_NOT_ALLOWED, ERROR_STORAGE_HAS_NO_PLUGIN, ERROR_STORAGE_STATE_DISABLED */
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_PLUGIN_VERSION, ERROR_VERIFY_PLUGIN_FAILURE, ERROR_OUTBOUND_REFUSED, ERROR_STORAGE_HAS_NO_PLUGIN, ERROR_STORAGE_STATE_DISABLED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1568,7 +1568,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_PLUGIN_VERSION" | "ERROR_VERIFY_PLUGIN_FAILURE" | "ERROR_ADDRESS_NOT_ALLOWED" | "ERROR_STORAGE_HAS_NO_PLUGIN" | "ERROR_STORAGE_STATE_DISABLED";
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_PLUGIN_VERSION" | "ERROR_VERIFY_PLUGIN_FAILURE" | "ERROR_OUTBOUND_REFUSED" | "ERROR_STORAGE_HAS_NO_PLUGIN" | "ERROR_STORAGE_STATE_DISABLED";
                             /** @constant */
                             status?: 400;
                         };
@@ -1707,7 +1707,7 @@ export interface operations {
                     "application/json": components["schemas"]["Empty"];
                 };
             };
-            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_PLUGIN_VERSION, ERROR_VERIFY_PLUGIN_FAILURE, ERROR_ADDRESS_NOT_ALLOWED, ERROR_STORAGE_HAS_NO_PLUGIN, ERROR_STORAGE_STATE_DISABLED */
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_PLUGIN_VERSION, ERROR_VERIFY_PLUGIN_FAILURE, ERROR_OUTBOUND_REFUSED, ERROR_STORAGE_HAS_NO_PLUGIN, ERROR_STORAGE_STATE_DISABLED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1716,7 +1716,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_PLUGIN_VERSION" | "ERROR_VERIFY_PLUGIN_FAILURE" | "ERROR_ADDRESS_NOT_ALLOWED" | "ERROR_STORAGE_HAS_NO_PLUGIN" | "ERROR_STORAGE_STATE_DISABLED";
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_PLUGIN_VERSION" | "ERROR_VERIFY_PLUGIN_FAILURE" | "ERROR_OUTBOUND_REFUSED" | "ERROR_STORAGE_HAS_NO_PLUGIN" | "ERROR_STORAGE_STATE_DISABLED";
                             /** @constant */
                             status?: 400;
                         };
