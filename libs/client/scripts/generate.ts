@@ -4,7 +4,7 @@
  * Redis database CLIENT_GEN_REDIS_URL), from a running platform with `--endpoint URL` (the gateway
  * of `npm start`), or from a JSON file `{module: document}` with `--docs FILE`. Run it after
  * changing an operation: `npm run client:generate`. `--check` writes nothing and exits 1 listing the
- * files that differ (the client's test runs it).
+ * files that differ (the client's test runs it). `--save-docs FILE` also writes the documents there.
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -35,7 +35,10 @@ async function loadDocs(): Promise<Record<string, { paths?: Record<string, unkno
 }
 
 async function main(): Promise<number> {
-  const files = await renderClientFiles(await loadDocs());
+  const docs = await loadDocs();
+  const save = flag('--save-docs');
+  if (save) writeFileSync(save, JSON.stringify(docs, null, 1)); // the documents themselves, for linters
+  const files = await renderClientFiles(docs);
   const dir = path.join(process.cwd(), GENERATED_DIR);
   const present = existsSync(dir) ? readdirSync(dir) : [];
   if (process.argv.includes('--check')) {

@@ -56,6 +56,25 @@ describe('@platform/client against the apps', () => {
     expect(stale.status).toBe(1);
   }, 60_000);
 
+  it("passes spectral's oas and Redocly's recommended rulesets with 0 problems, and hey-api's clients compile under strict", async () => {
+    const docs = path.join(p.dir, 'openapi-docs-lint.json');
+    const current = await fetchOpenApiDocs(p.apps, p.urlOf);
+    writeFileSync(docs, JSON.stringify(current));
+    const lint = (extra: string[] = []) => spawnSync(process.execPath, [path.join(root, 'libs/client/scripts/lint-docs.mjs'), '--docs', docs, ...extra], { cwd: root, encoding: 'utf8' });
+    const clean = lint();
+    expect(clean.stderr).toBe('');
+    expect(clean.status).toBe(0);
+    // an operation without a description or tag, and no contact, are found
+    const identity = current.identity as { info: Record<string, unknown>; paths: Record<string, { post: Record<string, unknown> }> };
+    delete identity.info.contact;
+    delete identity.paths['/identity/v2/project-group/get'].post.description;
+    writeFileSync(docs, JSON.stringify(current));
+    const broken = lint(['--no-clients']);
+    expect(broken.status).toBe(1);
+    expect(broken.stderr).toContain('spectral identity: info-contact');
+    expect(broken.stderr).toContain('spectral identity: operation-description');
+  }, 180_000);
+
   it('logs in (issue + grant), keeps the session and runs typed operations', async () => {
     const sessions: Session[] = [];
     const c = client({ onSession: (s) => void sessions.push(s) });
