@@ -46,7 +46,9 @@ export const ZERO_ENUM = /^(?:[A-Z][A-Z0-9]*_)*NONE(?:_[A-Z][A-Z0-9]*)*$/;
  * ERROR_REQUIRED_PARAMETER for each, whatever zod's issue (an enum left out is `invalid_value`).
  */
 function isUnset(issue: Issue, value: unknown): boolean {
-  if (value === undefined || value === null) return true;
+  // absent or null: the issue says a value is missing (a type, an enum's value, one of a union's forms),
+  // not a rule about a value the caller sent under another spelling (a query's `k` for `key`)
+  if (value === undefined || value === null) return issue.code === 'invalid_type' || issue.code === 'invalid_value' || issue.code === 'invalid_union';
   if (value === '') return issue.code !== 'unrecognized_keys';
   return issue.code === 'invalid_value' && typeof value === 'string' && ZERO_ENUM.test(value);
 }
