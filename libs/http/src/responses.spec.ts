@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Contract } from './contract';
 import { buildOpenApi, undescribed, undocumentedAnswers } from './openapi';
 import { operation } from './operation';
 import { AnalyzeResult, Empty, listOf, NOT_FOUND, answerProblem, operationErrors, StatResult, structOut } from './responses';
@@ -56,6 +57,18 @@ describe('response schemas in the OpenAPI document', () => {
     expect(doc.paths['/demo/v1/thing/delete'].post.description).toBe('Deletes a thing. Needs no token. Notable errors: 409 ERROR_THING_BUSY.');
     expect(doc.tags).toEqual([{ name: 'thing', description: 'The thing resource of the demo module.' }]);
     expect(undescribed({ ...doc, tags: [], info: { title: 'x' } })).toEqual(expect.arrayContaining(['info: no contact', 'info: no license', '/demo/v1/thing/get: tag thing is not defined']));
+  });
+
+  it('validates answers against the document with Ajv (the contract check of every test)', () => {
+    const contract = new Contract(doc);
+    expect(contract.problem('/demo/v1/thing/get', 200, thing)).toBeUndefined();
+    expect(contract.problem('/demo/v1/thing/list', 200, { results: [{ thing_id: 't-1' }], total_count: 1 })).toBeUndefined(); // cut by only
+    expect(contract.problem('/demo/v1/thing/get', 200, { ...thing, colour: 'red' })).toMatch(/does not validate.*colour/);
+    expect(contract.problem('/demo/v1/thing/list', 200, { results: [] })).toMatch(/total_count/);
+    expect(contract.problem('/demo/v1/thing/get', 404, { error: { code: 'ERROR_NOT_FOUND', message: 'x', status: 404 } })).toBeUndefined();
+    expect(contract.problem('/demo/v1/thing/get', 404, { error: { code: 'ERROR_THING_BUSY', message: 'x', status: 404 } })).toMatch(/does not validate/);
+    expect(contract.problem('/demo/v1/thing/delete', 401, { error: { code: 'ERROR_AUTHENTICATE_FAILURE', message: 'x', status: 401 } })).toMatch(/declares no 401/);
+    expect(contract.problem('/demo/v1/thing/nope', 200, {})).toMatch(/not in the OpenAPI document/);
   });
 
   it('finds an operation whose answer is a bare object', () => {

@@ -5,12 +5,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Operation } from '@platform/http';
+import { Contract } from '@platform/http';
 
 const OBSERVER = Symbol.for('platform.answerObserver');
 const problems: string[] = [];
 const declared: Record<string, Set<string>> = {};
 const answered: Record<string, Set<string>> = {};
 const documented = new Set<string>();
+const contracts = new Map<string, Contract>(); // operation path -> its app's document
 let check: typeof import('@platform/http').answerProblem | undefined;
 
 (globalThis as Record<symbol, unknown>)[OBSERVER] = {
@@ -23,6 +25,8 @@ let check: typeof import('@platform/http').answerProblem | undefined;
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const http = require('@platform/http') as typeof import('@platform/http');
       const doc = http.buildOpenApi(service, operations);
+      const contract = new Contract(doc as ConstructorParameters<typeof Contract>[0]);
+      for (const op of operations) contracts.set(op.path, contract);
       for (const path of http.undocumentedAnswers(doc)) problems.push(`${path}: its OpenAPI answer is not documented`);
       for (const p of http.undescribed(doc)) problems.push(`${service} OpenAPI: ${p}`);
     }
@@ -30,7 +34,7 @@ let check: typeof import('@platform/http').answerProblem | undefined;
   answer(op: Operation<any>, status: number, body: unknown, input: unknown) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     check ??= (require('@platform/http') as typeof import('@platform/http')).answerProblem;
-    const problem = check(op, status, body, input);
+    const problem = check(op, status, body, input) ?? contracts.get(op.path)?.problem(op.path, status, body);
     if (problem) problems.push(problem);
     else if (status === 200) for (const [service, ops] of Object.entries(declared)) if (ops.has(op.path)) (answered[service] ??= new Set()).add(op.path);
   },
