@@ -16,6 +16,7 @@ export const UserInfo = z
       .strictObject({
         state: z.enum(['ENABLED', 'DISABLED']).describe('Whether a TOTP code is asked at login.'),
         mfa_type: z.string().describe('OTP when enabled, otherwise empty.'),
+        options: structOut.describe('MFA options, as upstream answers them: `enforce` (false: MFA is turned on per user with the admin CLI, never enforced by a domain policy); never a secret.'),
       })
       .describe('Multi-factor authentication (turned on with the admin CLI).'),
     language: z.string().describe('Preferred language (default en).'),

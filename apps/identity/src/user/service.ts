@@ -121,7 +121,7 @@ export class UserService {
       auth_type: u.auth_type as AuthType,
       role_type: adminRoleId ? ('DOMAIN_ADMIN' as const) : ('USER' as const),
       role_id: adminRoleId ?? '',
-      mfa: u.mfa_enabled ? { state: 'ENABLED' as const, mfa_type: 'OTP' } : { state: 'DISABLED' as const, mfa_type: '' },
+      mfa: u.mfa_enabled ? { state: 'ENABLED' as const, mfa_type: 'OTP', options: { enforce: false } } : { state: 'DISABLED' as const, mfa_type: '', options: {} },
       language: u.language,
       timezone: u.timezone,
       required_actions: [],

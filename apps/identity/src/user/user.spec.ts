@@ -51,7 +51,7 @@ describe('identity user', () => {
       auth_type: 'LOCAL',
       role_type: 'USER',
       role_id: '',
-      mfa: { state: 'DISABLED', mfa_type: '' },
+      mfa: { state: 'DISABLED', mfa_type: '', options: {} },
       language: 'ko',
       timezone: 'Asia/Seoul',
       required_actions: [],
