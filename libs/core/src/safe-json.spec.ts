@@ -36,6 +36,15 @@ describe('inspectJson', () => {
     expect(inspectJson(body, { maxDepth: 32 })).toBeUndefined();
     expect(inspectJson({ tags: { env: 'prod' }, list: [1, { a: null }] }, { maxDepth: 32, refuseUnsafeKeys: true })).toBeUndefined();
   });
+
+  it('refuses NUL characters and lone UTF-16 surrogates (which PostgreSQL cannot store) in strings and keys, when asked', () => {
+    const limits = { maxDepth: 32, refuseNul: true };
+    expect(inspectJson(JSON.parse('{"a":["x","\\ud800"]}'), limits)).toMatchObject({ kind: 'surrogate', path: 'a[1]' });
+    expect(inspectJson(JSON.parse('{"a":{"\\udc00b":1}}'), limits)).toMatchObject({ kind: 'surrogate', path: 'a.\\udc00b' });
+    expect(inspectJson(JSON.parse('{"a":"x\\u0000"}'), limits)).toMatchObject({ kind: 'nul', path: 'a' });
+    expect(inspectJson({ a: '\u{1F600} ok', b: ['é'] }, limits)).toBeUndefined();
+    expect(inspectJson(JSON.parse('{"a":"\\ud800"}'), { maxDepth: 32 })).toBeUndefined();
+  });
 });
 
 describe('log redaction', () => {

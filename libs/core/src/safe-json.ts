@@ -22,12 +22,15 @@ export interface JsonLimits {
   maxDepth: number;
   /** Refuse object keys with an unsafe segment (`__proto__`, `a.constructor.b`, ...). */
   refuseUnsafeKeys?: boolean;
-  /** Refuse NUL characters in keys and strings: PostgreSQL stores none in text or jsonb. */
+  /**
+   * Refuse what PostgreSQL cannot store in text or jsonb, in keys and strings: NUL characters, and lone
+   * UTF-16 surrogates (a JSON `"\ud800"` escape with no pair: no UTF-8 spelling exists for it).
+   */
   refuseNul?: boolean;
 }
 
 export interface JsonProblem {
-  kind: 'depth' | 'unsafe_key' | 'nul';
+  kind: 'depth' | 'unsafe_key' | 'nul' | 'surrogate';
   /** Where it is, as the API names keys: `query.filter[0].value.a`. */
   path: string;
   reason: string;
@@ -39,6 +42,11 @@ interface Frame {
   key: string | number | null;
   parent: Frame | null;
 }
+
+/** A UTF-16 surrogate without its pair. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const unstorable = (s: string): 'nul' | 'surrogate' | undefined => (s.includes('\u0000') ? 'nul' : LONE_SURROGATE.test(s) ? 'surrogate' : undefined);
+const REASON = { nul: 'NUL characters are not allowed', surrogate: 'a lone UTF-16 surrogate (an unpaired \\ud800-\\udfff escape) is not text' } as const;
 
 function pathOf(f: Frame | null): string {
   const parts: (string | number)[] = [];
@@ -61,7 +69,8 @@ export function inspectJson(value: unknown, limits: JsonLimits): JsonProblem | u
     const f = stack.pop()!;
     const v = f.value;
     if (typeof v === 'string') {
-      if (limits.refuseNul && v.includes('\u0000')) return { kind: 'nul', path: pathOf(f), reason: 'NUL characters are not allowed' };
+      const bad = limits.refuseNul ? unstorable(v) : undefined;
+      if (bad) return { kind: bad, path: pathOf(f), reason: REASON[bad] };
       continue;
     }
     if (v === null || typeof v !== 'object') continue;
@@ -82,8 +91,10 @@ export function inspectJson(value: unknown, limits: JsonLimits): JsonProblem | u
           return { kind: 'unsafe_key', path: pathOf({ value: null, depth: 0, key: k, parent: f }), reason: `"${seg}" is not allowed as a key` };
         }
       }
-      if (limits.refuseNul && k.includes('\u0000')) {
-        return { kind: 'nul', path: pathOf({ value: null, depth: 0, key: k.replace(/\u0000/g, '\\u0000'), parent: f }), reason: 'NUL characters are not allowed' };
+      const badKey = limits.refuseNul ? unstorable(k) : undefined;
+      if (badKey) {
+        const shown = k.replace(/\u0000/g, '\\u0000').replace(/[\ud800-\udfff]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+        return { kind: badKey, path: pathOf({ value: null, depth: 0, key: shown, parent: f }), reason: REASON[badKey] };
       }
       const item = (v as Record<string, unknown>)[k];
       if ((item !== null && typeof item === 'object') || (limits.refuseNul && typeof item === 'string')) stack.push({ value: item, depth: f.depth + 1, key: k, parent: f });

@@ -86,6 +86,13 @@ describe('what the fuzzer found', () => {
     expect(nul.body.error.message).toContain('key = tags.a');
     const nulKey = await request(app).post('/hard/v1/thing/create').set('Authorization', auth).set('Content-Type', 'application/json').send('{"tags":{"a\\u0000":1}}');
     expect(nulKey.status).toBe(400);
+    // a lone UTF-16 surrogate: PostgreSQL (and Prisma's engine) cannot take it; the fuzzer found a 500
+    for (const body of ['{"tags":{"a":"x\\ud800y"}}', '{"tags":{"a":"\\udc00"}}', '{"tags":{"\\udbff":1}}', '{"name":["ok","\\ud83d"]}']) {
+      const lone = await request(app).post('/hard/v1/thing/create').set('Authorization', auth).set('Content-Type', 'application/json').send(body);
+      expect([body, lone.status, lone.body.error.code]).toEqual([body, 400, 'ERROR_INVALID_PARAMETER']);
+    }
+    const pair = await request(app).post('/hard/v1/thing/create').set('Authorization', auth).set('Content-Type', 'application/json').send('{"tags":{"a":"\\ud83d\\ude00"}}');
+    expect(pair.status).not.toBe(400);
     const escape = await request(app).post('/hard/v1/hook/%ZZ/key/events').send({});
     expect(escape.status).toBe(400);
     expect(escape.body.error.status).toBe(400);
