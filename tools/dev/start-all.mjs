@@ -19,6 +19,14 @@ const only = process.env.START_APPS ? process.env.START_APPS.split(',') : undefi
 const apps = readdirSync('apps').filter((a) => existsSync(`apps/${a}/src/main.ts`) && modules[a] && (!only || only.includes(a)));
 const log = (msg) => console.log(`[start] ${msg}`);
 
+// The global switches the allow-list replaced: stop here, before anything starts, rather than have
+// every app refuse to start (or, worse, silently ignore them).
+const legacy = ['ALLOW_PRIVATE_URLS', 'SCHEMA_SYNC_ALLOW_PRIVATE_HOSTS', 'STORAGE_ALLOW_PRIVATE_HOSTS'].filter((k) => process.env[k]);
+if (legacy.length) {
+  console.error(`[start] ${legacy.join(', ')} is no longer supported: list the private hosts and networks outbound calls may reach in OUTBOUND_ALLOW_PRIVATE (default here: 127.0.0.0/8,::1), and unset ${legacy.join(', ')}.`);
+  process.exit(2);
+}
+
 function reachable(port) {
   return new Promise((resolve) => {
     const s = net.connect({ host: '127.0.0.1', port }, () => (s.end(), resolve(true)));
@@ -51,14 +59,6 @@ for (const [name, port] of [['PostgreSQL', 5432], ['Redis', 6379]]) {
     console.error(`[start] ${name} is not reachable on 127.0.0.1:${port}; start it first (see README).`);
     process.exit(1);
   }
-}
-
-// The global switches the allow-list replaced: stop here, before anything starts, rather than have
-// every app refuse to start (or, worse, silently ignore them).
-const legacy = ['ALLOW_PRIVATE_URLS', 'SCHEMA_SYNC_ALLOW_PRIVATE_HOSTS', 'STORAGE_ALLOW_PRIVATE_HOSTS'].filter((k) => process.env[k]);
-if (legacy.length) {
-  console.error(`[start] ${legacy.join(', ')} is no longer supported: list the private hosts and networks outbound calls may reach in OUTBOUND_ALLOW_PRIVATE (default here: 127.0.0.0/8,::1), and unset ${legacy.join(', ')}.`);
-  process.exit(2);
 }
 
 log(`building ${apps.join(', ')}`);

@@ -34,6 +34,9 @@ describe('address guard', () => {
     expect((e as Error).message).toContain('not allowed');
     expect((e as Error).message).not.toMatch(/127\.0\.0\.1|::1|localhost|resolves/);
     await expect(resolveAllowedAddress('localhost', LOOPBACK_ONLY, 'k')).resolves.toMatchObject({ address: expect.any(String) });
+    // IPv6 loopback is loopback (not the IPv4-compatible ::0.0.0.1), allowed when listed
+    await expect(resolveAllowedAddress('[::1]', LOOPBACK_ONLY, 'k')).resolves.toEqual({ address: '::1', family: 6 });
+    await expect(resolveAllowedAddress('::1', NO_PRIVATE_DESTINATIONS, 'k')).rejects.toMatchObject(refused);
     await expect(resolveAllowedAddress('8.8.8.8', NO_PRIVATE_DESTINATIONS, 'k')).resolves.toEqual({ address: '8.8.8.8', family: 4 });
     // a name that does not resolve reads exactly like a refused one
     const unknown = await resolveAllowedAddress('nothing.invalid', LOOPBACK_ONLY, 'k', table({})).catch((err: Error) => err);
@@ -79,7 +82,8 @@ describe('address guard', () => {
     }
     await expect(resolveAllowedAddress('keycloak.internal', everything, 'k', resolve)).resolves.toEqual({ address: '10.1.2.3', family: 4 });
     expect(isNeverAllowed('169.254.169.254') && isNeverAllowed('::ffff:a9fe:a9fe') && isNeverAllowed('fd00:ec2::254')).toBe(true);
-    expect(isNeverAllowed('10.0.0.1') || isNeverAllowed('127.0.0.1') || isNeverAllowed('8.8.8.8')).toBe(false);
+    expect(isNeverAllowed('10.0.0.1') || isNeverAllowed('127.0.0.1') || isNeverAllowed('8.8.8.8') || isNeverAllowed('::1')).toBe(false);
+    expect(isNeverAllowed('::') && isNeverAllowed('0:0:0:0:0:0:0:0')).toBe(true);
   });
 
   it('allows a private destination only by its listed network or its listed host name', async () => {
@@ -95,7 +99,7 @@ describe('address guard', () => {
     await expect(resolveAllowedAddress('prom.mon.svc.cluster.local', policy, 'k', resolve)).resolves.toMatchObject({ address: '172.20.0.9' });
     await expect(resolveAllowedAddress('ten.example', policy, 'k', resolve)).resolves.toMatchObject({ address: '10.9.9.9' });
     await expect(resolveAllowedAddress('10.2.3.4', policy, 'k', resolve)).resolves.toMatchObject({ address: '10.2.3.4' });
-    await expect(resolveAllowedAddress('[::ffff:10.2.3.4]', policy, 'k', resolve)).resolves.toMatchObject({ address: '::ffff:10.2.3.4' });
+    await expect(resolveAllowedAddress('[::ffff:10.2.3.4]', policy, 'k', resolve)).resolves.toMatchObject({ address: '::ffff:a02:304' });
     for (const host of ['other.internal', 'svc.cluster.local', '192.168.5.5', '127.0.0.1', 'localhost']) {
       await expect(resolveAllowedAddress(host, policy, 'k', resolve)).rejects.toMatchObject(refused);
     }
@@ -122,5 +126,6 @@ describe('address guard', () => {
     expect(['0xa9fea9fe', '2852039166', '0251.0376.0251.0376', '169.254.43518', '169.16689662'].map(canonicalHost)).toEqual(Array(5).fill('169.254.169.254'));
     expect(canonicalHost('[::FFFF:A9FE:A9FE]')).toBe('::ffff:a9fe:a9fe');
     expect(canonicalHost('Example.COM')).toBe('example.com');
+    expect(canonicalHost('0:0:0:0:0:0:0:1')).toBe('::1');
   });
 });

@@ -40,6 +40,8 @@ function embeddedIpv4(ip: string): string | undefined {
   const words = expandIpv6(lower);
   if (!words) return undefined;
   const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+  // IPv4-compatible ::a.b.c.d, but not :: and ::1 themselves (RFC 4291 2.5.5.1): those are judged as IPv6.
+  if (words.slice(0, 5).every((w) => w === 0) && words[5] === 0 && words[6] === 0 && words[7] <= 1) return undefined;
   if (words.slice(0, 5).every((w) => w === 0) && (words[5] === 0xffff || words[5] === 0)) return v4(words[6], words[7]);
   if (words.slice(0, 4).every((w) => w === 0) && words[4] === 0xffff && words[5] === 0) return v4(words[6], words[7]);
   if (words[0] === 0x64 && words[1] === 0xff9b && words.slice(2, 6).every((w) => w === 0)) return v4(words[6], words[7]);
@@ -90,17 +92,24 @@ export function addressAllowed(policy: OutboundPolicy, host: string, ip: string)
   if (hostIsListed(policy, host)) return true;
   const bare = ip.replace(/%.*$/, '');
   const v4 = isIP(bare) === 6 ? embeddedIpv4(bare) : undefined;
-  return v4 ? policy.nets.check(v4, 'ipv4') : policy.nets.check(bare, isIP(bare) === 4 ? 'ipv4' : 'ipv6');
+  return policy.nets.check(bare, isIP(bare) === 4 ? 'ipv4' : 'ipv6') || (v4 !== undefined && policy.nets.check(v4, 'ipv4'));
 }
 
 /**
  * A host as the WHATWG URL parser reads it: every IPv4 spelling (`0xa9fea9fe`, `2852039166`,
- * `0251.0376.0251.0376`, `169.254.43518`) becomes its dotted form, brackets and case go. A host the
+ * `0251.0376.0251.0376`, `169.254.43518`) becomes its dotted form, an IPv6 address its compressed
+ * form (`0:0:0:0:0:0:0:1` is `::1`), brackets and case go. A host the
  * parser refuses is answered as given (the resolver then refuses it). A trailing dot goes too.
  */
 export function canonicalHost(host: string): string {
   const bare = host.replace(/^\[|\]$/g, '');
-  if (isIP(bare) === 6) return bare.toLowerCase();
+  if (isIP(bare) === 6) {
+    try {
+      return new URL(`http://[${bare}]/`).hostname.slice(1, -1);
+    } catch {
+      return bare.toLowerCase(); // a zone id (fe80::1%eth0), which the URL parser does not take
+    }
+  }
   try {
     return new URL(`http://${bare}/`).hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
   } catch {

@@ -113,6 +113,26 @@ describe('guarded fetch', () => {
     expect(rec2.connected).toEqual([`127.0.0.1:${port}`]);
   });
 
+  it('connects where the guard looked, and checks the connected peer: an IPv6 answer in any spelling reaches ::1', async () => {
+    const v6 = http.createServer((_req, res) => res.end('over v6'));
+    await new Promise<void>((r) => v6.listen(0, '::1', r));
+    try {
+      const p6 = (v6.address() as AddressInfo).port;
+      const rec = recorder();
+      const resolve = async () => [{ address: '0:0:0:0:0:0:0:1', family: 6 }];
+      const res = await fetchUrl(`http://v6.invalid:${p6}/`, { ...opts, ...rec, resolve });
+      expect(res.body.toString()).toBe('over v6');
+      expect(rec.connected).toEqual([`0:0:0:0:0:0:0:1:${p6}`]);
+      // the same answer where the allow-list names only IPv4 loopback: refused before connecting
+      const rec2 = recorder();
+      await expect(fetchUrl(`http://v6.invalid:${p6}/`, { ...opts, ...rec2, resolve, policy: parseOutboundAllowList('127.0.0.0/8') })).rejects.toMatchObject({ code: OUTBOUND_REFUSED });
+      expect(rec2.connected).toEqual([]);
+    } finally {
+      v6.closeAllConnections();
+      await new Promise((r) => v6.close(r));
+    }
+  });
+
   it('bounds the redirect hops, whatever the caller asks', async () => {
     const rec = recorder();
     await expect(fetchUrl(`${base}/loop`, { ...opts, ...rec, maxRedirects: 1000 })).rejects.toMatchObject({ code: OUTBOUND_REFUSED });

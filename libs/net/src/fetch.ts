@@ -1,6 +1,6 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import type { LookupFunction, Socket } from 'node:net';
+import { isIP, type LookupFunction, type Socket } from 'node:net';
 import { addressAllowed, canonicalHost, resolveAllowedAddress, type Resolver } from './address-guard';
 import type { OutboundPolicy } from './policy';
 import { isOutboundRefused, OutboundRefused } from './refusal';
@@ -50,6 +50,11 @@ function pinned(address: string, family: number): LookupFunction {
   }) as unknown as LookupFunction;
 }
 
+/** Two spellings of one address (`2001:db8:0:0::1` and `2001:db8::1`): compared as the URL parser writes them. */
+function sameAddress(a: string, b: string): boolean {
+  return a === b || (isIP(a) === 6 && isIP(b) === 6 && canonicalHost(a) === canonicalHost(b));
+}
+
 const portOf = (url: URL) => Number(url.port || (url.protocol === 'https:' ? 443 : 80));
 
 function get(url: URL, host: string, pin: { address: string; family: number }, o: FetchOptions, signal: AbortSignal): Promise<IncomingMessage> {
@@ -72,7 +77,7 @@ function get(url: URL, host: string, pin: { address: string; family: number }, o
     req.on('socket', (socket: Socket) =>
       socket.once('connect', () => {
         const peer = socket.remoteAddress ?? '';
-        if (peer !== pin.address || !addressAllowed(o.policy, host, peer)) {
+        if (!sameAddress(peer, pin.address) || !addressAllowed(o.policy, host, peer)) {
           req.destroy(new OutboundRefused(o.key, `${host} connected to ${peer}, not the checked ${pin.address}`));
         }
       }),

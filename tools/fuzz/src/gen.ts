@@ -183,6 +183,8 @@ const payloadArb: fc.Arbitrary<unknown> = fc.oneof({ weight: 4, arbitrary: fc.co
 export interface GenEnv {
   pools: Pools;
   csvUrl: string;
+  /** The same server's URLs that answer OUTBOUND_MARKER in every way (oracle.ts): no answer may quote it. */
+  echo?: { csv: string; missing: string; prometheus: string };
 }
 
 /** A stat stage's own `unwind` is one stage kind among others: left to the stage hint. */
@@ -266,11 +268,13 @@ function hintsFor(t: Target, env: GenEnv): Hints {
 
 function pluginOptions(app: string, env: GenEnv): fc.Arbitrary<unknown> {
   const generic = fc.dictionary(identifier, anyJson, { maxKeys: 3, noNullPrototype: true });
-  if (app === 'cost-analysis') return fc.oneof(fc.constant({ base_url: env.csvUrl }), fc.constant({ base_url: 'http://127.0.0.1:1/x.csv' }), generic);
+  const echo = env.echo ? [env.echo.csv, env.echo.missing] : [];
+  if (app === 'cost-analysis') return fc.oneof(fc.constant({ base_url: env.csvUrl }), fc.constant({ base_url: 'http://127.0.0.1:1/x.csv' }), ...echo.map((base_url) => fc.constant({ base_url })), generic);
   if (app === 'statistics') return fc.oneof(fc.constant({ host: '127.0.0.1', port: 5432, database: 'postgres', schema: 'public' }), fc.constant({ host: '10.0.0.1', database: 'x' }), generic);
   if (app === 'monitoring')
     return fc.oneof(
       fc.constant({ url: 'http://127.0.0.1:1' }),
+      ...(env.echo ? [fc.constant({ url: env.echo.prometheus }), fc.constant({ url: env.echo.missing })] : []),
       fc.constant({ message_root: 'Message' }),
       fc.constant({ message_root: '__proto__.x' }),
       fc.constant({ load_json: ['message', '__proto__'] }),

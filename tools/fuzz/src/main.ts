@@ -40,8 +40,8 @@ export async function runFuzz(o: RunOptions): Promise<{ report: FuzzReport; text
   const csv = await startCsvServer(CSV_PORT);
   try {
     const h = new Harness(platform, { timeoutMs: o.timeoutMs });
-    const pools = await setup(h, csv.url, log);
-    const env: GenEnv = { pools, csvUrl: csv.url };
+    const pools = await setup(h, csv.url, log, csv.echo);
+    const env: GenEnv = { pools, csvUrl: csv.url, echo: csv.echo };
     const targets = await discoverTargets(h);
     log(`setup done in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${targets.length} targets; ids ${pools.summary()}`);
     const report = await fuzz(h, env, targets, { ...o, log });

@@ -4,12 +4,19 @@ import type { Pools } from './vocab';
 
 /** One thing wrong with an answer (or with the process after it). */
 export interface Problem {
-  /** `5xx`, `envelope`, `leak`, `authz`, `csv-formula`, `disclosure`, `no-answer`, `crash`, `liveness`, `poisoned`. */
+  /** `5xx`, `envelope`, `leak`, `outbound-echo`, `authz`, `csv-formula`, `disclosure`, `no-answer`, `crash`, `liveness`, `poisoned`. */
   kind: string;
   detail: string;
   status?: number;
   code?: string;
 }
+
+/**
+ * What the fuzzer's own outbound target (setup.ts: the CSV server's echo paths) answers: as cost values,
+ * in a 404's body, as a Prometheus status. The fuzzer never sends it, so an answer that holds it quotes
+ * bytes an outbound fetch read (issue #32): an SSRF read-back channel.
+ */
+export const OUTBOUND_MARKER = 'FUZZ-OUTBOUND-MARKER-6e1f';
 
 /** Texts that must never reach a caller: stack frames, file paths, SQL, PostgreSQL and Prisma errors. */
 const LEAKS: [RegExp, string][] = [
@@ -125,6 +132,10 @@ export function checkAnswer(o: Outcome, method: string): Problem[] {
   // Error answers are checked for every leak; successful ones (which carry stored, caller-made data) for stacks and paths.
   const leak = leakIn(parsed === undefined ? o.text : stringsOf(parsed), o.status < 400);
   if (leak) problems.push({ kind: 'leak', status: o.status, code, detail: leak });
+  const echoed = o.text.indexOf(OUTBOUND_MARKER);
+  if (echoed >= 0) {
+    problems.push({ kind: 'outbound-echo', status: o.status, code, detail: `quotes what an outbound target served: ${JSON.stringify(o.text.slice(Math.max(0, echoed - 80), echoed + 60))}` });
+  }
   if (o.status < 300 && /^text\/csv/.test(o.contentType ?? '')) {
     const formula = formulaCellIn(o.text);
     if (formula) problems.push({ kind: 'csv-formula', status: o.status, detail: `a CSV cell a spreadsheet would run as a formula: ${formula}` });

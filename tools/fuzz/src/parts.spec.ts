@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { caseArb, type Target } from './gen';
 import { applyMutation, BODY_LIMIT, clone, REGEX_BOMBS } from './hostile';
 import { Raw, serialize, withKey } from './json';
-import { checkAnswer, checkTenancy, formulaCellIn } from './oracle';
+import { checkAnswer, checkTenancy, formulaCellIn, OUTBOUND_MARKER } from './oracle';
 import { causeOf } from './runner';
 import { arbitraryOf, type JsonSchema } from './schema-arb';
 import { fieldsOf, Pools } from './vocab';
@@ -31,6 +31,13 @@ describe('the oracle', () => {
       expect(checkAnswer(answer(status, envelope(status, 'ERROR_EXTERNAL_AUTH_NOT_CONFIGURED')), 'POST').map((p) => p.kind)).toEqual(['disclosure']);
     }
     expect(checkAnswer(answer(401, envelope(401, 'ERROR_AUTHENTICATE_FAILURE')), 'POST')).toEqual([]);
+  });
+
+  it('flags an answer that quotes what an outbound target served (issue #32), in an error or a listed task', () => {
+    const task = { results: [{ job_task_id: 't', error_code: 'ERROR_INVALID_COST_DATA', error_message: `line 2: cost "${OUTBOUND_MARKER}" is not a number` }] };
+    expect(checkAnswer(answer(200, task), 'POST').map((p) => p.kind)).toEqual(['outbound-echo']);
+    expect(checkAnswer(answer(400, envelope(400, 'ERROR_X', `not a Prometheus API (status ${OUTBOUND_MARKER})`)), 'POST').map((p) => p.kind)).toEqual(['outbound-echo']);
+    expect(checkAnswer(answer(400, envelope(400, 'ERROR_OUTBOUND_REFUSED', 'The external endpoint could not be used.')), 'POST')).toEqual([]);
   });
 
   it('flags a CSV answer with a cell a spreadsheet would run as a formula (CSV injection), not a guarded one or a negative number', () => {

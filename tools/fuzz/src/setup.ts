@@ -1,6 +1,8 @@
 import http from 'node:http';
 import { waitFor } from '@platform/testing';
+import type { GenEnv } from './gen';
 import type { Harness } from './harness';
+import { OUTBOUND_MARKER } from './oracle';
 import { DOMAIN, PROJECT, Pools, WORKSPACE } from './vocab';
 
 /** Cost rows the data sources collect (the http-file plugin's CSV format). */
@@ -12,11 +14,36 @@ const COSTS_CSV = `cost,currency,year,month,day,provider,region_code,product,acc
 1500,KRW,2024,2,15,google_cloud,asia-northeast3,Compute Engine,my-project,1,
 `;
 
-/** Serves the cost CSV on 127.0.0.1:`port` for data-source syncs. */
-export async function startCsvServer(port: number): Promise<{ url: string; close(): Promise<void> }> {
-  const server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/csv' }).end(COSTS_CSV));
+/**
+ * What the echo paths serve: the marker as a cost, a currency, a date, a project (every value a row
+ * error could quote), in a 404's body and as a Prometheus status.
+ */
+const ECHO_CSV = `cost,currency,year,month,day,project_id
+${OUTBOUND_MARKER},USD,2024,1,3,
+1,${OUTBOUND_MARKER},2024,1,3,
+1,USD,${OUTBOUND_MARKER},1,3,
+1,USD,2024,1,3,${OUTBOUND_MARKER}
+`;
+const ECHO: Record<string, [number, string, string]> = {
+  '/echo.csv': [200, 'text/csv', ECHO_CSV],
+  '/echo-prom/api/v1/query': [200, 'application/json', JSON.stringify({ status: OUTBOUND_MARKER, data: OUTBOUND_MARKER })],
+};
+
+/** Serves the cost CSV on 127.0.0.1:`port` for data-source syncs, and the echo paths (oracle.ts, OUTBOUND_MARKER). */
+export async function startCsvServer(port: number): Promise<{ url: string; echo: NonNullable<GenEnv['echo']>; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    const path = (req.url ?? '').split('?')[0];
+    if (path === '/costs.csv') return res.writeHead(200, { 'content-type': 'text/csv' }).end(COSTS_CSV);
+    const [status, type, body] = ECHO[path] ?? [404, 'text/plain', `not found: ${OUTBOUND_MARKER}`];
+    res.writeHead(status, { 'content-type': type }).end(body);
+  });
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${port}/costs.csv`, close: () => new Promise((r) => server.close(() => r())) };
+  const base = `http://127.0.0.1:${port}`;
+  return {
+    url: `${base}/costs.csv`,
+    echo: { csv: `${base}/echo.csv`, missing: `${base}/echo-missing.csv`, prometheus: `${base}/echo-prom` },
+    close: () => new Promise((r) => (server.closeAllConnections(), server.close(() => r()))),
+  };
 }
 
 /**
@@ -24,7 +51,7 @@ export async function startCsvServer(port: number): Promise<{ url: string; close
  * list/stat/analyze have rows to work on. Every id goes into `pools`; a few extra per resource are
  * victims for delete-like verbs.
  */
-export async function setup(h: Harness, csvUrl: string, log: (s: string) => void = () => {}): Promise<Pools> {
+export async function setup(h: Harness, csvUrl: string, log: (s: string) => void = () => {}, echo?: GenEnv['echo']): Promise<Pools> {
   const pools = new Pools();
   const apps = new Set(h.platform.apps);
   const owner = { kind: 'role', role: 'WORKSPACE_OWNER' } as const;
@@ -101,6 +128,22 @@ export async function setup(h: Harness, csvUrl: string, log: (s: string) => void
     );
     const tasks = await must('cost-analysis', '/cost-analysis/v1/job-task/list', { job_id: job.job_id });
     for (const t of tasks.results ?? []) pools.add('cost-analysis', 'job_task_id', t.job_task_id);
+    if (echo) {
+      // A data source reading the echo target, synced: its failed task is listed by every job-task/list
+      // the fuzzer makes, and the oracle flags an error_message that quotes what it read.
+      for (const [i, base_url] of [echo.csv, echo.missing].entries()) {
+        const ds = await must('cost-analysis', '/cost-analysis/v1/data-source/register', {
+          name: `fuzz-echo-${i}`,
+          resource_group: 'WORKSPACE',
+          workspace_id: WORKSPACE,
+          plugin_info: { plugin_id: 'plugin-http-file-cost-datasource', options: { base_url } },
+          schedule: { state: 'DISABLED' },
+        });
+        pools.add('cost-analysis', 'data_source_id', ds.data_source_id);
+        const j = await must('cost-analysis', '/cost-analysis/v1/data-source/sync', { data_source_id: ds.data_source_id });
+        pools.add('cost-analysis', 'job_id', j.job_id);
+      }
+    }
     const costs = await must('cost-analysis', '/cost-analysis/v1/unified-cost/list', {});
     for (const c of costs.results ?? []) pools.add('cost-analysis', 'unified_cost_id', c.unified_cost_id);
     await must('cost-analysis', '/cost-analysis/v1/exchange-rate/set', { domain_id: DOMAIN, currency: 'KRW', rate: 1300 });
@@ -132,7 +175,9 @@ export async function setup(h: Harness, csvUrl: string, log: (s: string) => void
 
   if (apps.has('monitoring')) {
     for (let i = 0; i < 3; i++) {
-      const ds = await must('monitoring', '/monitoring/v1/data-source/register', { name: `fuzz-prometheus-${i}`, plugin_info: { plugin_id: 'plugin-prometheus-mon-datasource', provider: 'prometheus', options: { url: 'http://127.0.0.1:1' } } });
+      // One reads the echo target: verify-plugin on it must not quote what it answers.
+      const url = i === 1 && echo ? echo.prometheus : 'http://127.0.0.1:1';
+      const ds = await must('monitoring', '/monitoring/v1/data-source/register', { name: `fuzz-prometheus-${i}`, plugin_info: { plugin_id: 'plugin-prometheus-mon-datasource', provider: 'prometheus', options: { url } } });
       pools.add('monitoring', 'data_source_id', ds.data_source_id, i >= 2);
     }
     const plugins = ['plugin-prometheus-mon-webhook', 'plugin-grafana-mon-webhook', 'plugin-aws-sns-mon-webhook', 'plugin-api-direct-mon-webhook', 'plugin-prometheus-mon-webhook'];

@@ -48,10 +48,11 @@ function copyDataError(e: unknown): TaskFailure | undefined {
   const err = e as { code?: unknown; message?: string; where?: string; column?: string };
   if (typeof err?.code !== 'string' || !err.code.startsWith('22')) return undefined;
   const column = /column (\w+)/.exec(err.where ?? '')?.[1] ?? err.column;
+  const row = /COPY \w+, line (\d+)/.exec(err.where ?? '')?.[1];
   const where = err.where ? ` (${err.where.split('\n')[0].slice(0, 200)})` : '';
   return new TaskFailure(
     'ERROR_INVALID_COST_DATA',
-    `PostgreSQL refused a row of the cost data (SQLSTATE ${err.code}${column ? `, column ${column}` : ''}).`,
+    `PostgreSQL refused a row of the cost data (SQLSTATE ${err.code}${row ? `, COPY row ${row}` : ''}${column ? `, column ${column}` : ''}).`,
     `${err.message?.slice(0, 200)}${where}`,
   );
 }
