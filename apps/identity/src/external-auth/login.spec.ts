@@ -269,6 +269,7 @@ describe('identity token/issue with auth_type EXTERNAL', () => {
         return `${res.status} ${res.body.error?.code}`;
       };
       expect(await code({})).toBe('400 ERROR_REQUIRED_PARAMETER');
+      expect(await code({ user_id: 'dora', password: 'x' })).toBe('401 ERROR_AUTHENTICATE_FAILURE'); // as where SSO is not configured
       expect(await code({ access_token: 'a', id_token: 'b' })).toBe('400 ERROR_INVALID_PARAMETER');
       expect(await code({ access_token: 42 })).toBe('400 ERROR_INVALID_PARAMETER_TYPE');
       expect(await code({ access_token: 'x'.repeat(20_000) })).toBe('400 ERROR_INVALID_PARAMETER');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { WORKSPACE_ROLES, type RoleType } from '@platform/auth';
-import { Empty, id, mergeErrors, name, NOT_FOUND, operation, QUERY_ERRORS, request, stringList, tags, statOperation } from '@platform/http';
+import { Empty, id, mergeErrors, plainName as name, NOT_FOUND, operation, QUERY_ERRORS, request, stringList, tags, statOperation } from '@platform/http';
 import { QuerySchema } from '@platform/query';
 import type { ProjectGroupService } from './service';
 import { ProjectGroupInfo, ProjectGroupsInfo } from './responses';

@@ -137,7 +137,7 @@ export class RoleBindingService {
     checkRoleFits(role.role_type, b.resource_group as ResourceGroup);
     const updated = await this.deps.prisma.$transaction(async (tx) => {
       // One step with its revocation: no token/grant reading the old role can straddle it (token/grant-locks.ts).
-      await revokeInTransaction(tx, this.effects, bindingRevocation(b));
+      await this.revokeWhatItGave(tx, b);
       return tx.roleBinding.update({ where: { role_binding_id: b.role_binding_id }, data: { role_id: role.role_id, role_type: role.role_type } });
     });
     return toRoleBindingInfo(updated);
@@ -154,11 +154,26 @@ export class RoleBindingService {
         await lockDomainAdmins(tx, b.domain_id);
         if ((await otherEnabledAdmins(tx, b.domain_id, b.user_id)) === 0) throw new ApiError(400, 'ERROR_LAST_DOMAIN_ADMIN_CANNOT_DELETE', 'The last DOMAIN_ADMIN role binding of a domain cannot be deleted.');
       }
-      await revokeInTransaction(tx, this.effects, bindingRevocation(b));
+      await this.revokeWhatItGave(tx, b);
       await tx.roleBinding.delete({ where: { role_binding_id: b.role_binding_id } });
       changed = await pruneMemberships(tx, b.domain_id, b.user_id);
     });
     if (changed) await this.effects?.publish(b.domain_id);
+  }
+
+  /**
+   * Under the user's lock: ends the tokens binding `b` gave, in one step with its change. A
+   * DOMAIN_ADMIN's workspace tokens come from that role, not from a workspace binding: nothing to end
+   * (a DOMAIN_ADMIN binding's own change, or its loss, takes the same lock and ends them all).
+   */
+  private async revokeWhatItGave(tx: Prisma.TransactionClient, b: RoleBindingRow) {
+    const r = bindingRevocation(b);
+    await lockForChange(tx, r);
+    if (r.kind === 'binding') {
+      const admin = await tx.roleBinding.findFirst({ where: { domain_id: b.domain_id, user_id: b.user_id, role_type: 'DOMAIN_ADMIN' }, select: { role_binding_id: true } });
+      if (admin) return;
+    }
+    await revokeInTransaction(tx, this.effects, r);
   }
 
   async get(auth: AuthContext, id: string) {

@@ -25,8 +25,9 @@ async function lock(tx: Tx, key: string, shared: boolean) {
 
 /** For a reading a token will rest on: the user's state and bindings (and, given, the workspace's) cannot change until the transaction ends. */
 export async function lockForReading(tx: Tx, domainId: string, userId: string, workspaceId?: string) {
-  await lock(tx, userKey(domainId, userId), true);
-  if (workspaceId) await lock(tx, workspaceKey(domainId, workspaceId), true);
+  if (!workspaceId) return lock(tx, userKey(domainId, userId), true);
+  // Both in one round trip, the user's first (a select list is evaluated in order).
+  await tx.$executeRawUnsafe('SELECT pg_advisory_xact_lock_shared(hashtext($1)), pg_advisory_xact_lock_shared(hashtext($2))', userKey(domainId, userId), workspaceKey(domainId, workspaceId));
 }
 
 /** The database's clock, in ms (floored): the one clock both issue times and revocation times come from. */

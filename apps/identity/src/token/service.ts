@@ -35,7 +35,12 @@ export interface GrantInput {
 /** The provider's token of an EXTERNAL issue: `credentials.access_token` or `credentials.id_token`, one of them. */
 function externalToken(credentials: Record<string, unknown>): string {
   const given = (['access_token', 'id_token'] as const).filter((k) => Object.hasOwn(credentials, k) && credentials[k] !== undefined && credentials[k] !== '');
-  if (!given.length) throw errors.requiredParameter('credentials.access_token');
+  if (!given.length) {
+    // Other credentials (a password login's user_id, password) are credentials that do not log in
+    // here: the 401 of every refusal, configured or not. Nothing at all is a request to fix: a 400.
+    if (Object.keys(credentials).length) throw authFailure();
+    throw errors.requiredParameter('credentials.access_token');
+  }
   if (given.length > 1) throw errors.invalidParameter('credentials', 'give access_token or id_token, not both');
   const key = given[0];
   const token = credentials[key];

@@ -80,8 +80,10 @@ describe('identity token', () => {
       const res = await issue({ credentials: { access_token: 'a-provider-token' }, domain_id, auth_type: 'EXTERNAL' });
       expect([res.status, res.body]).toEqual([401, wrongPassword.body]);
     }
-    // The request's shape is still checked first (400s that do not depend on the domain).
-    expect((await issue({ credentials: { user_id: 'admin' }, domain_id: 'd1', auth_type: 'EXTERNAL' })).body.error.code).toBe('ERROR_REQUIRED_PARAMETER');
+    // A password login's credentials are no provider token: the same 401, configured or not.
+    expect(await issue({ credentials: { user_id: 'admin' }, domain_id: 'd1', auth_type: 'EXTERNAL' })).toMatchObject({ status: 401, body: wrongPassword.body });
+    // The request's shape is checked first (a 400 that does not depend on the domain).
+    expect((await issue({ credentials: {}, domain_id: 'd1', auth_type: 'EXTERNAL' })).body.error.code).toBe('ERROR_REQUIRED_PARAMETER');
   });
 
   it('blocks the login for a while after repeated failures, even with the right password', async () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Empty, id, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation, tags } from '@platform/http';
+import { Empty, id, NOT_FOUND, operation, plainText, QUERY_ERRORS, request, statOperation, tags } from '@platform/http';
 import { QuerySchema } from '@platform/query';
 import type { RoleType } from '@platform/auth';
 import { errors } from '@platform/errors';
@@ -13,7 +13,7 @@ const read = { permission: 'identity:User.read', roles: ['DOMAIN_ADMIN'] as Role
 const userId = id.describe('The user.');
 const password = z.string().min(1).max(1024).describe('A LOCAL user\'s password: 8 to 128 characters. Never answered or logged.');
 const fields = {
-  name: z.string().max(255).optional().describe('Display name.'),
+  name: plainText(255).optional().describe('Display name (no control or bidirectional-override characters).'),
   email: z.string().max(255).optional().describe('Contact address: a free string, as upstream\'s (not checked for form).'),
   language: z.string().min(2).max(16).optional().describe('Preferred language (e.g. en, ko).'),
   timezone: z.string().min(1).max(64).optional().describe('Preferred IANA time zone (e.g. UTC, Asia/Seoul).'),

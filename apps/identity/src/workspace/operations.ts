@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Empty, id, name, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation, tags } from '@platform/http';
+import { Empty, id, plainName as name, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation, tags } from '@platform/http';
 import { QuerySchema } from '@platform/query';
 import type { RoleType } from '@platform/auth';
 import type { WorkspaceService } from './service';

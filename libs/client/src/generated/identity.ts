@@ -6314,7 +6314,7 @@ export interface operations {
                     enforce_mfa_type?: string;
                     /** @description Preferred language (e.g. en, ko). */
                     language?: string;
-                    /** @description Display name. */
+                    /** @description Display name (no control or bidirectional-override characters). */
                     name?: string;
                     /** @description A LOCAL user's password: 8 to 128 characters. Never answered or logged. */
                     password?: string;
@@ -7376,7 +7376,7 @@ export interface operations {
                     enforce_mfa_type?: string;
                     /** @description Preferred language (e.g. en, ko). */
                     language?: string;
-                    /** @description Display name. */
+                    /** @description Display name (no control or bidirectional-override characters). */
                     name?: string;
                     /** @description A LOCAL user's password: 8 to 128 characters. Never answered or logged. */
                     password?: string;
