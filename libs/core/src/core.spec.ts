@@ -29,7 +29,7 @@ describe('core', () => {
   });
 
   it('names every module with a database and port', () => {
-    expect(Object.keys(MODULES)).toHaveLength(7);
+    expect(Object.keys(MODULES)).toHaveLength(8);
     expect(defaultDatabaseUrl('cost-analysis')).toBe('postgresql://postgres@127.0.0.1:5432/platform_cost_analysis');
   });
 });
