@@ -169,4 +169,29 @@ describe('plugin module: supervisors and endpoints', () => {
     expect(same.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
     expect(new Set(same.map((r) => r.body.supervisor_id)).size).toBe(1);
   });
+
+  it('publishes and deregisters racing on one hostname: no 5xx, and what is left is one whole publish or nothing', async () => {
+    for (let round = 0; round < 3; round++) {
+      const first = await publish({ hostname: 'host-churn', plugin_info: [plugin('plugin-churn', '1.0.0')] });
+      const id = first.body.supervisor_id;
+      const racers = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          i % 3 === 0
+            ? call('supervisor/deregister', { supervisor_id: id })
+            : publish({ hostname: 'host-churn', plugin_info: [plugin('plugin-churn', `1.0.${i}`), plugin('plugin-churn-b', `2.0.${i}`)] }),
+        ),
+      );
+      for (const r of racers) expect([200, 404, 409]).toContain(r.status);
+      const { rows } = await t.db.pool.query(
+        `SELECT s.supervisor_id, array_agg(p.version ORDER BY p.plugin_id) AS versions FROM supervisor s LEFT JOIN installed_plugin p USING (supervisor_id)
+          WHERE s.hostname = 'host-churn' GROUP BY s.supervisor_id`,
+      );
+      expect(rows.length).toBeLessThanOrEqual(1);
+      // one publish's whole list: both plugins of the same racer (or the first publish's one, untouched)
+      const left: string[] = rows[0]?.versions ?? [];
+      if (left.length === 2) expect(left[0].split('.')[2]).toBe(left[1].split('.')[2]);
+      else if (left.length) expect(left).toEqual(['1.0.0']);
+      await Promise.all(rows.map((r: { supervisor_id: string }) => call('supervisor/deregister', { supervisor_id: r.supervisor_id })));
+    }
+  });
 });
