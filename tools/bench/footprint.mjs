@@ -249,6 +249,7 @@ if (loadSeconds > 0) {
     monitoring: ['/monitoring/v1/webhook/list', () => ({}), ws],
     inventory: ['/inventory/v1/cloud-service/list', () => ({}), ws],
     opsflow: ['/opsflow/v1/event/list', () => ({}), ws],
+    plugin: ['/plugin/v1/supervisor/list', () => ({}), dom],
   };
   const durationMs = loadSeconds * 1000;
   const jobs = [];

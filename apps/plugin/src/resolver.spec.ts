@@ -1,6 +1,7 @@
 import request from 'supertest';
-import type Redis from 'ioredis';
-import { PluginEndpointResolver, tableSource, EndpointChanges, type EndpointSource } from '@platform/plugin';
+import Redis from 'ioredis';
+import { createLogger } from '@platform/core';
+import { EndpointChanges, pluginDatabaseUrl, PluginEndpointResolver, tableSource, watchPluginEndpoints, type EndpointSource } from '@platform/plugin';
 import { bearer, waitFor } from '@platform/testing';
 import { createTestPlugin } from './test-support';
 
@@ -102,6 +103,20 @@ describe('endpoint resolver: cache per (domain, plugin_id, version), dropped on 
     expect(slowReads).toBe(2); // the first answer was not kept: read again
     await ask(a, 'plugin-d');
     expect(slowReads).toBe(2);
+  });
+
+  it('with Redis unreachable at start, a module still resolves (from the table, every time) and caches nothing', async () => {
+    const down = new Redis('redis://127.0.0.1:1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => 1000 });
+    down.on('error', () => {});
+    await publish('host-6', [['plugin-f', '1.0.0', 'grpc://f:1']]);
+    const before = reads;
+    const a = watchPluginEndpoints(down, counting(), createLogger('plugin', 'silent'));
+    expect([await ask(a, 'plugin-f'), await ask(a, 'plugin-f')]).toEqual(['grpc://f:1', 'grpc://f:1']);
+    expect([a.caching, a.size, reads - before]).toEqual([false, 0, 2]);
+    a.stop();
+    down.disconnect();
+    expect(pluginDatabaseUrl({})).toBe('postgresql://postgres@127.0.0.1:5432/platform_plugin');
+    expect(pluginDatabaseUrl({ PLUGIN_DATABASE_URL: 'postgresql://reader@db/platform_plugin' })).toBe('postgresql://reader@db/platform_plugin');
   });
 
   it('a message it cannot read drops everything; entries are bounded', async () => {

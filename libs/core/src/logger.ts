@@ -18,6 +18,8 @@ export const SECRET_FIELDS = [
   'mfa_secret',
   'private_key',
   'api_key',
+  // a plugin supervisor's key (the plugin module keeps a digest of it)
+  'secret_key',
 ];
 const REDACT_PATHS = [...SECRET_FIELDS, ...SECRET_FIELDS.map((f) => `*.${f}`), 'req.headers.authorization', 'headers.authorization', 'headers.cookie'];
 

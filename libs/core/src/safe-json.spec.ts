@@ -52,9 +52,9 @@ describe('log redaction', () => {
     const lines: string[] = [];
     const sink = new Writable({ write: (c, _e, cb) => (lines.push(String(c)), cb()) });
     const log = createLogger('redact', 'info', sink);
-    log.info({ password: 'hunter2', body: { secret_data: { key: 'sk-live-1' }, token: 'tok-abc' }, headers: { authorization: 'Bearer eyJ.x.y' }, user_id: 'u1' }, 'hello');
+    log.info({ password: 'hunter2', body: { secret_data: { key: 'sk-live-1' }, token: 'tok-abc', secret_key: 'sup-key-9' }, headers: { authorization: 'Bearer eyJ.x.y' }, user_id: 'u1' }, 'hello');
     const text = lines.join('');
-    for (const s of ['hunter2', 'sk-live-1', 'tok-abc', 'eyJ.x.y']) expect(text).not.toContain(s);
+    for (const s of ['hunter2', 'sk-live-1', 'tok-abc', 'eyJ.x.y', 'sup-key-9']) expect(text).not.toContain(s);
     expect(text).toContain('u1');
     expect(text).toContain('[REDACTED]');
   });

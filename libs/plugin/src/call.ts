@@ -26,7 +26,11 @@ export interface CallTarget {
   endpoint: PluginEndpoint;
 }
 
-const STATUS_NAMES = Object.fromEntries(Object.entries(Status).filter(([, v]) => typeof v === 'number').map(([k, v]) => [v, k])) as Record<number, GrpcStatusName>;
+// Made on first use: a bundle that imports libs/plugin without calling a plugin (the plugin module)
+// then never loads @grpc/grpc-js (tools/build/bundle.mjs drops an unused external).
+let statusNames: Record<number, GrpcStatusName> | undefined;
+const statusName = (code: number): GrpcStatusName | undefined =>
+  (statusNames ??= Object.fromEntries(Object.entries(Status).filter(([, v]) => typeof v === 'number').map(([k, v]) => [v, k])) as Record<number, GrpcStatusName>)[code];
 const identity = (b: Buffer) => b;
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -59,7 +63,7 @@ function encodeRequest<ReqInput>(method: RpcMethod<unknown, ReqInput>, request: 
 /** A gRPC failure of a call as our envelope, the plugin's text redacted. */
 function callFailure(e: unknown, label: string, secrets: readonly string[], deadlineMs: number): ApiError | Error {
   if (!isServiceError(e)) return e instanceof Error ? e : new Error(String(e));
-  const name = STATUS_NAMES[e.code] ?? 'UNKNOWN';
+  const name = statusName(e.code) ?? 'UNKNOWN';
   const details = redact(String(e.details ?? ''), secrets);
   if (name === 'DEADLINE_EXCEEDED') return pluginErrors.unavailable(`${label}: the plugin did not answer within ${deadlineMs} ms`);
   if (name === 'RESOURCE_EXHAUSTED' && /^Received message larger than max/.test(details)) {

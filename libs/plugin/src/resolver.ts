@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type Redis from 'ioredis';
+import { defaultDatabaseUrl } from '@platform/core';
 import { errors } from '@platform/errors';
 import { pickEndpoint, type EndpointCandidate, type ResolvedEndpoint, type UpgradeMode } from './versions';
 
@@ -196,4 +197,22 @@ export class PluginEndpointResolver {
     const ids = Array.isArray(change.p) ? new Set(change.p.filter((x): x is string => typeof x === 'string')) : null;
     this.drop((e) => (domain === null || e.domainId === domain) && (ids === null || ids.has(e.pluginId)));
   }
+}
+
+/**
+ * Where a module reads the plugin module's table: PLUGIN_DATABASE_URL (in production a role that may
+ * only SELECT installed_plugin), else platform_plugin on the default server.
+ */
+export function pluginDatabaseUrl(env: NodeJS.ProcessEnv = process.env): string {
+  return env.PLUGIN_DATABASE_URL || defaultDatabaseUrl('plugin');
+}
+
+/**
+ * The resolver a module's main makes: started at once without waiting (Redis may be down at start:
+ * until it is subscribed, every call reads the table), failures logged.
+ */
+export function watchPluginEndpoints(redis: Redis, source: EndpointSource, logger: Logger, prefix = ''): PluginEndpointResolver {
+  const resolver = new PluginEndpointResolver(redis, source, { prefix, logger });
+  resolver.start().catch((err: Error) => logger.error({ err: err.message }, 'plugin endpoint resolver did not start'));
+  return resolver;
 }

@@ -34,7 +34,7 @@ describe('plugin version order (AUTO picks the newest)', () => {
       { version: '1.1.0', endpoint: 'grpc://pub-11:1', is_public: true },
     ];
     expect(pickEndpoint(rows, '1.0.0', 'AUTO')).toEqual({ endpoint: 'grpc://pub-11:1', version: '1.1.0', updated_version: '1.1.0' });
-    expect(pickEndpoint(rows, '1.0.0', 'MANUAL')).toEqual({ endpoint: 'grpc://own-1:1', version: '1.0.0', updated_version: '' });
+    expect(pickEndpoint(rows, '1.0.0', 'MANUAL')).toEqual({ endpoint: 'grpc://own-1:1', version: '1.0.0', updated_version: '1.0.0' });
     expect(pickEndpoint(rows, '2.0.0', 'MANUAL')).toBeUndefined();
     expect(pickEndpoint([], '', 'AUTO')).toBeUndefined();
   });

@@ -73,7 +73,7 @@ export interface ResolvedEndpoint {
   endpoint: string;
   /** The version the endpoint serves. */
   version: string;
-  /** upstream's field: the newer version AUTO moved to, '' when it is the one asked for. */
+  /** upstream's field: the version served (with AUTO, the newest; upstream answers it in both modes). */
   updated_version: string;
 }
 
@@ -94,5 +94,5 @@ export function pickEndpoint(candidates: readonly EndpointCandidate[], version: 
     if (order > 0 || (order === 0 && c.version === best.version && best.is_public && !c.is_public)) best = c;
   }
   if (!best) return undefined;
-  return { endpoint: best.endpoint, version: best.version, updated_version: best.version === version ? '' : best.version };
+  return { endpoint: best.endpoint, version: best.version, updated_version: best.version };
 }

@@ -247,7 +247,10 @@ export async function startPlatform(o: PlatformOptions): Promise<Platform> {
     return p && `${p.label} exited (code ${p.exited!.code}, signal ${p.exited!.signal})`;
   };
   try {
-    for (const app of apps) for (const i of replicaList) await ready(`http://127.0.0.1:${portOf(app, i)}/readyz`, labelOf(app, i), aliveOf(app));
+    // Every process starts at once: on a small machine the first to be awaited waits for all of them to
+    // load, so the bound grows with their number (30 s, or 2 s a process: 60 s for 3 replicas of 8 apps).
+    const startMs = Math.max(30_000, processes.length * 2_000);
+    for (const app of apps) for (const i of replicaList) await ready(`http://127.0.0.1:${portOf(app, i)}/readyz`, labelOf(app, i), aliveOf(app), startMs);
     if (o.gatewayPort) await ready(`${base}/healthz`, 'nginx', () => (nginx!.exitCode !== null ? `nginx exited (code ${nginx!.exitCode})` : undefined));
   } catch (e) {
     await stop();

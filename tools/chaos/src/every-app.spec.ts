@@ -35,10 +35,11 @@ const OPERATIONS: { app: string; path: string; body: object; via: 'prisma' | 'sq
   { app: 'monitoring', path: '/monitoring/v1/webhook/list', body: {}, via: 'sql' },
   { app: 'inventory', path: '/inventory/v1/cloud-service/list', body: {}, via: 'sql' },
   { app: 'opsflow', path: '/opsflow/v1/event/list', body: {}, via: 'sql' },
+  { app: 'plugin', path: '/plugin/v1/supervisor/list', body: {}, via: 'sql', admin: true },
 ];
-const APPS = ['identity', 'cost-analysis', 'statistics', 'repository', 'monitoring', 'inventory', 'opsflow'];
+const APPS = ['identity', 'cost-analysis', 'statistics', 'repository', 'monitoring', 'inventory', 'opsflow', 'plugin'];
 /** The apps whose readiness includes Redis. */
-const REDIS_APPS = ['identity', 'cost-analysis', 'monitoring', 'inventory', 'opsflow'];
+const REDIS_APPS = ['identity', 'cost-analysis', 'monitoring', 'inventory', 'opsflow', 'plugin'];
 
 describe('every app through a PostgreSQL restart and a Redis restart', () => {
   let dir: string;

@@ -210,7 +210,7 @@ describe('platformctl against the platform', () => {
     const published = await json(args, { config, env: { PLATFORM_SUPERVISOR_SECRET: 'supervisor-secret-1' } });
     expect(published).toMatchObject({ name: 'k8s', hostname: 'cluster-1', domain_id: 'domain-local', is_public: false });
     expect(JSON.stringify(published)).not.toContain('supervisor-secret-1');
-    expect(await json(['exec', 'get-plugin-endpoint', 'plugin.Plugin', '-p', 'plugin_id=plugin-cost', '-p', 'upgrade_mode=AUTO'], { config })).toEqual({ endpoint: 'grpc://cost-11:50051', version: '1.1.0', updated_version: '1.1.0' });
+    expect(await json(['exec', 'get-plugin-endpoint', 'plugin.Plugin', '-p', 'plugin_id=plugin-cost', '-p', 'upgrade_mode=AUTO'], { config })).toEqual({ endpoint: 'grpc://cost-11:50051', updated_version: '1.1.0' });
     expect((await json(['exec', 'list-plugins', 'plugin.Supervisor'], { config })).total_count).toBe(2);
     const bad = await ctl(['publish-supervisor', '--name', 'k8s', '--hostname', 'cluster-1', '--plugin', 'plugin-cost=grpc://x:1'], { config, env: { PLATFORM_SUPERVISOR_SECRET: 'x' } });
     expect([bad.code, bad.stderr]).toEqual([2, expect.stringMatching(/ID@VERSION=grpc/)]);

@@ -31,6 +31,7 @@ const SPEC: Record<string, string[]> = {
   ],
   inventory: verbs('/inventory/v1/cloud-service', 'create update delete get list export analyze stat'),
   opsflow: verbs('/opsflow/v1/event', 'list stat'),
+  plugin: [...verbs('/plugin/v1/supervisor', 'publish get list list-plugins deregister'), '/plugin/v1/plugin/get-plugin-endpoint'],
 };
 
 describe(`the platform end to end, through nginx (${REPLICAS} replica${REPLICAS > 1 ? 's' : ''} of every app and worker)`, () => {
@@ -38,7 +39,7 @@ describe(`the platform end to end, through nginx (${REPLICAS} replica${REPLICAS 
   let token: string; // workspace owner of the bootstrap workspace
   let domainToken: string;
   /** Every secret the run handles: none may appear in any process's log or the gateway's access log. */
-  const secrets = new Set<string>(['e2e-admin-password', 'e2e-ingest-token']);
+  const secrets = new Set<string>(['e2e-admin-password', 'e2e-ingest-token', 'e2e-supervisor-secret']);
 
   beforeAll(async () => {
     // LOG_LEVEL=info: one line per request in every app, so the test of secrets sees what production logs.
@@ -76,11 +77,12 @@ describe(`the platform end to end, through nginx (${REPLICAS} replica${REPLICAS 
       monitoring: ['/monitoring/v1/webhook/list', {}],
       inventory: ['/inventory/v1/cloud-service/list', {}],
       opsflow: ['/opsflow/v1/event/list', {}],
+      plugin: ['/plugin/v1/supervisor/list', {}],
     };
     expect(p.apps.length).toBeGreaterThanOrEqual(6);
     for (const app of p.apps) {
       const [path, body] = lists[app];
-      const t = app === 'statistics' ? domainToken : token;
+      const t = app === 'statistics' || app === 'plugin' ? domainToken : token;
       const res = await post(path, body, t);
       expect([app, res.status]).toEqual([app, 200]);
       expect(res.body.total_count).toEqual(expect.any(Number));
@@ -140,6 +142,16 @@ describe(`the platform end to end, through nginx (${REPLICAS} replica${REPLICAS 
       return res.body.total_count > 0 ? res.body.results : undefined;
     }, 30_000, 'the event');
     expect(events[0]).toMatchObject({ event_type: 'ALERT', severity: 'CRITICAL', project_id: 'project-e2e', title: 'Instance down' });
+  });
+
+  it('a supervisor publishes plugin endpoints through the gateway; the domain resolves them, a workspace token cannot publish', async () => {
+    const body = { name: 'e2e', hostname: 'e2e-host', secret_key: 'e2e-supervisor-secret', plugin_info: [{ plugin_id: 'plugin-e2e', version: '1.0.0', state: 'ACTIVE', endpoint: 'grpc://127.0.0.1:50999' }] };
+    expect((await post('/plugin/v1/supervisor/publish', body, token)).status).toBe(403);
+    const published = await post('/plugin/v1/supervisor/publish', body, domainToken);
+    expect([published.status, published.body.domain_id]).toEqual([200, 'domain-local']);
+    const resolved = await post('/plugin/v1/plugin/get-plugin-endpoint', { plugin_id: 'plugin-e2e', upgrade_mode: 'AUTO' }, domainToken);
+    expect(resolved.body).toEqual({ endpoint: 'grpc://127.0.0.1:50999', updated_version: '1.0.0' });
+    expect((await post('/plugin/v1/plugin/get-plugin-endpoint', { plugin_id: 'plugin-none' }, domainToken)).status).toBe(404);
   });
 
   it('records an opsflow event from a task action and lists it', async () => {

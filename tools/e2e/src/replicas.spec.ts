@@ -88,8 +88,8 @@ describe(`the platform with ${REPLICAS} replicas of every app and worker`, () =>
 
     // The role changes through one identity replica: the member's token stops in every replica of every module.
     expect((await at('identity', 2)('/identity/v2/role-binding/update-role', { role_binding_id: binding.body.role_binding_id, role_id: 'managed-workspace-owner' }, domain)).status).toBe(200);
-    for (const app of ['identity', 'inventory', 'monitoring', 'cost-analysis', 'statistics', 'repository', 'opsflow']) {
-      const route = { identity: '/identity/v2/project/list', inventory: '/inventory/v1/cloud-service/list', monitoring: '/monitoring/v1/event/list', 'cost-analysis': '/cost-analysis/v1/job/list', statistics: '/statistics/v1/storage/list', repository: '/repository/v2/schema/list', opsflow: '/opsflow/v1/event/list' }[app]!;
+    for (const app of ['identity', 'inventory', 'monitoring', 'cost-analysis', 'statistics', 'repository', 'opsflow', 'plugin']) {
+      const route = { identity: '/identity/v2/project/list', inventory: '/inventory/v1/cloud-service/list', monitoring: '/monitoring/v1/event/list', 'cost-analysis': '/cost-analysis/v1/job/list', statistics: '/statistics/v1/storage/list', repository: '/repository/v2/schema/list', opsflow: '/opsflow/v1/event/list', plugin: '/plugin/v1/supervisor/list' }[app]!;
       const statuses = await each(async (i) => (await at(app, i)(route, {}, memberToken)).status);
       expect([app, statuses]).toEqual([app, [401, 401, 401]]);
     }

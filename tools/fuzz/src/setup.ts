@@ -245,5 +245,17 @@ export async function setup(h: Harness, csvUrl: string, log: (s: string) => void
     }
     log('setup: opsflow');
   }
+
+  if (apps.has('plugin')) {
+    // Supervisors with plugins (a few as victims of deregister); publish is fuzzed with the pool's ids.
+    for (let i = 0; i < 4; i++) {
+      const plugin_info = ['1.0.0', '1.1.0'].map((version) => ({ plugin_id: `fuzz-plugin-${i}`, version, state: 'ACTIVE', endpoint: `grpc://10.0.0.${i + 1}:50051` }));
+      const s = await must('plugin', '/plugin/v1/supervisor/publish', { name: `fuzz-supervisor-${i}`, hostname: `fuzz-host-${i}`, secret_key: `fuzz-secret-${i}`, plugin_info, tags: { env: 'prod' } });
+      pools.add('plugin', 'supervisor_id', s.supervisor_id, i >= 2);
+      pools.add('plugin', 'plugin_id', `fuzz-plugin-${i}`);
+      pools.add('plugin', 'hostname', `fuzz-host-${i}`);
+    }
+    log('setup: plugin');
+  }
   return pools;
 }

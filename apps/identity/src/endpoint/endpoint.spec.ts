@@ -15,7 +15,7 @@ describe('identity endpoint list', () => {
   it('lists every module with its public endpoint', async () => {
     const res = await list({ domain_id: 'd1' });
     expect(res.status).toBe(200);
-    expect(res.body.total_count).toBe(7);
+    expect(res.body.total_count).toBe(8);
     const identity = res.body.results.find((e: any) => e.service === 'identity');
     expect(identity).toEqual({
       service: 'identity',

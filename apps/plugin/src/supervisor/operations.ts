@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Empty, NOT_FOUND, operation, QUERY_ERRORS, request as platformRequest } from '@platform/http';
 import { QuerySchema } from '@platform/query';
-import { PluginEndpoint, PluginsInfo, SupervisorInfo, SupervisorsInfo } from './responses';
+import { PLUGIN_STATES, PluginEndpoint, PluginsInfo, SupervisorInfo, SupervisorsInfo } from './responses';
 import type { SupervisorService } from './service';
 
 // Supervisors and endpoints are the domain's infrastructure: DOMAIN_ADMIN only, with a domain-scoped
@@ -21,12 +21,17 @@ const PublishedPlugin = z.strictObject({
   plugin_id: pluginId.describe('The plugin’s id, as upstream’s repository names it.'),
   version: version.describe('The version of the plugin’s image.'),
   state: z
-    .enum(['NONE', 'PROVISIONING', 'ACTIVE', 'RE_PROVISIONING', 'ERROR'])
+    .enum(PLUGIN_STATES)
     .default('ACTIVE')
-    .describe('The container’s state (ACTIVE when absent); only ACTIVE versions are resolved.'),
+    .transform((v) => (v === 'NONE' ? 'ACTIVE' : v)) // NONE: proto3's "not set"
+    .describe('The container’s state (ACTIVE when absent or NONE); only ACTIVE versions are resolved.'),
   endpoint: endpoint.default('').describe('Where it answers: grpc://host:port or grpcs://host:port (TLS); required when ACTIVE.'),
   endpoints: z.array(endpoint).max(16).default([]).describe('Every replica’s endpoint, in the same form (at most 16).'),
   managed: z.boolean().optional().describe('Accepted for upstream’s supervisors and ignored: the platform runs no container itself.'),
+  // The rest of upstream's PluginInfo message, as a proto3 client sends it: empty only (the token and the supervisor decide them).
+  domain_id: z.string().max(0).optional().describe('Part of upstream’s PluginInfo; accepted empty only.'),
+  supervisor_id: z.string().max(0).optional().describe('Part of upstream’s PluginInfo; accepted empty only.'),
+  supervisor_name: z.string().max(0).optional().describe('Part of upstream’s PluginInfo; accepted empty only.'),
 });
 
 const labels = z.array(z.string().max(255)).max(50);
@@ -93,7 +98,7 @@ export function supervisorOperations(service: SupervisorService) {
         hostname: z.string().max(253).optional().describe('Only the plugins of the supervisor on this host.'),
         plugin_id: z.string().max(255).optional().describe('Only this plugin.'),
         version: z.string().max(64).optional().describe('Only this version.'),
-        state: z.string().max(32).optional().describe('Only the plugins in this state.'),
+        state: z.enum(PLUGIN_STATES).optional().describe('Only the plugins in this state.'),
         endpoint: endpoint.optional().describe('Only the plugins answering at this endpoint.'),
       }),
       response: PluginsInfo,

@@ -48,7 +48,6 @@ export const PluginsInfo = listOf(PluginInfo, 'published plugins').meta({ id: 'P
 export const PluginEndpoint = z
   .strictObject({
     endpoint: z.string().describe('Where the plugin answers: grpc://host:port or grpcs://host:port.'),
-    version: z.string().describe('The version that endpoint serves.'),
-    updated_version: z.string().describe('The newer version AUTO moved to; empty when it is the version asked for.'),
+    updated_version: z.string().describe('The version that endpoint serves: with AUTO the newest published, with MANUAL the one asked for (as upstream answers).'),
   })
   .meta({ id: 'PluginEndpoint', description: 'Where a plugin version answers.' });

@@ -80,7 +80,9 @@ export function checkPlugins(plugins: PublishedPlugin[]): PublishedPlugin[] {
       }
     };
     return {
-      ...p,
+      plugin_id: p.plugin_id,
+      version: p.version,
+      state: p.state,
       endpoint: p.endpoint ? norm(p.endpoint, `plugin_info[${i}].endpoint`) : '',
       endpoints: p.endpoints.map((e, j) => norm(e, `plugin_info[${i}].endpoints[${j}]`)),
     };
@@ -228,6 +230,6 @@ export class SupervisorService {
     if (mode === 'MANUAL' && !version) throw errors.invalidParameter('version', 'MANUAL needs the version');
     const picked = pickEndpoint(await tableSource(this.deps.pool).candidates(domainOf(auth), input.plugin_id), version, mode);
     if (!picked) throw errors.notFound('plugin_id', mode === 'MANUAL' ? `${input.plugin_id} ${version}` : input.plugin_id);
-    return picked;
+    return { endpoint: picked.endpoint, updated_version: picked.updated_version };
   }
 }

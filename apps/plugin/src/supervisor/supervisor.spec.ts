@@ -61,10 +61,10 @@ describe('plugin module: supervisors and endpoints', () => {
     const versions = ['1.9.0', '1.10.0', '1.10.0-rc.1', '1.2.0', 'v1.10.0-rc.2'];
     const res = await publish({ hostname: 'host-v', plugin_info: versions.map((v) => plugin('plugin-sem', v, `grpc://sem-${v.replace(/[^0-9a-z]/g, '')}:1`)) });
     expect(res.status).toBe(200);
-    expect((await endpointOf({ plugin_id: 'plugin-sem', upgrade_mode: 'AUTO' })).body).toEqual({ endpoint: 'grpc://sem-1100:1', version: '1.10.0', updated_version: '1.10.0' });
-    expect((await endpointOf({ plugin_id: 'plugin-sem', version: '1.10.0', upgrade_mode: 'AUTO' })).body.updated_version).toBe('');
-    expect((await endpointOf({ plugin_id: 'plugin-sem', version: '1.9.0', upgrade_mode: 'MANUAL' })).body).toEqual({ endpoint: 'grpc://sem-190:1', version: '1.9.0', updated_version: '' });
-    expect((await endpointOf({ plugin_id: 'plugin-sem', version: '1.9.0' })).body.version).toBe('1.9.0'); // MANUAL by default with a version
+    expect((await endpointOf({ plugin_id: 'plugin-sem', upgrade_mode: 'AUTO' })).body).toEqual({ endpoint: 'grpc://sem-1100:1', updated_version: '1.10.0' });
+    expect((await endpointOf({ plugin_id: 'plugin-sem', version: '1.2.0', upgrade_mode: 'AUTO' })).body.updated_version).toBe('1.10.0');
+    expect((await endpointOf({ plugin_id: 'plugin-sem', version: '1.9.0', upgrade_mode: 'MANUAL' })).body).toEqual({ endpoint: 'grpc://sem-190:1', updated_version: '1.9.0' });
+    expect((await endpointOf({ plugin_id: 'plugin-sem', version: '1.9.0' })).body.updated_version).toBe('1.9.0'); // MANUAL by default with a version
     const missing = await endpointOf({ plugin_id: 'plugin-sem', version: '3.0.0', upgrade_mode: 'MANUAL' });
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe('ERROR_NOT_FOUND');
@@ -74,7 +74,7 @@ describe('plugin module: supervisors and endpoints', () => {
 
   it('only ACTIVE versions with an endpoint resolve; an ACTIVE one without an endpoint is refused', async () => {
     expect((await publish({ hostname: 'host-p', plugin_info: [{ plugin_id: 'plugin-prov', version: '2.0.0', state: 'PROVISIONING' }, plugin('plugin-prov', '1.0.0', 'grpc://prov:1')] })).status).toBe(200);
-    expect((await endpointOf({ plugin_id: 'plugin-prov', upgrade_mode: 'AUTO' })).body.version).toBe('1.0.0');
+    expect((await endpointOf({ plugin_id: 'plugin-prov', upgrade_mode: 'AUTO' })).body.updated_version).toBe('1.0.0');
     const bad = await publish({ hostname: 'host-q', plugin_info: [{ plugin_id: 'plugin-x', version: '1.0.0', state: 'ACTIVE' }] });
     expect(bad.status).toBe(400);
   });
@@ -141,7 +141,7 @@ describe('plugin module: supervisors and endpoints', () => {
     expect((await call('supervisor/get', { supervisor_id: mine.supervisor_id, domain_id: 'd2' })).status).toBe(403);
     // the same hostname in another domain is another supervisor, with its own secret
     expect((await publish({ secret_key: 'd2-secret', plugin_info: [plugin('plugin-sem', '5.0.0', 'grpc://d2:1')] }, admin2)).status).toBe(200);
-    expect((await endpointOf({ plugin_id: 'plugin-sem' })).body.version).toBe('1.10.0');
+    expect((await endpointOf({ plugin_id: 'plugin-sem' })).body.updated_version).toBe('1.10.0');
   });
 
   it('deregister removes the endpoints and announces the change', async () => {
@@ -168,5 +168,30 @@ describe('plugin module: supervisors and endpoints', () => {
     const same = await Promise.all(Array.from({ length: 6 }, () => publish({ hostname: 'host-race-2', plugin_info: [plugin('plugin-race', '2.0.0')] })));
     expect(same.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
     expect(new Set(same.map((r) => r.body.supervisor_id)).size).toBe(1);
+  });
+
+  it('publishes and deregisters racing on one hostname: no 5xx, and what is left is one whole publish or nothing', async () => {
+    for (let round = 0; round < 3; round++) {
+      const first = await publish({ hostname: 'host-churn', plugin_info: [plugin('plugin-churn', '1.0.0')] });
+      const id = first.body.supervisor_id;
+      const racers = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          i % 3 === 0
+            ? call('supervisor/deregister', { supervisor_id: id })
+            : publish({ hostname: 'host-churn', plugin_info: [plugin('plugin-churn', `1.0.${i}`), plugin('plugin-churn-b', `2.0.${i}`)] }),
+        ),
+      );
+      for (const r of racers) expect([200, 404, 409]).toContain(r.status);
+      const { rows } = await t.db.pool.query(
+        `SELECT s.supervisor_id, array_agg(p.version ORDER BY p.plugin_id) AS versions FROM supervisor s LEFT JOIN installed_plugin p USING (supervisor_id)
+          WHERE s.hostname = 'host-churn' GROUP BY s.supervisor_id`,
+      );
+      expect(rows.length).toBeLessThanOrEqual(1);
+      // one publish's whole list: both plugins of the same racer (or the first publish's one, untouched)
+      const left: string[] = rows[0]?.versions ?? [];
+      if (left.length === 2) expect(left[0].split('.')[2]).toBe(left[1].split('.')[2]);
+      else if (left.length) expect(left).toEqual(['1.0.0']);
+      await Promise.all(rows.map((r: { supervisor_id: string }) => call('supervisor/deregister', { supervisor_id: r.supervisor_id })));
+    }
   });
 });

@@ -146,10 +146,8 @@ export interface components {
         PluginEndpoint: {
             /** @description Where the plugin answers: grpc://host:port or grpcs://host:port. */
             endpoint: string;
-            /** @description The newer version AUTO moved to; empty when it is the version asked for. */
+            /** @description The version that endpoint serves: with AUTO the newest published, with MANUAL the one asked for (as upstream answers). */
             updated_version: string;
-            /** @description The version that endpoint serves. */
-            version: string;
         };
         /** @description One plugin version a supervisor runs, and where it answers. (every field is answered unless `only` or `minimal` cut the answer) */
         PluginInfo: {
@@ -866,8 +864,11 @@ export interface operations {
                     plugin_id?: string;
                     /** @description The query DSL: filter, sort, page, only, keyword. */
                     query?: components["schemas"]["Query"];
-                    /** @description Only the plugins in this state. */
-                    state?: string;
+                    /**
+                     * @description Only the plugins in this state.
+                     * @enum {string}
+                     */
+                    state?: "NONE" | "PROVISIONING" | "ACTIVE" | "RE_PROVISIONING" | "ERROR";
                     /** @description The supervisor’s id. */
                     supervisor_id?: string;
                     /** @description Only this version. */
@@ -1018,11 +1019,10 @@ export interface operations {
                     labels?: string[];
                     /** @description The supervisor’s name. */
                     name: string;
-                    /**
-                     * @description Every plugin version it runs now (at most 200); those left out are removed.
-                     * @default []
-                     */
+                    /** @description Every plugin version it runs now (at most 200); those left out are removed. */
                     plugin_info?: {
+                        /** @description Part of upstream’s PluginInfo; accepted empty only. */
+                        domain_id?: string;
                         /**
                          * @description Where it answers: grpc://host:port or grpcs://host:port (TLS); required when ACTIVE.
                          * @default
@@ -1038,11 +1038,15 @@ export interface operations {
                         /** @description The plugin’s id, as upstream’s repository names it. */
                         plugin_id: string;
                         /**
-                         * @description The container’s state (ACTIVE when absent); only ACTIVE versions are resolved.
+                         * @description The container’s state (ACTIVE when absent or NONE); only ACTIVE versions are resolved.
                          * @default ACTIVE
                          * @enum {string}
                          */
                         state?: "NONE" | "PROVISIONING" | "ACTIVE" | "RE_PROVISIONING" | "ERROR";
+                        /** @description Part of upstream’s PluginInfo; accepted empty only. */
+                        supervisor_id?: string;
+                        /** @description Part of upstream’s PluginInfo; accepted empty only. */
+                        supervisor_name?: string;
                         /** @description The version of the plugin’s image. */
                         version: string;
                     }[];
