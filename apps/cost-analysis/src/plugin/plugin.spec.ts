@@ -1,6 +1,7 @@
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { serveFiles } from '../test-support';
 import { CsvParser, readCsv } from './csv-reader';
+import { guardBody, type BodyLimits } from './fetch-guard';
 import { httpFilePlugin } from './http-file';
 import { LOOPBACK_ONLY, NO_PRIVATE_DESTINATIONS, OUTBOUND_REFUSED, OUTBOUND_REFUSED_MESSAGE, parseOutboundAllowList } from '@platform/net';
 import { checkUrl, fetchStream, isBlockedAddress } from './safe-url';
@@ -164,5 +165,44 @@ describe('http-file plugin', () => {
     } finally {
       await files.close();
     }
+  });
+});
+
+// issue #32: a fetched body has a total deadline, a minimum rate and a size bound
+describe('fetch guard', () => {
+  /** A body that sends `bytes` every `everyMs` until destroyed. */
+  const dripping = (bytes: number, everyMs: number) => {
+    const body = new PassThrough();
+    const timer = setInterval(() => body.write(Buffer.alloc(bytes, 120)), everyMs);
+    body.on('close', () => clearInterval(timer));
+    return body;
+  };
+  const drain = async (body: Readable, limits: BodyLimits, consumerMs = 0) => {
+    let n = 0;
+    for await (const c of guardBody(body, limits)) {
+      n += c.length;
+      if (consumerMs) await new Promise((r) => setTimeout(r, consumerMs));
+    }
+    return n;
+  };
+  const limits: BodyLimits = { timeoutMs: 60_000, minBytesPerSecond: 1000, rateWindowMs: 200, maxBytes: 1 << 30 };
+
+  it('fails a source slower than the minimum rate over a window, and destroys its body', async () => {
+    const body = dripping(10, 50);
+    await expect(drain(body, limits)).rejects.toMatchObject({ code: 'ERROR_FETCH_TOO_SLOW', message: expect.stringMatching(/slower than 1000 bytes\/s/) });
+    expect(body.destroyed).toBe(true);
+  });
+
+  it('counts only the time spent waiting for the source: a slow consumer never fails a fast source', async () => {
+    const body = Readable.from((function* () {
+      for (let i = 0; i < 8; i++) yield Buffer.alloc(1000, 120);
+    })());
+    // 100 ms of work per chunk: 8 chunks over 800 ms, 4 windows of 200 ms, at 10 kB/s as the consumer sees it.
+    expect(await drain(body, { ...limits, minBytesPerSecond: 1_000_000 }, 100)).toBe(8000);
+  });
+
+  it('fails a body past its total deadline, even at a good rate, and one past its size bound', async () => {
+    await expect(drain(dripping(1000, 20), { ...limits, timeoutMs: 300 })).rejects.toMatchObject({ code: 'ERROR_FETCH_TOO_SLOW', message: expect.stringMatching(/did not arrive within 0.3 s/) });
+    await expect(drain(dripping(1000, 5), { ...limits, maxBytes: 5000 })).rejects.toMatchObject({ code: 'ERROR_COLLECT_LIMIT', message: 'The file is larger than 5000 bytes (COLLECT_MAX_BYTES).' });
   });
 });
