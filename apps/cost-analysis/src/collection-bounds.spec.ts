@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import request from 'supertest';
 import { bearer, waitFor } from '@platform/testing';
+import { loadConfig } from './config';
 import { createTestCostAnalysis, serveFiles } from './test-support';
 
 /**
@@ -39,9 +40,30 @@ describe('collection bounds (issue #32)', () => {
   const sent = { noNewline: { bytes: 0 }, openQuote: { bytes: 0 } };
 
   beforeAll(async () => {
-    t = await createTestCostAnalysis();
+    const base = loadConfig();
+    t = await createTestCostAnalysis({ limits: { ...base.limits, maxRows: 50, maxTagsPerRow: 10, maxTagValueChars: 100, maxTagKeys: 30 } });
     t.startWorker();
+    await t.directory.publish('d1', {
+      projects: [
+        { project_id: 'p-1', workspace_id: 'ws-1', project_group_id: '', name: 'Mine' },
+        { project_id: 'p-9', workspace_id: 'ws-2', project_group_id: '', name: 'Elsewhere' },
+      ],
+      groups: [],
+      workspaces: [{ workspace_id: 'ws-1', name: 'One' }],
+    });
+    const row = (i: number, extra = '') => `1,USD,2024-02-0${1 + (i % 9)}${extra}\n`;
+    const tagHeader = (n: number) => Array.from({ length: n }, (_, i) => `,tags.k${i}`).join('');
     files = await serveFiles({
+      '/rows.csv': 'cost,currency,billed_date\n' + Array.from({ length: 51 }, (_, i) => row(i)).join(''),
+      '/tag-columns.csv': `cost,currency,billed_date${tagHeader(11)}\n${row(0, ','.repeat(11))}`,
+      '/huge-header.csv': (res) => {
+        res.write('cost,currency,billed_date');
+        for (let i = 0; i < 200; i++) res.write(Array.from({ length: 1000 }, (_, k) => `,tags.k${i * 1000 + k}`).join(''));
+        res.end('\n');
+      },
+      '/tag-json.csv': `cost,currency,billed_date,tags\n${row(0, `,"{${Array.from({ length: 11 }, (_, k) => `""k${k}"":""v""`).join(',')}}"`)}${row(1, `,"{""k"":""${'v'.repeat(101)}""}"`)}`,
+      '/tag-keys.csv': 'cost,currency,billed_date,tags\n' + Array.from({ length: 4 }, (_, i) => row(i, `,"{${Array.from({ length: 10 }, (_, k) => `""k${i * 10 + k}"":""v""`).join(',')}}"`)).join(''),
+      '/projects.csv': 'cost,currency,billed_date,project_id\n' + row(0, ',p-1') + row(1, ',p-9') + row(2, ',p-404'),
       '/no-newline.csv': generated('cost,currency,billed_date\n1,USD,', '2024-01-01'.repeat(4), sent.noNewline),
       '/open-quote.csv': generated('cost,currency,billed_date\n1,USD,"', 'SECRET-BYTES\n', sent.openQuote),
     });
@@ -97,5 +119,28 @@ describe('collection bounds (issue #32)', () => {
     expect(sent[key].bytes).toBeLessThan(8 * MB);
     expect(peakRss - before.rss).toBeLessThan(100 * MB);
     expect(peakHeap - before.heapUsed).toBeLessThan(100 * MB);
+  });
+
+  // issue #32 (LOW): rows, tags (count, size, distinct keys) and columns of a collection are bounded
+  it.each([
+    ['rows', 'ERROR_COLLECT_LIMIT', /^The task has more than 50 cost rows \(COLLECT_MAX_ROWS\)\.$/],
+    ['tag-columns', 'ERROR_COLLECT_LIMIT', /^The CSV header has 11 tag columns, more than 10 \(COLLECT_MAX_TAGS_PER_ROW\)\.$/],
+    ['huge-header', 'ERROR_CSV_LIMIT', /^CSV error at line 1: a record has more than 1000 fields \(the bound is 1000\)\.$/],
+    ['tag-json', 'ERROR_INVALID_COST_DATA', /line 2: more than 10 tags \(COLLECT_MAX_TAGS_PER_ROW\); line 3: a tag value is longer than 100 characters/],
+    ['tag-keys', 'ERROR_COLLECT_LIMIT', /^The data source has more than 30 distinct tag or additional_info keys \(COLLECT_MAX_TAG_KEYS\)\.$/],
+  ] as const)('a %s source past its bound fails its task, naming the bound', async (name, code, message) => {
+    const { job, task } = await collect(`cap-${name}`, files.url(`/${name}.csv`));
+    expect(job).toMatchObject({ status: 'FAILURE', error_code: 'ERROR_JOB_TASK' });
+    expect(task).toMatchObject({ status: 'FAILURE', error_code: code, created_count: 0 });
+    expect(task.error_message).toMatch(message);
+  });
+
+  // issue #32 (LOW): a task's error does not tell another workspace's project from an unknown one
+  it("reports another workspace's project and an unknown project alike", async () => {
+    const { task } = await collect('projects', files.url('/projects.csv'));
+    expect(task).toMatchObject({ status: 'FAILURE', error_code: 'ERROR_INVALID_COST_DATA' });
+    expect(task.error_message).toBe(
+      '2 row(s) are not valid cost data: line 3: project_id is not a project this data source may write to; line 4: project_id is not a project this data source may write to',
+    );
   });
 });

@@ -20,6 +20,7 @@ import { PluginError, type CostDataSourcePlugin, type CostRecord, type DataPage,
  * no byte it answers may come back in a task's error_message).
  */
 export const HTTP_FILE_PLUGIN_ID = 'plugin-http-file-cost-datasource';
+const MAX_URLS = 100;
 const TEXT_FIELDS = ['usage_type', 'usage_unit', 'provider', 'region_code', 'product', 'account', 'project_id', 'service_account_id'] as const;
 
 function urls(options: Record<string, unknown>): string[] {
@@ -28,6 +29,8 @@ function urls(options: Record<string, unknown>): string[] {
   if (!list.length || list.some((u) => typeof u !== 'string' || !u)) {
     throw new PluginError('ERROR_INVALID_PARAMETER', 'options.base_url must be a URL or a list of URLs.');
   }
+  // One task per URL: the tasks of one collection are bounded too (issue #32).
+  if (list.length > MAX_URLS) throw new PluginError('ERROR_INVALID_PARAMETER', `options.base_url lists more than ${MAX_URLS} URLs.`);
   return list as string[];
 }
 

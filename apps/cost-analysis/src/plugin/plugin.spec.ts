@@ -144,6 +144,9 @@ describe('http-file plugin', () => {
         { line: 4, message: 'currency is not an ISO 4217 code' },
       ]);
       await expect(plugin.verify({ options: { base_url: 'ftp://x' }, secret_data: {} })).rejects.toThrow(PluginError);
+      const many = Array.from({ length: 101 }, (_, i) => files.url(`/${i}.csv`));
+      await expect(plugin.verify({ options: { base_url: many }, secret_data: {} })).rejects.toThrow(/more than 100 URLs/);
+      await expect(plugin.verify({ options: { base_url: many.slice(1) }, secret_data: {} })).resolves.toBeUndefined();
     } finally {
       await files.close();
     }
