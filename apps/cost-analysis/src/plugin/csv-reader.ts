@@ -191,16 +191,22 @@ export class CsvParser {
         this.endRecord();
         return i;
       }
-      if (c === 44) this.endField();
-      else if (c === 34 && this.state === START) {
+      if (c === 44) {
+        this.endField();
+        i++;
+      } else if (c === 34 && this.state === START) {
         this.state = QUOTED;
         this.quoted = true;
+        i++;
       } else {
+        // A run of ordinary characters of an unquoted field, appended as one slice.
+        let j = i + 1;
+        for (let d = s.charCodeAt(j); j < n && d !== 44 && d !== 10; d = s.charCodeAt(++j));
         this.state = PLAIN;
-        this.append(s[i]);
-        this.plainCr = c === 13;
+        this.append(s.slice(i, j));
+        this.plainCr = s.charCodeAt(j - 1) === 13;
+        i = j;
       }
-      i++;
     }
     this.recordChars += i - start;
     if (this.recordChars > maxRecordChars) this.fail(`a record is longer than ${maxRecordChars} characters`, maxRecordChars);
