@@ -180,4 +180,29 @@ describe('queue', () => {
     await waitFor(() => ran.includes('again'), 10_000, 'the job holding the slot to run');
     await gracefulShutdown({ workers: [worker], queues: [queue], connections: [other] })();
   });
+
+  it('fair share: workers racing for a group\'s last slot never run more than its share at once', async () => {
+    const queue = createQueue<{ group: string; n: number }>('fair-race', { connection, prefix });
+    const connections = [createQueueConnection(redisUrl), createQueueConnection(redisUrl)];
+    let running = 0;
+    let most = 0;
+    const done: number[] = [];
+    const workers = connections.map((c) =>
+      createWorker<{ group: string; n: number }>(
+        'fair-race',
+        async (job) => {
+          most = Math.max(most, ++running);
+          await new Promise((r) => setTimeout(r, 30));
+          running--;
+          done.push(job.data.n);
+        },
+        { connection: c, prefix, fairShare: { group: (job) => job.data.group, slots: 2, leaseMs: 5000, retryDelayMs: 10 } },
+        { concurrency: 4 },
+      ),
+    );
+    await queue.addBulk(Array.from({ length: 24 }, (_, n) => ({ name: 'a', data: { group: 'a', n } })));
+    await waitFor(() => done.length === 24, 30_000, 'every job');
+    expect(most).toBe(2); // 8 slots between the two workers; group a never held more than its 2
+    await gracefulShutdown({ workers, queues: [queue], connections });
+  });
 });
