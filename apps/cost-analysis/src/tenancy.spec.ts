@@ -44,7 +44,7 @@ describe('tenancy of the cost worker (issue #32)', () => {
   beforeAll(async () => {
     t = await createTestCostAnalysis({
       worker: { ...base.worker, concurrency: 2, domainSlots: 1, lockDurationMs: 2000, stalledIntervalMs: 1000, attempts: 3 },
-      limits: { ...base.limits, fetchMinBytesPerSecond: 1, fetchRateWindowMs: 3000, taskTimeoutMs: 8000 },
+      limits: { ...base.limits, fetchMinBytesPerSecond: 1, fetchRateWindowMs: 6000, taskTimeoutMs: 15000 },
     });
     t.startWorker();
     files = await serveFiles({
@@ -52,8 +52,8 @@ describe('tenancy of the cost worker (issue #32)', () => {
       // 1 byte every 2 s: 0.5 bytes/s, under the minimum of 1 byte/s; it would take 60 s to end.
       '/trickle-1.csv': trickle(CSV, 2000, trickling),
       '/trickle-2.csv': trickle(CSV, 2000, trickling),
-      // 20 bytes/s, above the minimum rate, but longer than the task's bound of 8 s.
-      '/slow.csv': trickle(CSV + '3,USD,2024-02-05\n'.repeat(20), 50, { open: 0 }),
+      // 20 bytes/s, above the minimum rate, but longer than the task's bound of 15 s.
+      '/slow.csv': trickle(CSV + '3,USD,2024-02-05\n'.repeat(40), 50, { open: 0 }),
     });
     for (const d of ['dA', 'dB', 'dC']) tokens[d] = await bearer({ domainId: d, workspaceId: 'ws-1', roleType: 'WORKSPACE_OWNER', userId: 'owner' });
   });
@@ -103,7 +103,7 @@ describe('tenancy of the cost worker (issue #32)', () => {
   it('a task past its bound fails on its own (no sync, no sweep), and its job with it', async () => {
     const c = await sync('dC', 'slow', files.url('/slow.csv'));
     expect(await ended('dC', c, 30_000)).toMatchObject({ status: 'FAILURE', error_code: 'ERROR_JOB_TASK' });
-    expect(await task('dC', c)).toMatchObject({ status: 'FAILURE', error_code: 'ERROR_TASK_TIMEOUT', error_message: 'The task did not finish within 8 s (TASK_TIMEOUT_SECONDS).' });
+    expect(await task('dC', c)).toMatchObject({ status: 'FAILURE', error_code: 'ERROR_TASK_TIMEOUT', error_message: 'The task did not finish within 15 s (TASK_TIMEOUT_SECONDS).' });
   });
 
   it('the sweep fails a task running far past its bound (a wedged worker), and its job', async () => {
