@@ -2,9 +2,11 @@ import IORedis, { type RedisOptions } from 'ioredis';
 import { repeatFilter } from '@platform/core';
 import { TRACE_FIELD, injectTrace, tracingEnabled, withSpan, type TraceCarrier } from '@platform/telemetry';
 import { Queue, QueueEvents, Worker, type Job, type JobsOptions, type Processor, type QueueOptions, type WorkerOptions } from 'bullmq';
+import { withFairShare, type FairShare } from './fair';
 
 export { Queue, Worker, QueueEvents };
 export type { Job, JobsOptions, Processor };
+export { fairShareKey, type FairShare } from './fair';
 
 /** The part of a pino logger this lib writes to. */
 export interface ErrorLogger {
@@ -188,7 +190,7 @@ const PAUSE_MAX_MS = 10_000;
 export function createWorker<T = unknown, R = unknown>(
   name: string,
   processor: Processor<T, R>,
-  o: WorkerFactoryOptions,
+  o: WorkerFactoryOptions & { /** Fair sharing of the slots between groups of jobs (tenants): see FairShare. */ fairShare?: FairShare<T> },
   options: Partial<WorkerOptions> = {},
 ): Worker<T, R> {
   const probe = o.dependencies;
@@ -238,9 +240,11 @@ export function createWorker<T = unknown, R = unknown>(
         }
       }
     : traced;
-  const worker: Worker<T, R> = new Worker<T, R>(name, run, {
+  const prefix = o.prefix ?? 'bull';
+  const fair = o.fairShare ? withFairShare(run, o.fairShare, { connection: o.connection, prefix, queue: name }) : run;
+  const worker: Worker<T, R> = new Worker<T, R>(name, fair, {
     connection: o.connection,
-    prefix: o.prefix ?? 'bull',
+    prefix,
     concurrency: 4,
     lockDuration: 30_000,
     stalledInterval: 15_000,

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildSync } from 'esbuild';
 import { createTestRedis, waitFor } from '@platform/testing';
-import { createQueue, createQueueConnection, createWorker, deadLetters, gracefulShutdown } from './index';
+import { createQueue, createQueueConnection, createWorker, deadLetters, fairShareKey, gracefulShutdown } from './index';
 
 const redisUrl = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
 
@@ -121,4 +121,88 @@ describe('queue', () => {
     await worker.close();
     await queue.close();
   }, 30_000);
+
+  // issue #32: one group (tenant) cannot hold every slot of the queue's workers
+  it('fair share: a group past its slots waits, without spending an attempt, while another group runs', async () => {
+    const queue = createQueue<{ group: string; n: number }>('fair', { connection, prefix });
+    const order: string[] = [];
+    const release: (() => void)[] = [];
+    const worker = createWorker<{ group: string; n: number }>(
+      'fair',
+      async (job) => {
+        order.push(`${job.data.group}${job.data.n}:start`);
+        if (job.data.group === 'a') await new Promise<void>((resolve) => release.push(resolve));
+        order.push(`${job.data.group}${job.data.n}:end`);
+        return job.attemptsMade;
+      },
+      { connection, prefix, fairShare: { group: (job) => job.data.group, slots: 1, leaseMs: 2000, retryDelayMs: 50 } },
+      { concurrency: 2 },
+    );
+    const attempts: Record<string, number> = {};
+    worker.on('completed', (job, r) => (attempts[`${job.data.group}${job.data.n}`] = r as number));
+    await queue.add('a', { group: 'a', n: 1 }, { attempts: 1 });
+    await queue.add('a', { group: 'a', n: 2 }, { attempts: 1 });
+    await queue.add('a', { group: 'a', n: 3 }, { attempts: 1 });
+    await waitFor(() => order.includes('a1:start'), 10_000, 'a1 to start');
+    await queue.add('b', { group: 'b', n: 1 }, { attempts: 1 });
+    // b1 runs to its end while a1 holds group a's one slot, and a2, a3 have not started.
+    await waitFor(() => order.includes('b1:end'), 10_000, 'b1 to finish beside a1');
+    expect(order.filter((e) => e.startsWith('a'))).toEqual(['a1:start']);
+    // Each later a job runs once a1 gives the slot back, one at a time, with no attempt spent on waiting.
+    for (let i = 1; i <= 3; i++) {
+      await waitFor(() => release.length >= i, 10_000, `a${i} to start`);
+      expect(order.filter((e) => e.startsWith('a') && e.endsWith(':start'))).toHaveLength(i);
+      release[i - 1]();
+    }
+    await waitFor(() => Object.keys(attempts).length === 4, 10_000, 'every job to complete');
+    expect(attempts).toEqual({ a1: 0, a2: 0, a3: 0, b1: 0 });
+    await gracefulShutdown({ workers: [worker], queues: [queue] })();
+  });
+
+  it('fair share: the slot of a job whose worker died lapses with its lease, and a job may take its own slot again', async () => {
+    const other = createQueueConnection(redisUrl);
+    const key = fairShareKey(prefix, 'fair-crash', 'a');
+    // A dead worker's slot: a lease that ends in 300 ms and is never renewed.
+    await other.zadd(key, Date.now() + 300, 'dead-job');
+    const queue = createQueue<{ group: string }>('fair-crash', { connection, prefix });
+    const ran: string[] = [];
+    const worker = createWorker<{ group: string }>('fair-crash', async (job) => void ran.push(String(job.id)), {
+      connection,
+      prefix,
+      fairShare: { group: (job) => job.data.group, slots: 1, leaseMs: 2000, retryDelayMs: 50 },
+    });
+    await queue.add('a', { group: 'a' }, { jobId: 'live-job' });
+    await waitFor(() => ran.includes('live-job'), 10_000, 'the job to run once the dead lease lapsed');
+    expect(await other.zcard(key)).toBe(0); // released at its end
+    // A job that holds the slot (its own retry after a crash) takes it again although the group is full.
+    await other.zadd(key, Date.now() + 60_000, 'again');
+    await queue.add('a', { group: 'a' }, { jobId: 'again' });
+    await waitFor(() => ran.includes('again'), 10_000, 'the job holding the slot to run');
+    await gracefulShutdown({ workers: [worker], queues: [queue], connections: [other] })();
+  });
+
+  it('fair share: workers racing for a group\'s last slot never run more than its share at once', async () => {
+    const queue = createQueue<{ group: string; n: number }>('fair-race', { connection, prefix });
+    const connections = [createQueueConnection(redisUrl), createQueueConnection(redisUrl)];
+    let running = 0;
+    let most = 0;
+    const done: number[] = [];
+    const workers = connections.map((c) =>
+      createWorker<{ group: string; n: number }>(
+        'fair-race',
+        async (job) => {
+          most = Math.max(most, ++running);
+          await new Promise((r) => setTimeout(r, 30));
+          running--;
+          done.push(job.data.n);
+        },
+        { connection: c, prefix, fairShare: { group: (job) => job.data.group, slots: 2, leaseMs: 5000, retryDelayMs: 10 } },
+        { concurrency: 4 },
+      ),
+    );
+    await queue.addBulk(Array.from({ length: 24 }, (_, n) => ({ name: 'a', data: { group: 'a', n } })));
+    await waitFor(() => done.length === 24, 30_000, 'every job');
+    expect(most).toBe(2); // 8 slots between the two workers; group a never held more than its 2
+    await gracefulShutdown({ workers, queues: [queue], connections });
+  });
 });

@@ -4,7 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { waitFor } from '@platform/testing';
-import { createProducerConnection, createQueue, createQueueConnection, createRedis, createWorker } from './index';
+import { createProducerConnection, createQueue, createQueueConnection, createRedis, createWorker, fairShareKey } from './index';
 
 /**
  * The clients of this lib through a Redis restart, on a redis-server of the test's own (SIGKILLed and
@@ -119,6 +119,45 @@ describe('Redis clients through a Redis restart', () => {
       await queue.obliterate({ force: true }).catch(() => {});
       await queue.close().catch(() => {});
       for (const c of [redis, producer, connection]) await c.quit().catch(() => c.disconnect());
+    }
+  }, 60_000);
+
+  // issue #32: a domain's fair share of slots holds through a Redis restart, and no slot is left taken
+  it('fair share: a slot held across a Redis restart still keeps the group to its share, and is given back', async () => {
+    const connection = createQueueConnection(url);
+    const queue = createQueue<{ group: string; n: number }>('fair-restart', { connection, prefix: 'restart-test' });
+    const started: string[] = [];
+    const release: Record<string, () => void> = {};
+    const worker = createWorker<{ group: string; n: number }>(
+      'fair-restart',
+      async (job) => {
+        const id = `${job.data.group}${job.data.n}`;
+        started.push(id);
+        if (id === 'a1') await new Promise<void>((resolve) => (release[id] = resolve));
+      },
+      { connection, prefix: 'restart-test', fairShare: { group: (job) => job.data.group, slots: 1, leaseMs: 3000, retryDelayMs: 50 } },
+      { concurrency: 2, lockDuration: 3000, stalledInterval: 1000 },
+    );
+    try {
+      await queue.add('a', { group: 'a', n: 1 });
+      await waitFor(() => started.includes('a1'), 10_000, 'a1 to start');
+      await kill();
+      await sleep(500);
+      await start();
+      await waitFor(() => connection.status === 'ready', 20_000, 'the connection back');
+      await queue.add('a', { group: 'a', n: 2 });
+      await queue.add('b', { group: 'b', n: 1 });
+      await waitFor(() => started.includes('b1'), 20_000, 'b1 beside a1');
+      await sleep(500);
+      expect(started).not.toContain('a2'); // a1 still holds group a's one slot
+      release.a1();
+      await waitFor(() => started.includes('a2'), 20_000, 'a2 once a1 gave its slot back');
+      await waitFor(async () => (await connection.exists(fairShareKey('restart-test', 'fair-restart', 'a'))) === 0, 10_000, 'no slot left taken');
+    } finally {
+      await worker.close().catch(() => {});
+      await queue.obliterate({ force: true }).catch(() => {});
+      await queue.close().catch(() => {});
+      await connection.quit().catch(() => connection.disconnect());
     }
   }, 60_000);
 });

@@ -15,6 +15,7 @@ import { openDataSourceSecret } from '../data-source/secret';
 import { ensureMonthPartitions, monthsWithPartition } from '../partitions';
 import { CopyIn, CopyValueError, copyJson, copyText } from './pg-copy';
 import type { CollectTaskData } from './queue';
+import { copyDataError, TaskCanceled, TaskFailure, tooManyTagKeys } from './task-errors';
 
 export interface CollectorDeps {
   config: CostAnalysisConfig;
@@ -35,39 +36,9 @@ const COST_COLUMNS = [
 const FILTERABLE = new Set(['account', 'provider', 'region_code', 'product', 'project_id', 'service_account_id']);
 const MAX_REPORTED_ROWS = 20;
 const PROGRESS_MS = 1000;
+/** A task IN_PROGRESS this long past TASK_TIMEOUT_SECONDS is failed by the sweep. */
+const STUCK_GRACE_SECONDS = 60;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
-
-/**
- * PostgreSQL refused a value of the COPY (SQLSTATE class 22, data exception: an invalid date, a number
- * out of range, bad UTF-8 or JSON): bad data a retry cannot fix, so the task fails at once with
- * ERROR_INVALID_COST_DATA. PostgreSQL's message and COPY's context quote the value ("invalid input
- * syntax for type date: "..."", "COPY cost, line 12, column billed_date: ..."), which came from the
- * source: the task's error names the column alone, the rest goes to the log (`detail`).
- */
-function copyDataError(e: unknown): TaskFailure | undefined {
-  const err = e as { code?: unknown; message?: string; where?: string; column?: string };
-  if (typeof err?.code !== 'string' || !err.code.startsWith('22')) return undefined;
-  const column = /column (\w+)/.exec(err.where ?? '')?.[1] ?? err.column;
-  const row = /COPY \w+, line (\d+)/.exec(err.where ?? '')?.[1];
-  const where = err.where ? ` (${err.where.split('\n')[0].slice(0, 200)})` : '';
-  return new TaskFailure(
-    'ERROR_INVALID_COST_DATA',
-    `PostgreSQL refused a row of the cost data (SQLSTATE ${err.code}${row ? `, COPY row ${row}` : ''}${column ? `, column ${column}` : ''}).`,
-    `${err.message?.slice(0, 200)}${where}`,
-  );
-}
-
-/** The task failed for a reason a retry cannot change. `detail` is for the log alone. */
-class TaskFailure extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly detail?: string,
-  ) {
-    super(message);
-  }
-}
-class TaskCanceled extends Error {}
 
 interface TaskRow {
   domain_id: string;
@@ -192,6 +163,10 @@ export class Collector {
 
     const started = Date.now();
     const abort = new AbortController();
+    // The task's bound (TASK_TIMEOUT_SECONDS): the fetch is cancelled, the task fails (issue #32).
+    const { limits } = config;
+    let timedOut = false;
+    const overTime = () => new TaskFailure('ERROR_TASK_TIMEOUT', `The task did not finish within ${limits.taskTimeoutMs / 1000} s (TASK_TIMEOUT_SECONDS).`);
     // A crashed attempt's transaction was rolled back; this only guards against a committed leftover.
     // Outside the task's transaction: it reads every partition of cost, and the transaction must hold
     // no lock of the default partition, so that a month's partition can be attached while it runs.
@@ -204,6 +179,7 @@ export class Collector {
       [t.domain_id, t.data_source_id, t.job_task_id],
     );
     const client = await pool.connect();
+    const deadline = setTimeout(() => ((timedOut = true), abort.abort()), limits.taskTimeoutMs).unref();
     let copy: CopyIn | undefined;
     const copySql = `COPY cost (${COST_COLUMNS.join(', ')}) FROM STDIN`;
     try {
@@ -253,6 +229,7 @@ export class Collector {
           count,
         ]);
         if ((await this.jobStatus(pool, t.domain_id, t.job_id)) !== 'IN_PROGRESS') throw new TaskCanceled();
+        if (timedOut) throw overTime();
       };
 
       for await (const page of plugin.getData({ options: ds.plugin_info.options ?? {}, secret_data, task_options: t.options, signal: abort.signal })) {
@@ -315,12 +292,13 @@ export class Collector {
             continue;
           }
           if (badCount) continue; // once a row is bad, nothing more is written: the task fails
+          if (++count > limits.maxRows) throw new TaskFailure('ERROR_COLLECT_LIMIT', `The task has more than ${limits.maxRows} cost rows (COLLECT_MAX_ROWS).`);
           months.add(month);
           for (const k of Object.keys(rec.tags)) tagKeys.add(k);
           for (const k of Object.keys(rec.additional_info)) infoKeys.add(k);
           chunk += line;
-          count++;
         }
+        if (Math.max(tagKeys.size, infoKeys.size) > limits.maxTagKeys) throw tooManyTagKeys(limits.maxTagKeys);
         if (chunk) await copy.write(chunk);
         if (Date.now() - lastCheck >= PROGRESS_MS) await checkpoint();
       }
@@ -348,12 +326,14 @@ export class Collector {
         [t.domain_id, t.job_id, JSON.stringify(changed)],
       );
       if (!job.rowCount) throw new TaskCanceled();
-      await client.query(
+      const keys = await client.query(
         `UPDATE data_source SET cost_tag_keys = ARRAY(SELECT DISTINCT unnest(cost_tag_keys || $3::text[]) ORDER BY 1),
            cost_additional_info_keys = ARRAY(SELECT DISTINCT unnest(cost_additional_info_keys || $4::text[]) ORDER BY 1)
-         WHERE domain_id = $1 AND data_source_id = $2`,
+         WHERE domain_id = $1 AND data_source_id = $2 RETURNING cardinality(cost_tag_keys) AS tags, cardinality(cost_additional_info_keys) AS infos`,
         [t.domain_id, t.data_source_id, [...tagKeys], [...infoKeys]],
       );
+      // The data source's keys (listed in every data-source answer) stay bounded across jobs too.
+      if (keys.rows[0] && Math.max(keys.rows[0].tags, keys.rows[0].infos) > limits.maxTagKeys) throw tooManyTagKeys(limits.maxTagKeys);
       const collected = Date.now();
       if (job.rows[0].remained_tasks === 0) await this.closeJob(client, job.rows[0]);
       await client.query('COMMIT');
@@ -363,8 +343,9 @@ export class Collector {
       abort.abort();
       if (copy) await copy.fail(String((e as Error).message ?? e)).catch(() => {});
       await client.query('ROLLBACK').catch(() => {});
-      throw copyDataError(e) ?? e;
+      throw (timedOut && !(e instanceof TaskCanceled) ? overTime() : undefined) ?? copyDataError(e) ?? e;
     } finally {
+      clearTimeout(deadline);
       client.release();
     }
   }
@@ -429,6 +410,15 @@ export class Collector {
        SELECT count(*)::int AS n FROM j`,
       [config.jobTimeoutSeconds],
     );
+    // A task running far past its own bound (its worker wedged, not dead: BullMQ would retry a dead one)
+    // fails here, and its job with it, without waiting for the job's timeout.
+    const stuck = await pool.query<{ domain_id: string; job_task_id: string }>(
+      `SELECT domain_id, job_task_id FROM job_task WHERE status = 'IN_PROGRESS' AND started_at < now() - make_interval(secs => $1)`,
+      [config.limits.taskTimeoutMs / 1000 + STUCK_GRACE_SECONDS],
+    );
+    for (const r of stuck.rows) {
+      await this.failTask(r.domain_id, r.job_task_id, 'ERROR_TASK_TIMEOUT', `The task did not finish within ${config.limits.taskTimeoutMs / 1000} s (TASK_TIMEOUT_SECONDS).`);
+    }
     const { rows } = await pool.query<{ domain_id: string; job_task_id: string }>(
       `SELECT t.domain_id, t.job_task_id FROM job_task t JOIN job j ON j.domain_id = t.domain_id AND j.job_id = t.job_id
        WHERE j.status = 'IN_PROGRESS' AND t.status IN ('PENDING', 'IN_PROGRESS')`,
@@ -446,6 +436,6 @@ export class Collector {
         failed++;
       }
     }
-    return { requeued, failed, timedOut: timedOut.rows[0]?.n ?? 0 };
+    return { requeued, failed: failed + stuck.rows.length, timedOut: timedOut.rows[0]?.n ?? 0 };
   }
 }

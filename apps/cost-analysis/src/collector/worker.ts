@@ -18,7 +18,15 @@ export function startCollectionWorker(deps: CollectorDeps, connection: IORedis, 
     (job) => collector.process(job.data, job.attemptsMade + 1 >= (job.opts.attempts ?? 1)),
     // A task that fails because Postgres is down goes back to the queue without spending an attempt:
     // an outage longer than the retries' backoff fails no job.
-    { connection, prefix: config.queuePrefix, logger, dependencies: postgresCheck(deps.pool) },
+    // One domain's tasks hold at most WORKER_DOMAIN_SLOTS slots (across worker processes): the others
+    // wait in the queue while another domain's tasks run (issue #32).
+    {
+      connection,
+      prefix: config.queuePrefix,
+      logger,
+      dependencies: postgresCheck(deps.pool),
+      fairShare: { group: (job) => job.data.domain_id, slots: config.worker.domainSlots, leaseMs: config.worker.lockDurationMs },
+    },
     { concurrency: config.worker.concurrency, lockDuration: config.worker.lockDurationMs, stalledInterval: config.worker.stalledIntervalMs },
   );
   // A job that stalled too often is failed by BullMQ without running the processor: fail its task too.

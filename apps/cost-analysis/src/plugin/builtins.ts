@@ -4,5 +4,5 @@ import { PluginRegistry } from './registry';
 
 /** The registry with every built-in plugin. */
 export function builtinPlugins(config: CostAnalysisConfig): PluginRegistry {
-  return new PluginRegistry().register(httpFilePlugin({ outbound: config.outbound }));
+  return new PluginRegistry().register(httpFilePlugin({ outbound: config.outbound, limits: config.limits }));
 }

@@ -3,6 +3,8 @@ import { isApiError } from '@platform/errors';
 import { OutboundRefused, urlForDisplay, type OutboundPolicy } from '@platform/net';
 import { isIsoCurrency } from '../currency';
 import { readCsv } from './csv-reader';
+import { guardBody } from './fetch-guard';
+import { loadLimits, type CollectionLimits } from '../config';
 import { BASE_URL_KEY, checkUrl, fetchStream } from './safe-url';
 import { PluginError, type CostDataSourcePlugin, type CostRecord, type DataPage, type RowError } from './types';
 
@@ -18,6 +20,7 @@ import { PluginError, type CostDataSourcePlugin, type CostRecord, type DataPage,
  * no byte it answers may come back in a task's error_message).
  */
 export const HTTP_FILE_PLUGIN_ID = 'plugin-http-file-cost-datasource';
+const MAX_URLS = 100;
 const TEXT_FIELDS = ['usage_type', 'usage_unit', 'provider', 'region_code', 'product', 'account', 'project_id', 'service_account_id'] as const;
 
 function urls(options: Record<string, unknown>): string[] {
@@ -26,6 +29,8 @@ function urls(options: Record<string, unknown>): string[] {
   if (!list.length || list.some((u) => typeof u !== 'string' || !u)) {
     throw new PluginError('ERROR_INVALID_PARAMETER', 'options.base_url must be a URL or a list of URLs.');
   }
+  // One task per URL: the tasks of one collection are bounded too (issue #32).
+  if (list.length > MAX_URLS) throw new PluginError('ERROR_INVALID_PARAMETER', `options.base_url lists more than ${MAX_URLS} URLs.`);
   return list as string[];
 }
 
@@ -53,6 +58,8 @@ function parseBilledDate(v: string): string | null {
   return m ? isoDate(m[1], m[2], m[3]) : null;
 }
 
+type TagLimits = Pick<CollectionLimits, 'maxTagsPerRow' | 'maxTagKeyChars' | 'maxTagValueChars'>;
+
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
 /** Turns the file's rows into cost records: columns located once from the header, each row checked. */
@@ -70,6 +77,7 @@ class Reader {
     header: string[],
     fieldMapper: Record<string, string>,
     private readonly defaults: Record<string, string>,
+    private readonly limits: TagLimits,
   ) {
     const renamed = new Map(Object.entries(fieldMapper).map(([ours, theirs]) => [theirs.trim(), ours]));
     this.cols = header.map((h) => renamed.get(h.trim()) ?? h.trim());
@@ -89,8 +97,29 @@ class Reader {
       else if (c.startsWith('tags.')) this.extra.push({ i, kind: 'tag', key: c.slice(5) });
       else if (c.startsWith('additional_info.')) this.extra.push({ i, kind: 'info', key: c.slice(16) });
     });
+    const tagColumns = this.extra.filter((e) => e.kind === 'tag');
+    if (tagColumns.length > limits.maxTagsPerRow) {
+      throw new PluginError('ERROR_COLLECT_LIMIT', `The CSV header has ${tagColumns.length} tag columns, more than ${limits.maxTagsPerRow} (COLLECT_MAX_TAGS_PER_ROW).`);
+    }
+    if (tagColumns.some((e) => e.key.length > limits.maxTagKeyChars)) {
+      throw new PluginError('ERROR_COLLECT_LIMIT', `A tag column's key is longer than ${limits.maxTagKeyChars} characters (COLLECT_MAX_TAG_KEY_CHARS).`);
+    }
     const v = (r: string[], name: string) => defaults[name] ?? (r[this.at(name)] ?? '').trim();
     this.date = has('billed_date') ? (r) => parseBilledDate(v(r, 'billed_date')) : (r) => isoDate(v(r, 'year'), v(r, 'month'), v(r, 'day'));
+  }
+
+  /** What is wrong with a row's tags (too many, a key or value too long), if anything. */
+  private checkTags(tags: Record<string, unknown>): string | undefined {
+    const { maxTagsPerRow, maxTagKeyChars, maxTagValueChars } = this.limits;
+    const keys = Object.keys(tags);
+    if (keys.length > maxTagsPerRow) return `more than ${maxTagsPerRow} tags (COLLECT_MAX_TAGS_PER_ROW)`;
+    for (const k of keys) {
+      if (k.length > maxTagKeyChars) return `a tag key is longer than ${maxTagKeyChars} characters (COLLECT_MAX_TAG_KEY_CHARS)`;
+      const value = tags[k];
+      const size = typeof value === 'string' ? value.length : JSON.stringify(value ?? null).length;
+      if (size > maxTagValueChars) return `a tag value is longer than ${maxTagValueChars} characters (COLLECT_MAX_TAG_VALUE_CHARS)`;
+    }
+    return undefined;
   }
 
   read(r: string[], line: number, page: DataPage) {
@@ -140,11 +169,16 @@ class Reader {
         for (const [k, v] of Object.entries(t)) setOwn(rec.tags, k, v);
       }
     }
+    const tagError = this.checkTags(rec.tags);
+    if (tagError) return err(tagError);
     page.results.push(rec);
   }
 }
 
-export function httpFilePlugin(o: { outbound: OutboundPolicy }): CostDataSourcePlugin {
+export function httpFilePlugin(o: { outbound: OutboundPolicy; limits?: CollectionLimits }): CostDataSourcePlugin {
+  const limits = o.limits ?? loadLimits();
+  const csvLimits = { maxFieldChars: limits.csvMaxFieldChars, maxRecordChars: limits.csvMaxRecordChars, maxColumns: limits.csvMaxColumns };
+  const bodyLimits = { timeoutMs: limits.fetchTimeoutMs, minBytesPerSecond: limits.fetchMinBytesPerSecond, rateWindowMs: limits.fetchRateWindowMs, maxBytes: limits.maxBytes };
   return {
     plugin_id: HTTP_FILE_PLUGIN_ID,
     name: 'HTTP file Cost Analysis Data Source',
@@ -189,11 +223,11 @@ export function httpFilePlugin(o: { outbound: OutboundPolicy }): CostDataSourceP
       const body = await fetchStream(url, { policy: o.outbound, signal });
       let reader: Reader | undefined;
       try {
-        for await (const { records, lines } of readCsv(body)) {
+        for await (const { records, lines } of readCsv(guardBody(body, bodyLimits), csvLimits)) {
           const page: DataPage = { results: [], errors: [] };
           for (let k = 0; k < records.length; k++) {
             if (!reader) {
-              reader = new Reader(records[k], fieldMapper, defaults);
+              reader = new Reader(records[k], fieldMapper, defaults, limits);
               continue;
             }
             reader.read(records[k], lines[k], page);

@@ -1,6 +1,7 @@
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { serveFiles } from '../test-support';
-import { readCsv } from './csv-reader';
+import { CsvParser, readCsv } from './csv-reader';
+import { guardBody, type BodyLimits } from './fetch-guard';
 import { httpFilePlugin } from './http-file';
 import { LOOPBACK_ONLY, NO_PRIVATE_DESTINATIONS, OUTBOUND_REFUSED, OUTBOUND_REFUSED_MESSAGE, parseOutboundAllowList } from '@platform/net';
 import { checkUrl, fetchStream, isBlockedAddress } from './safe-url';
@@ -30,6 +31,50 @@ describe('csv reader', () => {
 
   it('refuses an unterminated quote', async () => {
     await expect(collect('a,b\n1,"open\n')).rejects.toThrow(/line 2/);
+  });
+
+  it('reads doubled quotes, quotes closing at a chunk end, CR inside quotes and "" records alike in any chunking', async () => {
+    const text = 'a,b\n"",x\n"q""",""""\n"in\r"\r\n"x"y,"a\n\nb"\n\n,\nlast,"q"';
+    const whole = await collect(text);
+    expect(whole.records).toEqual([['a', 'b'], ['', 'x'], ['q"', '"'], ['in\r'], ['xy', 'a\n\nb'], ['', ''], ['last', 'q']]);
+    expect(whole.lines).toEqual([1, 2, 3, 4, 5, 9, 10]);
+    for (let size = 1; size < text.length; size++) {
+      const chunks = [];
+      for (let i = 0; i < text.length; i += size) chunks.push(text.slice(i, i + size));
+      expect(await collect(chunks)).toEqual(whole);
+    }
+  });
+
+  // issue #32: every field, record and quoted section is bounded; the error says which bound and quotes nothing
+  it('fails at once on a field, a quoted section, a record or a column count past its bound', async () => {
+    const limits = { maxFieldChars: 100, maxRecordChars: 1000, maxColumns: 20 };
+    const run = async (chunks: string[]) => {
+      for await (const _ of readCsv(Readable.from(chunks), limits)) void _;
+    };
+    const cases: [string[], RegExp][] = [
+      [['a,b\n', 'x'.repeat(60), 'y'.repeat(60)], /line 2: a field is longer than 100 characters/],
+      [['a,b\n', 'x'.repeat(101) + '\n'], /line 2: a field is longer than 100 characters/],
+      [['a\n1,"', 'SECRET\n'.repeat(20)], /line 2: a quoted field is longer than 100 characters/],
+      [['a\n', 'x,'.repeat(21) + '\n'], /line 2: a record has more than 20 fields/],
+      [['a\n', 'x,'.repeat(15), 'y,'.repeat(15)], /line 2: a record has more than 20 fields/],
+      [['a\n', ('x'.repeat(90) + ',').repeat(12) + '\n'], /line 2: a line is longer than 1000 characters/],
+      [['a\n"', 'q",' + ('x'.repeat(90) + ',').repeat(11), '\n'], /line 2: a record is longer than 1000 characters/],
+    ];
+    for (const [chunks, message] of cases) {
+      const e = await run(chunks).then(() => undefined, (err: PluginError) => err);
+      expect(e).toBeInstanceOf(PluginError);
+      expect(e).toMatchObject({ code: 'ERROR_CSV_LIMIT', message: expect.stringMatching(message) });
+      expect(e!.message).not.toMatch(/SECRET|xxx|yyy/);
+    }
+  });
+
+  it('reads each character once: a long record cut into many chunks costs no more than the same text whole', async () => {
+    // A 1 MB quoted field in 1-character chunks: a reader that scans its unparsed text again on each chunk does ~5e11 steps here.
+    const parser = new CsvParser({ maxFieldChars: 1 << 20, maxRecordChars: 2 << 20, maxColumns: 10 });
+    let records = parser.push('"').records.length;
+    for (let i = 0; i < 1 << 20; i++) records += parser.push('x').records.length;
+    records += parser.push('",y\n').records.length;
+    expect(records).toBe(1);
   });
 });
 
@@ -99,6 +144,9 @@ describe('http-file plugin', () => {
         { line: 4, message: 'currency is not an ISO 4217 code' },
       ]);
       await expect(plugin.verify({ options: { base_url: 'ftp://x' }, secret_data: {} })).rejects.toThrow(PluginError);
+      const many = Array.from({ length: 101 }, (_, i) => files.url(`/${i}.csv`));
+      await expect(plugin.verify({ options: { base_url: many }, secret_data: {} })).rejects.toThrow(/more than 100 URLs/);
+      await expect(plugin.verify({ options: { base_url: many.slice(1) }, secret_data: {} })).resolves.toBeUndefined();
     } finally {
       await files.close();
     }
@@ -120,5 +168,44 @@ describe('http-file plugin', () => {
     } finally {
       await files.close();
     }
+  });
+});
+
+// issue #32: a fetched body has a total deadline, a minimum rate and a size bound
+describe('fetch guard', () => {
+  /** A body that sends `bytes` every `everyMs` until destroyed. */
+  const dripping = (bytes: number, everyMs: number) => {
+    const body = new PassThrough();
+    const timer = setInterval(() => body.write(Buffer.alloc(bytes, 120)), everyMs);
+    body.on('close', () => clearInterval(timer));
+    return body;
+  };
+  const drain = async (body: Readable, limits: BodyLimits, consumerMs = 0) => {
+    let n = 0;
+    for await (const c of guardBody(body, limits)) {
+      n += c.length;
+      if (consumerMs) await new Promise((r) => setTimeout(r, consumerMs));
+    }
+    return n;
+  };
+  const limits: BodyLimits = { timeoutMs: 60_000, minBytesPerSecond: 1000, rateWindowMs: 200, maxBytes: 1 << 30 };
+
+  it('fails a source slower than the minimum rate over a window, and destroys its body', async () => {
+    const body = dripping(10, 50);
+    await expect(drain(body, limits)).rejects.toMatchObject({ code: 'ERROR_FETCH_TOO_SLOW', message: expect.stringMatching(/slower than 1000 bytes\/s/) });
+    expect(body.destroyed).toBe(true);
+  });
+
+  it('counts only the time spent waiting for the source: a slow consumer never fails a fast source', async () => {
+    const body = Readable.from((function* () {
+      for (let i = 0; i < 8; i++) yield Buffer.alloc(1000, 120);
+    })());
+    // 100 ms of work per chunk: 8 chunks over 800 ms, 4 windows of 200 ms, at 10 kB/s as the consumer sees it.
+    expect(await drain(body, { ...limits, minBytesPerSecond: 1_000_000 }, 100)).toBe(8000);
+  });
+
+  it('fails a body past its total deadline, even at a good rate, and one past its size bound', async () => {
+    await expect(drain(dripping(1000, 20), { ...limits, timeoutMs: 300 })).rejects.toMatchObject({ code: 'ERROR_FETCH_TOO_SLOW', message: expect.stringMatching(/did not arrive within 0.3 s/) });
+    await expect(drain(dripping(1000, 5), { ...limits, maxBytes: 5000 })).rejects.toMatchObject({ code: 'ERROR_COLLECT_LIMIT', message: 'The file is larger than 5000 bytes (COLLECT_MAX_BYTES).' });
   });
 });
