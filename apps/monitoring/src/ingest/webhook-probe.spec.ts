@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import request from 'supertest';
 import { bearer } from '@platform/testing';
 import { createTestMonitoring, type TestMonitoring } from '../test-support';
@@ -53,6 +54,15 @@ describe('monitoring webhook ingestion: a wrong key and an unknown id do the sam
     // The unknown id is not cached either: a second probe of each reads again.
     expect(await lookups(() => post(path('webhook-0123456789ab', 'not-the-key')))).toBe(1);
     expect(await lookups(() => post(path(webhook.webhook_id, 'not-the-key')))).toBe(1);
+  });
+
+  it("the module's README says what an unknown id answers: the wrong key's 403", async () => {
+    const unknown = await post(path('webhook-0123456789ab', 'not-the-key'));
+    expect(unknown.status).toBe(403);
+    const readme = readFileSync(`${__dirname}/../../README.md`, 'utf8');
+    const ingestion = readme.slice(readme.indexOf('## Ingestion'), readme.indexOf('\n## ', readme.indexOf('## Ingestion') + 1));
+    expect(ingestion).toMatch(/unknown webhook id[^.]*answer the same 403 `ERROR_PERMISSION_DENIED`/);
+    expect(ingestion).not.toMatch(/\b404\b/);
   });
 
   it('compares the key twice on both paths, against a dummy digest where there is no webhook', async () => {
