@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
+import { networkPolicies } from './network-policy.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const modules = JSON.parse(readFileSync(path.join(root, 'config/modules.json'), 'utf8'));
@@ -411,7 +412,8 @@ export function k8sFiles() {
       },
     },
   ];
-  base.push('config.yaml', 'ingress.yaml');
+  files['k8s/base/network-policy.yaml'] = networkPolicies(labels);
+  base.push('config.yaml', 'ingress.yaml', 'network-policy.yaml');
   files['k8s/base/kustomization.yaml'] = { apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: base };
   files['k8s/overlays/production/kustomization.yaml'] = {
     apiVersion: 'kustomize.config.k8s.io/v1beta1',

@@ -10,6 +10,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { imageEnv, imageFlags } from '../build/image-runtime.mjs';
 import { createSupervisor } from './supervisor.mjs';
+import { listenEnv } from './local-env.mjs';
 import { REPLICA_PORT_STRIDE } from '../gateway/gateway.mjs';
 
 const root = path.resolve(import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname), '../..');
@@ -70,6 +71,7 @@ const baseEnv = {
   // The image's allocator settings (docker/Dockerfile's MALLOC_* variables), not its NODE_ENV.
   ...Object.fromEntries(Object.entries(imageEnv()).filter(([k]) => k.startsWith('MALLOC_'))),
   ...process.env,
+  ...listenEnv(process.env), // the apps listen on loopback (HOST)
   PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL || `http://127.0.0.1:${process.env.GATEWAY_PORT || 8080}`,
   // The local platform may fetch from this machine's loopback (a cost CSV, a Keycloak on localhost),
   // nothing else private; OUTBOUND_ALLOW_PRIVATE set by the caller wins. Never link-local or metadata.

@@ -38,12 +38,24 @@ export function createHttpServer(app: express.Express, t: Omit<ReturnType<typeof
 }
 
 /**
- * Listens, and on SIGINT/SIGTERM stops taking connections, lets in-flight requests finish, then runs
- * `onShutdown` (close pools, queues, Redis) and exits. Every app's and worker's main uses it.
+ * The address an app listens on: `HOST` when set (`npm start` sets 127.0.0.1: a local platform is
+ * reached through its gateway only); unset, every interface, as a pod or a container needs (the
+ * gateway reaches it over the cluster network). In production the NetworkPolicy in
+ * k8s/base/network-policy.yaml keeps the app ports inside the cluster: only the gateway (the ingress
+ * controller) and Prometheus reach them (issue #32; docs/decisions/deployment.md).
  */
-export function serve(app: express.Express, o: { port: number; logger: Logger; service: string; onShutdown?: () => Promise<unknown> }): Server {
+export function listenHost(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return env.HOST?.trim() || undefined;
+}
+
+/**
+ * Listens (on listenHost()), and on SIGINT/SIGTERM stops taking connections, lets in-flight requests
+ * finish, then runs `onShutdown` (close pools, queues, Redis) and exits. Every app's main uses it.
+ */
+export function serve(app: express.Express, o: { port: number; host?: string; logger: Logger; service: string; onShutdown?: () => Promise<unknown> }): Server {
   const server = createHttpServer(app);
-  server.listen(o.port, () => o.logger.info({ port: o.port }, `${o.service} listening`));
+  const host = o.host ?? listenHost();
+  server.listen(o.port, host, () => o.logger.info({ port: o.port, host: host ?? 'every interface' }, `${o.service} listening`));
   onShutdownSignal(o.logger, async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await o.onShutdown?.();

@@ -187,6 +187,7 @@ export async function startPlatform(o: PlatformOptions): Promise<Platform> {
   };
   const appEnvOf = (app: string, replica = 0) => ({
     PORT: String(portOf(app, replica)),
+    HOST: '127.0.0.1', // loopback only, as `npm start` runs them (libs/http serve)
     DATABASE_URL: dbs[app].url,
     ...(modules[app].nodeOptions && { NODE_OPTIONS: modules[app].nodeOptions }),
   });

@@ -142,6 +142,48 @@ describe('deployment files', () => {
     expect(read('docker/Dockerfile')).toMatch(/COPY --from=deps [^\n]*\/app\/node_modules \.\/node_modules/);
   });
 
+  it('keeps the app ports inside the cluster: only the gateway (and Prometheus) reach an API pod, on its http port; nothing reaches a worker', () => {
+    const all = k8sFiles.flatMap(docs);
+    const policies = all.filter((d) => d.kind === 'NetworkPolicy');
+    const NS = 'cloud-ops-platform';
+    type Peer = { namespace: string; labels: Record<string, string> };
+    const matches = (sel: { matchLabels?: Record<string, string> } | undefined, labels: Record<string, string>) =>
+      Object.entries(sel?.matchLabels ?? {}).every(([k, v]) => labels[k] === v);
+    // NetworkPolicy semantics (networking.k8s.io/v1): a pod any Ingress policy selects takes only what a rule of one allows.
+    const allowed = (pod: Record<string, string>, port: string, from: Peer) => {
+      const selecting = policies.filter((p) => p.spec.policyTypes.includes('Ingress') && matches(p.spec.podSelector, pod));
+      if (selecting.length === 0) return true;
+      return selecting.some((p) =>
+        (p.spec.ingress ?? []).some(
+          (rule: any) =>
+            (rule.ports ?? [{ port }]).some((r: any) => r.port === port) &&
+            (rule.from ?? []).some(
+              (f: any) =>
+                (f.namespaceSelector ? matches(f.namespaceSelector, { 'kubernetes.io/metadata.name': from.namespace }) : from.namespace === NS) &&
+                (!f.podSelector || matches(f.podSelector, from.labels)),
+            ),
+        ),
+      );
+    };
+    const gateway = { namespace: 'ingress-nginx', labels: { 'app.kubernetes.io/name': 'ingress-nginx' } };
+    const prometheus = { namespace: 'monitoring', labels: { 'app.kubernetes.io/name': 'prometheus' } };
+    const podOf = (kind: string, name: string) => all.find((d) => d.kind === kind && d.metadata.name === name).spec.template;
+    for (const [m, c] of Object.entries(modules)) {
+      const api = podOf('Deployment', m);
+      expect(api.spec.containers[0].ports[0]).toEqual({ name: 'http', containerPort: c.port });
+      const labels = api.metadata.labels;
+      expect(allowed(labels, 'http', gateway)).toBe(true);
+      expect(allowed(labels, 'http', prometheus)).toBe(true);
+      // Any other pod: of the platform (a worker), of another namespace, or the gateway on another port.
+      expect(allowed(labels, 'http', { namespace: NS, labels: podOf('Deployment', 'identity').metadata.labels })).toBe(false);
+      expect(allowed(labels, 'http', { namespace: 'default', labels: { 'app.kubernetes.io/name': 'ingress-nginx' } })).toBe(false);
+      expect(allowed(labels, 'http', { namespace: 'ingress-nginx', labels: { app: 'anything-else' } })).toBe(false);
+      expect(allowed(labels, 'debug', gateway)).toBe(false);
+      for (const other of [`${m}-worker`].filter(() => c.worker)) expect(allowed(podOf('Deployment', other).metadata.labels, 'http', gateway)).toBe(false);
+      expect(allowed(podOf('Job', `${m}-migrate`).metadata.labels, 'http', gateway)).toBe(false);
+    }
+  });
+
   it('kustomizations name only files that exist', () => {
     for (const dir of ['k8s/base', 'k8s/overlays/production']) {
       const k = YAML.parse(read(`${dir}/kustomization.yaml`));

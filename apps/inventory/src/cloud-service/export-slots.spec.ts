@@ -14,17 +14,22 @@ describe('inventory cloud-service export: concurrent downloads are bounded', () 
   let alice: string;
   let bob: string;
   let carol: string;
+  let dave: string;
 
   beforeAll(async () => {
-    t = await createTestInventory({ export: { ...loadConfig().export, maxDownloads: 2, maxDownloadsPerUser: 1 } });
+    t = await createTestInventory({ export: { ...loadConfig().export, maxDownloads: 2, maxDownloadsPerDomain: 1, maxDownloadsPerUser: 1 } });
     alice = await bearer({ domainId: 'd1', workspaceId: 'ws-1', roleType: 'WORKSPACE_OWNER', userId: 'alice' });
     bob = await bearer({ domainId: 'd1', workspaceId: 'ws-1', roleType: 'WORKSPACE_OWNER', userId: 'bob' });
-    carol = await bearer({ domainId: 'd1', workspaceId: 'ws-1', roleType: 'WORKSPACE_OWNER', userId: 'carol' });
-    const res = await request(t.app)
-      .post('/inventory/v1/cloud-service/create')
-      .set('Authorization', alice)
-      .send({ provider: 'aws', cloud_service_group: 'EC2', cloud_service_type: 'Instance', name: 'vm', data: {} });
-    expect(res.status).toBe(200);
+    // One domain holds at most one of the two slots here: the others' requesters are of other domains.
+    dave = await bearer({ domainId: 'd2', workspaceId: 'ws-1', roleType: 'WORKSPACE_OWNER', userId: 'dave' });
+    carol = await bearer({ domainId: 'd3', workspaceId: 'ws-1', roleType: 'WORKSPACE_OWNER', userId: 'carol' });
+    for (const who of [alice, dave, carol]) {
+      const res = await request(t.app)
+        .post('/inventory/v1/cloud-service/create')
+        .set('Authorization', who)
+        .send({ provider: 'aws', cloud_service_group: 'EC2', cloud_service_type: 'Instance', name: 'vm', data: {} });
+      expect(res.status).toBe(200);
+    }
   });
   afterAll(() => t.close());
 
@@ -46,8 +51,8 @@ describe('inventory cloud-service export: concurrent downloads are bounded', () 
     throw new Error(`fewer than ${n} downloads waiting`);
   };
 
-  it('refuses a second download of the same requester, and any past the process bound, with 429 in the envelope; the URL works afterwards', async () => {
-    const urls = { a1: await exportUrl(alice), a2: await exportUrl(alice), b: await exportUrl(bob), c: await exportUrl(carol) };
+  it('refuses a second download of the same requester, one past the domain bound and any past the process bound, with 429 in the envelope; the URL works afterwards', async () => {
+    const urls = { a1: await exportUrl(alice), a2: await exportUrl(alice), b: await exportUrl(bob), d: await exportUrl(dave), c: await exportUrl(carol) };
     const lock: PoolClient = await t.deps.pool.connect();
     let first: Promise<request.Response>;
     let second: Promise<request.Response>;
@@ -60,7 +65,10 @@ describe('inventory cloud-service export: concurrent downloads are bounded', () 
       expect(again.status).toBe(429);
       expect(again.body.error).toMatchObject({ code: 'ERROR_TOO_MANY_EXPORTS', status: 429 });
       expect(again.headers['retry-after']).toBe('5');
-      second = get(urls.b); // another requester: a slot of its own
+      const sameDomain = await get(urls.b); // another requester of alice's domain: the domain has its share
+      expect(sameDomain.status).toBe(429);
+      expect(sameDomain.body.error.message).toContain('of your domain');
+      second = get(urls.d); // another domain: a slot of its own
       await waiting(2);
       const full = await get(urls.c);
       expect(full.status).toBe(429);
@@ -72,7 +80,7 @@ describe('inventory cloud-service export: concurrent downloads are bounded', () 
     expect((await first).status).toBe(200);
     expect((await second).status).toBe(200);
     // slots are given back: the refused URLs work now
-    for (const u of [urls.a2, urls.c]) {
+    for (const u of [urls.a2, urls.b, urls.c]) {
       const res = await get(u);
       expect(res.status).toBe(200);
       expect(res.text).toBe('name\r\nvm\r\n');

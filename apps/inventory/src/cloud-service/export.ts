@@ -7,6 +7,7 @@ import { csvLine, generateSecret, type Logger } from '@platform/core';
 import { ApiError, errors } from '@platform/errors';
 import { compileListRows, runAnalyze, runListRows, splitKey, type AnalyzeQuery, type Condition, type Query, type SortItem, type Unwind } from '@platform/query';
 import { dbTimeouts } from '@platform/db';
+import { enforceMinRate } from '@platform/http';
 import { ProjectScope } from '@platform/directory';
 import type { InventoryDeps } from '../deps';
 import { csvCell, isTimeZone, sheetNamer, type Cell, type CellOptions } from '../export/format';
@@ -109,7 +110,8 @@ export class CloudServiceExporter {
     private readonly deps: InventoryDeps,
     private readonly scoper: QueryScoper,
   ) {
-    this.slots = new DownloadSlots(deps.config.export.maxDownloads, deps.config.export.maxDownloadsPerUser);
+    const e = deps.config.export;
+    this.slots = new DownloadSlots({ max: e.maxDownloads, maxPerDomain: e.maxDownloadsPerDomain, maxPerUser: e.maxDownloadsPerUser });
   }
 
   private fieldsOf(o: ExportOption, i: number): ExportField[] {
@@ -222,10 +224,15 @@ export class CloudServiceExporter {
       if (auth.domainId !== record.domain_id) throw errors.notFound('download_url', 'expired or unknown');
     }
     // A download holds a database connection while it streams: a bounded number at once (export/slots.ts).
-    const release = this.slots.take(`${record.domain_id}/${record.user_id}`);
+    const release = this.slots.take(record.domain_id, record.user_id);
+    // A client slower than the minimum rate loses the connection: the writes fail and the slot is given back.
+    const unwatch = enforceMinRate(res, this.deps.config.export.minRate, (taken, ms) =>
+      logger.warn({ taken, ms, domain_id: record.domain_id }, 'export download cut: the client reads slower than the minimum rate'),
+    );
     try {
       await this.stream(record, res, logger);
     } finally {
+      unwatch();
       release();
     }
   }

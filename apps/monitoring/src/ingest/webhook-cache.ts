@@ -78,9 +78,18 @@ export class WebhookCache {
   }
 
   async get(webhookId: string): Promise<IngestWebhook | null> {
-    const now = Date.now();
+    return this.peek(webhookId) ?? this.load(webhookId);
+  }
+
+  /** The webhook when it was read recently (no I/O); undefined otherwise. */
+  peek(webhookId: string): IngestWebhook | undefined {
     const hit = this.entries.get(webhookId);
-    if (hit && hit.expires > now) return hit.webhook;
+    return hit && hit.expires > Date.now() && hit.webhook ? hit.webhook : undefined;
+  }
+
+  /** Reads the webhook (PostgreSQL, or the copy), whatever is cached, and caches it when found. */
+  async load(webhookId: string): Promise<IngestWebhook | null> {
+    const now = Date.now();
     const generation = this.generation;
     const webhook = await this.read(webhookId, now);
     if (generation !== this.generation) return webhook;
