@@ -6,7 +6,7 @@ import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { MODULES, repeatFilter, requestLineWriter, type Logger } from '@platform/core';
 import { ApiError, errors, isApiError } from '@platform/errors';
 import { bearerToken, isAllowed, type TokenVerifier } from '@platform/auth';
-import { nameRequestSpan, requestSpan, tracingEnabled, type RequestSpan } from '@platform/telemetry';
+import { endRequestSpan, inRequestSpan, startRequestSpan, tracingEnabled, type RequestSpan } from '@platform/telemetry';
 import type { Operation, RequestContext } from './operation';
 import { parseRequest } from './validation';
 import { buildOpenApi } from './openapi';
@@ -106,7 +106,7 @@ class Exchange {
   operation: string | undefined = undefined;
   caller: { domain_id: string; user_id: string } | undefined = undefined;
   input: unknown = undefined;
-  /** The request's server span, while tracing is on (libs/telemetry). */
+  /** The request's server span, while tracing is on and the request is sampled (libs/telemetry). */
   span: RequestSpan | undefined = undefined;
   private child: Logger | undefined = undefined;
   constructor(
@@ -275,7 +275,7 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
       const ms = performance.now() - ex.start;
       requestMetrics.observe(ex.operation ?? 'other', statusCode, ms / 1000);
       const span = ex.span;
-      if (span && ex.operation !== undefined) nameRequestSpan(span, method, ex.operation);
+      if (span) endRequestSpan(span, method ?? 'GET', ex.operation, statusCode);
       if (writeRequestLine) {
         writeRequestLine({
           req_id: ex.requestId,
@@ -286,8 +286,8 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
           status: statusCode,
           duration_ms: Math.round(ms * 100) / 100,
           // The request's own trace (its server span), whatever span is active when the answer ends.
-          trace_id: span?.ids.trace_id,
-          span_id: span?.ids.span_id,
+          trace_id: span?.ids?.trace_id,
+          span_id: span?.ids?.span_id,
         });
       }
     } catch (e) {
@@ -305,10 +305,9 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
     const ex = new Exchange(requestIdOf(req), logger, performance.now());
     (res as WithExchange)[EXCHANGE] = ex;
     if (tracing) {
-      // The span's attributes hold the path: its secret segments are replaced as in the log lines.
+      // The span holds the path as the log line does: secret segments replaced, no query string.
       const q = (req.url ?? '').indexOf('?');
-      const rawPath = q < 0 ? (req.url ?? '') : (req.url ?? '').slice(0, q);
-      ex.span = requestSpan(req, rawPath, redactPath(rawPath));
+      ex.span = startRequestSpan(req, req.method ?? 'GET', redactPath(q < 0 ? (req.url ?? '') : (req.url ?? '').slice(0, q)));
     }
     return ex;
   };
@@ -361,7 +360,8 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
     });
     res.setHeader('x-request-id', ex.requestId);
     res.on('finish', () => finish(ex, req.method, req.path, res.statusCode));
-    next();
+    if (ex.span) inRequestSpan(ex.span, next);
+    else next();
   });
 
   app.get('/healthz', (_req, res) => {
@@ -446,9 +446,13 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
    * A request answered ahead of Express (an operation, a `post` route): its exchange, `work`'s answer
    * as a 200 (`{}` for none) or its throw as the envelope, then the request line and metrics.
    */
-  const answerAhead = async (label: string, path: string, req: IncomingMessage, res: ServerResponse, work: (ex: Exchange) => Promise<unknown>) => {
+  const answerAhead = (label: string, path: string, req: IncomingMessage, res: ServerResponse, work: (ex: Exchange) => Promise<unknown>) => {
     const ex = openExchange(req, res);
     ex.operation = label;
+    // A sampled request runs with its span active (its statements and jobs under it); others as they are.
+    return ex.span ? inRequestSpan(ex.span, () => answer(ex, path, req, res, work)) : answer(ex, path, req, res, work);
+  };
+  const answer = async (ex: Exchange, path: string, req: IncomingMessage, res: ServerResponse, work: (ex: Exchange) => Promise<unknown>) => {
     try {
       sendJson(res, 200, await work(ex), ex.requestId);
     } catch (e) {

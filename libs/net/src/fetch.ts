@@ -2,6 +2,7 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { isApiError } from '@platform/errors';
+import { endSpan, startClientSpan } from '@platform/telemetry';
 import { resolveAllowedAddress, type Resolver } from './address-guard';
 
 export interface FetchOptions {
@@ -48,7 +49,9 @@ function pinned(address: string, family: number): LookupFunction {
 
 function get(url: URL, address: string, family: number, o: FetchOptions, signal: AbortSignal): Promise<IncomingMessage> {
   const client = url.protocol === 'https:' ? https : http;
-  return new Promise((resolve, reject) => {
+  // Inside a sampled operation: a client span until the answer's headers, its URL without query or credentials.
+  const span = startClientSpan('GET', { 'http.request.method': 'GET', 'url.full': `${url.protocol}//${url.host}${url.pathname}`, 'server.address': url.hostname });
+  const answer = new Promise<IncomingMessage>((resolve, reject) => {
     const req = client.get(
       url,
       {
@@ -61,6 +64,8 @@ function get(url: URL, address: string, family: number, o: FetchOptions, signal:
     );
     req.on('error', reject);
   });
+  if (span) answer.then((res) => endSpan(span, undefined, { 'http.response.status_code': res.statusCode ?? 0 }), (e) => endSpan(span, e));
+  return answer;
 }
 
 /** A URL a caller gave, checked for form: http(s) only, no credentials in it. */
