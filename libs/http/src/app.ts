@@ -16,6 +16,7 @@ import { lingerAfterAnswer, parseBytes, readJsonBody, sendJson } from './body';
 import { pathRedactor } from './redact';
 import { answerObserver } from './responses';
 import { RequestMetrics } from './request-metrics';
+import { registerProcessMetrics, registerQueueMetrics, type CountedQueue } from './metrics';
 
 export interface ServiceAppOptions {
   service: string;
@@ -32,7 +33,7 @@ export interface ServiceAppOptions {
    * BullMQ queues (anything with a name and getJobCounts) whose jobs /metrics counts per state at each
    * scrape (`platform_queue_jobs`): the backlog, and the dead letters (`failed`).
    */
-  queues?: { name: string; getJobCounts(...types: string[]): Promise<Record<string, number>> }[];
+  queues?: CountedQueue[];
   /**
    * Paths that carry a secret, as templates (`/monitoring/v1/webhook/*\/:secret`), besides the
    * module's own in config/modules.json: every logged path passes through them (see redact.ts),
@@ -91,8 +92,6 @@ function compileRoute(pattern: string) {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const READY_TIMEOUT_MS = 2000;
-/** The job states /metrics reports per queue (platform_queue_jobs). */
-const QUEUE_STATES = ['waiting', 'prioritized', 'active', 'delayed', 'failed'];
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -243,25 +242,8 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
       readiness.forEach(([name], i) => this.set({ check: name }, results[i]));
     },
   });
-  const queues = options.queues ?? [];
-  if (queues.length) {
-    new Gauge({
-      name: 'platform_queue_jobs',
-      help: 'Jobs of each BullMQ queue by state (failed: dead letters, their attempts spent)',
-      labelNames: ['queue', 'state'],
-      registers: [registry],
-      async collect() {
-        // A queue whose Redis is down has no samples (not stale ones); platform_ready says why.
-        this.reset();
-        await Promise.all(
-          queues.map(async (q) => {
-            const counts = await withTimeout(q.getJobCounts(...QUEUE_STATES), READY_TIMEOUT_MS).catch(() => undefined);
-            for (const state of QUEUE_STATES) if (counts) this.set({ queue: q.name, state }, counts[state] ?? 0);
-          }),
-        );
-      },
-    });
-  }
+  registerQueueMetrics(registry, options.queues ?? []);
+  registerProcessMetrics(registry);
 
   const trust = app.get('trust proxy fn') as TrustFn;
   // The one line per request: its fields are ours (ids, method, the redacted path, status, duration),

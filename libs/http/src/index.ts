@@ -10,3 +10,4 @@ export { pathRedactor } from './redact';
 export { explicitZero, withoutProto3Defaults, ZERO_ENUM } from './proto3';
 export * from './responses';
 export { buildOpenApi, undocumentedAnswers } from './openapi';
+export * from './metrics';
