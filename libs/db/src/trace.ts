@@ -16,7 +16,6 @@ function statementSpan(first: unknown, database: string | undefined) {
   const verb = (VERB.exec(text)?.[1] ?? 'SQL').toUpperCase();
   return startClientSpan(database ? `${verb} ${database}` : verb, {
     'db.system.name': 'postgresql',
-    'db.operation.name': verb,
     'db.query.text': text.length > MAX_TEXT ? text.slice(0, MAX_TEXT) : text,
     ...(database && { 'db.namespace': database }),
   });

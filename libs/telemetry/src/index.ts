@@ -138,7 +138,6 @@ export function startRequestSpan(req: IncomingMessage, method: string, path: str
   if (!span.isRecording()) return parent === a.ROOT_CONTEXT || !a.trace.getSpan(parent) ? undefined : { span, ids: undefined, context: a.trace.setSpan(parent, span) };
   span.setAttribute('http.request.method', method);
   span.setAttribute('url.path', path);
-  span.setAttribute('url.scheme', 'http');
   return { span, ids: idsOf(span), context: a.trace.setSpan(parent, span) };
 }
 
