@@ -10,6 +10,8 @@
 //   BENCH_SECONDS (per slice, 3), BENCH_ROUNDS (6), BENCH_CONCURRENCY (32), BENCH_GROUPS (1000)
 //   BENCH_APP=file      another build of identity's main.js (another checkout's dist)
 //   BENCH_OTLP_PROTOCOL http/protobuf (default) or http/json (the sink then counts the spans it got)
+//   BENCH_TOGETHER=1    each round loads the three servers at once (concurrency split) instead of in turn:
+//                       a neighbour's burst then hits all three alike (steadier ratios on a shared host)
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import pg from 'pg';
@@ -22,6 +24,7 @@ const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS || 6));
 const concurrency = Number(process.env.BENCH_CONCURRENCY || 32);
 const groups = Number(process.env.BENCH_GROUPS || 1000);
 const protocol = process.env.BENCH_OTLP_PROTOCOL || 'http/protobuf';
+const together = process.env.BENCH_TOGETHER === '1';
 
 const dbUrl = await freshDatabase('identity', 'bench_identity_tracing');
 const seed = new pg.Client({ connectionString: dbUrl });
@@ -63,9 +66,9 @@ const otlp = {
   OTEL_BSP_MAX_QUEUE_SIZE: '16384',
 };
 const modes = [
-  { label: 'off', port: 18111, env: {} },
-  { label: 'on 100%', port: 18112, env: { ...otlp, OTEL_TRACES_SAMPLER: 'parentbased_always_on' } },
-  { label: 'on 10%', port: 18113, env: { ...otlp, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' } },
+  { label: 'off', port: 18121, env: {} },
+  { label: 'on 100%', port: 18122, env: { ...otlp, OTEL_TRACES_SAMPLER: 'parentbased_always_on' } },
+  { label: 'on 10%', port: 18123, env: { ...otlp, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' } },
 ];
 const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')));
 for (const m of modes) {
@@ -82,23 +85,30 @@ process.on('exit', () => [sink, ...modes.map((m) => m.child)].forEach((c) => c.k
 for (const m of modes) await waitReady(m.port, `identity (${m.label})`);
 
 const body = (i) => ({ project_group_id: `pg-${String(((i * 7919) % groups) + 1).padStart(12, '0')}` });
-const run = async (m, durationMs) => {
-  const res = await load({ url: `http://127.0.0.1:${m.port}/identity/v2/project-group/get`, body, headers: { authorization: `Bearer ${token}` }, concurrency, durationMs });
+const run = async (m, durationMs, c = concurrency) => {
+  const res = await load({ url: `http://127.0.0.1:${m.port}/identity/v2/project-group/get`, body, headers: { authorization: `Bearer ${token}` }, concurrency: c, durationMs });
   m.answered = (m.answered ?? 0) + res.requests;
   return res;
 };
-for (const m of modes) await run(m, 2000); // warm-up
+for (const m of modes) await run(m, 5000); // warm-up (JIT, pools, the exporter's first batches)
 
-console.log(`project-group/get, ${groups} groups, concurrency ${concurrency}, ${rounds} rounds of ${seconds} s slices, export ${protocol}`);
+console.log(`project-group/get, ${groups} groups, concurrency ${concurrency}, ${rounds} rounds of ${seconds} s ${together ? 'with the three servers loaded together' : 'slices in turn'}, export ${protocol}`);
 let errors = 0;
 for (let r = 0; r < rounds; r++) {
-  const order = modes.map((_, i) => modes[(i + r) % modes.length]);
-  for (const m of order) {
-    const cpu0 = cpuSplit(m.child.pid);
-    const res = await run(m, seconds * 1000);
+  const slice = (m, cpu0, res) => {
     const cpu1 = cpuSplit(m.child.pid);
     errors += res.errors;
     m.slices.push({ cpuUs: ((cpu1.user - cpu0.user + cpu1.system - cpu0.system) * 1e6) / res.requests, rps: res.rps, requests: res.requests });
+  };
+  if (together) {
+    const cpu0 = modes.map((m) => cpuSplit(m.child.pid));
+    const res = await Promise.all(modes.map((m) => run(m, seconds * 1000, Math.max(1, Math.round(concurrency / modes.length)))));
+    modes.forEach((m, i) => slice(m, cpu0[i], res[i]));
+  } else {
+    for (const m of modes.map((_, i) => modes[(i + r) % modes.length])) {
+      const cpu0 = cpuSplit(m.child.pid);
+      slice(m, cpu0, await run(m, seconds * 1000));
+    }
   }
   console.log(`round ${r + 1}: ${modes.map((m) => `${m.label} ${m.slices[r].cpuUs.toFixed(0)} µs`).join(', ')}`);
 }
