@@ -235,6 +235,11 @@ export function compose() {
 }
 
 // ---- Kubernetes ----
+/** A worker (dist/worker.js) serves /metrics on its app's port + 1000 (METRICS_PORT, libs/http metrics.ts). */
+const isWorker = (command) => command?.[1] === 'dist/worker.js';
+const metricsPort = (c) => c.port + 1000;
+/** Prometheus' scrape annotations of a pod: the apps' /metrics on their port, a worker's on its metrics port. */
+const scrapeAnnotations = (port) => ({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(port), 'prometheus.io/path': '/metrics' });
 const labels = (name, component) => ({ 'app.kubernetes.io/name': name, 'app.kubernetes.io/part-of': 'cloud-ops-platform', 'app.kubernetes.io/component': component });
 const securityContext = {
   allowPrivilegeEscalation: false,
@@ -271,6 +276,7 @@ function container(m, c, command) {
   if (m === 'opsflow') env.push({ name: 'OPSFLOW_INGEST_TOKENS', valueFrom: { secretKeyRef: { name: 'platform-secrets', key: 'OPSFLOW_INGEST_TOKENS' } } });
   // The operator's domain, the only one that may publish a public supervisor (docs/decisions/plugins.md); unset: none may.
   if (m === 'plugin') env.push({ name: 'PLUGIN_PUBLIC_SUPERVISOR_DOMAIN_ID', valueFrom: { secretKeyRef: { name: 'platform-secrets', key: 'PLUGIN_PUBLIC_SUPERVISOR_DOMAIN_ID', optional: true } } });
+  if (isWorker(command)) env.push({ name: 'METRICS_PORT', value: String(metricsPort(c)) });
   return {
     name: command ? 'worker' : 'app',
     image: `${IMAGE}-${m}:latest`,
@@ -278,6 +284,7 @@ function container(m, c, command) {
     env,
     envFrom: [{ configMapRef: { name: 'platform-config' } }],
     ...(command ? {} : { ports: [{ name: 'http', containerPort: c.port }] }),
+    ...(isWorker(command) && { ports: [{ name: 'metrics', containerPort: metricsPort(c) }] }),
     resources: { requests: { cpu: '100m', memory: '192Mi' }, limits: { memory: '512Mi' } },
     securityContext,
     volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
@@ -311,7 +318,7 @@ function deployment(name, component, c, m, command) {
       replicas: 2,
       selector: { matchLabels: { 'app.kubernetes.io/name': name } },
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },
-      template: { metadata: { labels: l }, spec: podSpec([container(m, c, command)]) },
+      template: { metadata: { labels: l, annotations: scrapeAnnotations(isWorker(command) ? metricsPort(c) : c.port) }, spec: podSpec([container(m, c, command)]) },
     },
   };
 }

@@ -28,6 +28,7 @@ describe('traces through the cost-analysis app, the queue and the collection wor
   const children: ChildProcess[] = [];
   let base: string;
   let appLines: string[] = [];
+  let workerLines: string[] = [];
   // A value only the collected file holds: it reaches the database as a bound parameter, never an attribute.
   const marker = `product-${randomBytes(8).toString('hex')}`;
   // A signed URL's signature: the download's span keeps its URL without the query.
@@ -62,6 +63,7 @@ describe('traces through the cost-analysis app, the queue and the collection wor
     appLines = app.lines;
     const worker = await startBundledProcess(workerFile, env, (lines) => lines.some((l) => l.includes('cost collection worker started')));
     children.push(worker.child);
+    workerLines = worker.lines;
   }, 120_000);
 
   afterAll(async () => {
@@ -167,4 +169,19 @@ describe('traces through the cost-analysis app, the queue and the collection wor
     expect(trace.some((s) => s.service === 'cost-analysis-worker' && /^INSERT INTO job \(/.test(String(spanAttribute(s, 'db.query.text'))))).toBe(true);
     expect(job.job_id).toMatch(/^job-/);
   }, 60_000);
+
+  it("serves the worker's /metrics: the collection's and the scheduler's queues, their jobs' run times and failures", async () => {
+    const listening = workerLines.map((l) => (l.startsWith('{') ? (JSON.parse(l) as { msg?: string; port?: number }) : {})).find((l) => l.msg === 'cost-analysis-worker metrics listening');
+    expect(listening?.port).toBeGreaterThan(0);
+    const text = await (await fetch(`http://127.0.0.1:${listening!.port}/metrics`)).text();
+    const has = (re: RegExp) => text.split('\n').some((l) => re.test(l));
+    for (const queue of [COLLECT_QUEUE, SCHEDULE_QUEUE]) {
+      expect(has(new RegExp(`^platform_queue_jobs\\{.*queue="${queue}".*state="failed".*\\} 0$`))).toBe(true);
+      // The syncs of the tests above ran in this worker: their tasks and the tick completed.
+      expect(has(new RegExp(`^platform_job_duration_seconds_count\\{.*queue="${queue}".*outcome="completed".*\\} [1-9]`))).toBe(true);
+      expect(has(new RegExp(`^platform_job_failures_total\\{.*queue="${queue}".*\\} 0$`))).toBe(true);
+    }
+    expect(text).toContain('service="cost-analysis-worker"');
+    expect(text).toContain('# TYPE platform_plugin_call_duration_seconds histogram');
+  });
 });

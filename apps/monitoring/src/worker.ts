@@ -1,8 +1,8 @@
 import './worker-telemetry';
 import { createLogger } from '@platform/core';
 import { createPool } from '@platform/db';
-import { onShutdownSignal, runMain } from '@platform/http';
-import { createQueueConnection, gracefulShutdown } from '@platform/queue';
+import { onShutdownSignal, runMain, serveWorkerMetrics, workerMetricsPort } from '@platform/http';
+import { createQueue, createQueueConnection, gracefulShutdown } from '@platform/queue';
 import { loadConfig } from './config';
 import { startDeliveryWorker } from './ingest/worker-runtime';
 
@@ -16,10 +16,14 @@ async function main() {
   const connection = createQueueConnection(config.redisUrl, { logger });
   const worker = startDeliveryWorker({ config, pool, connection, prefix: config.ingest.queuePrefix, logger });
   await worker.waitUntilReady();
+  // /metrics on METRICS_PORT (the app's port + 1000): the delivery queue's jobs, the batches' run times and failures.
+  const queue = createQueue(config.ingest.queue, { connection, prefix: config.ingest.queuePrefix, logger });
+  const metrics = await serveWorkerMetrics({ service: 'monitoring-worker', port: workerMetricsPort(config.port), logger, queues: [queue], workers: [worker] });
   logger.info({ queue: config.ingest.queue, concurrency: config.worker.concurrency }, 'monitoring worker started');
   process.stdout.write(`worker ready ${process.pid}\n`);
-  const close = gracefulShutdown({ workers: [worker], connections: [connection] });
+  const close = gracefulShutdown({ workers: [worker], queues: [queue], connections: [connection] });
   onShutdownSignal(logger, async () => {
+    metrics.close();
     await close();
     await pool.end().catch(() => {});
   });

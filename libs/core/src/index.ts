@@ -7,3 +7,4 @@ export * from './idle-gc';
 export * from './csv';
 export * from './retry';
 export * from './log-destination';
+export * from './plugin-metrics';

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool, type PoolClient, type PoolConfig } from 'pg';
+import { traceStatements } from './trace';
 
 export { Pool };
 export type { PoolClient };
@@ -94,6 +95,7 @@ export function createPool(connectionString: string, config: CreatePoolOptions =
       // a reporter's own failure must not become an unhandled error
     }
   };
+  traceStatements(pool);
   // Each connection reports its own errors; the pool re-emits an idle one's too, which needs a
   // listener (or it throws) but would only report the same error twice.
   pool.on('error', () => {});

@@ -6,7 +6,7 @@ import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { MODULES, repeatFilter, requestLineWriter, type Logger } from '@platform/core';
 import { ApiError, errors, isApiError } from '@platform/errors';
 import { bearerToken, isAllowed, type TokenVerifier } from '@platform/auth';
-import { nameRequestSpan, requestSpan, tracingEnabled, type RequestSpan } from '@platform/telemetry';
+import { endRequestSpan, inRequestSpan, startRequestSpan, tracingEnabled, type RequestSpan } from '@platform/telemetry';
 import type { Operation, RequestContext } from './operation';
 import { parseRequest } from './validation';
 import { buildOpenApi } from './openapi';
@@ -16,6 +16,7 @@ import { lingerAfterAnswer, parseBytes, readJsonBody, sendJson } from './body';
 import { pathRedactor } from './redact';
 import { answerObserver } from './responses';
 import { RequestMetrics } from './request-metrics';
+import { registerProcessMetrics, registerQueueMetrics, type CountedQueue } from './metrics';
 
 export interface ServiceAppOptions {
   service: string;
@@ -32,7 +33,7 @@ export interface ServiceAppOptions {
    * BullMQ queues (anything with a name and getJobCounts) whose jobs /metrics counts per state at each
    * scrape (`platform_queue_jobs`): the backlog, and the dead letters (`failed`).
    */
-  queues?: { name: string; getJobCounts(...types: string[]): Promise<Record<string, number>> }[];
+  queues?: CountedQueue[];
   /**
    * Paths that carry a secret, as templates (`/monitoring/v1/webhook/*\/:secret`), besides the
    * module's own in config/modules.json: every logged path passes through them (see redact.ts),
@@ -91,8 +92,6 @@ function compileRoute(pattern: string) {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const READY_TIMEOUT_MS = 2000;
-/** The job states /metrics reports per queue (platform_queue_jobs). */
-const QUEUE_STATES = ['waiting', 'prioritized', 'active', 'delayed', 'failed'];
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -106,7 +105,7 @@ class Exchange {
   operation: string | undefined = undefined;
   caller: { domain_id: string; user_id: string } | undefined = undefined;
   input: unknown = undefined;
-  /** The request's server span, while tracing is on (libs/telemetry). */
+  /** The request's server span, while tracing is on and the request is sampled (libs/telemetry). */
   span: RequestSpan | undefined = undefined;
   private child: Logger | undefined = undefined;
   constructor(
@@ -243,25 +242,8 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
       readiness.forEach(([name], i) => this.set({ check: name }, results[i]));
     },
   });
-  const queues = options.queues ?? [];
-  if (queues.length) {
-    new Gauge({
-      name: 'platform_queue_jobs',
-      help: 'Jobs of each BullMQ queue by state (failed: dead letters, their attempts spent)',
-      labelNames: ['queue', 'state'],
-      registers: [registry],
-      async collect() {
-        // A queue whose Redis is down has no samples (not stale ones); platform_ready says why.
-        this.reset();
-        await Promise.all(
-          queues.map(async (q) => {
-            const counts = await withTimeout(q.getJobCounts(...QUEUE_STATES), READY_TIMEOUT_MS).catch(() => undefined);
-            for (const state of QUEUE_STATES) if (counts) this.set({ queue: q.name, state }, counts[state] ?? 0);
-          }),
-        );
-      },
-    });
-  }
+  registerQueueMetrics(registry, options.queues ?? []);
+  registerProcessMetrics(registry);
 
   const trust = app.get('trust proxy fn') as TrustFn;
   // The one line per request: its fields are ours (ids, method, the redacted path, status, duration),
@@ -275,7 +257,7 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
       const ms = performance.now() - ex.start;
       requestMetrics.observe(ex.operation ?? 'other', statusCode, ms / 1000);
       const span = ex.span;
-      if (span && ex.operation !== undefined) nameRequestSpan(span, method, ex.operation);
+      if (span) endRequestSpan(span, method ?? 'GET', ex.operation, statusCode);
       if (writeRequestLine) {
         writeRequestLine({
           req_id: ex.requestId,
@@ -286,8 +268,8 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
           status: statusCode,
           duration_ms: Math.round(ms * 100) / 100,
           // The request's own trace (its server span), whatever span is active when the answer ends.
-          trace_id: span?.ids.trace_id,
-          span_id: span?.ids.span_id,
+          trace_id: span?.ids?.trace_id,
+          span_id: span?.ids?.span_id,
         });
       }
     } catch (e) {
@@ -305,10 +287,9 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
     const ex = new Exchange(requestIdOf(req), logger, performance.now());
     (res as WithExchange)[EXCHANGE] = ex;
     if (tracing) {
-      // The span's attributes hold the path: its secret segments are replaced as in the log lines.
+      // The span holds the path as the log line does: secret segments replaced, no query string.
       const q = (req.url ?? '').indexOf('?');
-      const rawPath = q < 0 ? (req.url ?? '') : (req.url ?? '').slice(0, q);
-      ex.span = requestSpan(req, rawPath, redactPath(rawPath));
+      ex.span = startRequestSpan(req, req.method ?? 'GET', redactPath(q < 0 ? (req.url ?? '') : (req.url ?? '').slice(0, q)));
     }
     return ex;
   };
@@ -364,7 +345,8 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
     });
     res.setHeader('x-request-id', ex.requestId);
     res.on('finish', () => finish(ex, req.method, req.path, res.statusCode));
-    next();
+    if (ex.span) inRequestSpan(ex.span, next);
+    else next();
   });
 
   app.get('/healthz', (_req, res) => {
@@ -449,9 +431,13 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
    * A request answered ahead of Express (an operation, a `post` route): its exchange, `work`'s answer
    * as a 200 (`{}` for none) or its throw as the envelope, then the request line and metrics.
    */
-  const answerAhead = async (label: string, path: string, req: IncomingMessage, res: ServerResponse, work: (ex: Exchange) => Promise<unknown>) => {
+  const answerAhead = (label: string, path: string, req: IncomingMessage, res: ServerResponse, work: (ex: Exchange) => Promise<unknown>) => {
     const ex = openExchange(req, res);
     ex.operation = label;
+    // A sampled request runs with its span active (its statements and jobs under it); others as they are.
+    return ex.span ? inRequestSpan(ex.span, () => answer(ex, path, req, res, work)) : answer(ex, path, req, res, work);
+  };
+  const answer = async (ex: Exchange, path: string, req: IncomingMessage, res: ServerResponse, work: (ex: Exchange) => Promise<unknown>) => {
     try {
       sendJson(res, 200, await work(ex), ex.requestId);
     } catch (e) {

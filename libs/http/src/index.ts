@@ -12,3 +12,4 @@ export { explicitZero, withoutProto3Defaults, ZERO_ENUM } from './proto3';
 export * from './responses';
 export { buildOpenApi, undescribed, undocumentedAnswers } from './openapi';
 export { Contract } from './contract';
+export * from './metrics';

@@ -1,6 +1,7 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction, type Socket } from 'node:net';
+import { endSpan, startClientSpan } from '@platform/telemetry';
 import { addressAllowed, canonicalHost, resolveAllowedAddress, type Resolver } from './address-guard';
 import type { OutboundPolicy } from './policy';
 import { isOutboundRefused, OutboundRefused } from './refusal';
@@ -60,7 +61,9 @@ const portOf = (url: URL) => Number(url.port || (url.protocol === 'https:' ? 443
 function get(url: URL, host: string, pin: { address: string; family: number }, o: FetchOptions, signal: AbortSignal): Promise<IncomingMessage> {
   const client = url.protocol === 'https:' ? https : http;
   o.onConnect?.(pin.address, portOf(url));
-  return new Promise((resolve, reject) => {
+  // Inside a sampled operation: a client span until the answer's headers, its URL without query or credentials.
+  const span = startClientSpan('GET', { 'http.request.method': 'GET', 'url.full': `${url.protocol}//${url.host}${url.pathname}`, 'server.address': url.hostname });
+  const answer = new Promise<IncomingMessage>((resolve, reject) => {
     const req = client.get(
       url,
       {
@@ -84,6 +87,8 @@ function get(url: URL, host: string, pin: { address: string; family: number }, o
     );
     req.on('error', reject);
   });
+  if (span) answer.then((res) => endSpan(span, undefined, { 'http.response.status_code': res.statusCode ?? 0 }), (e) => endSpan(span, e));
+  return answer;
 }
 
 /** A URL a caller gave, checked for form: http(s) only, no credentials in it. */

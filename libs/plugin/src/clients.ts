@@ -2,6 +2,7 @@ import { ChannelPool } from './channels';
 import { serverStream, unaryCall, type CallOptions, type CallTarget, type StreamOptions } from './call';
 import { pluginClientConfigFromEnv, type CallKind, type PluginClientConfig } from './config';
 import { parseEndpoint } from './endpoint';
+import { observedCall, observedStream } from './observe';
 import type { CoreV1, CostAnalysis, Empty, GrpcHealthV1, Identity, Monitoring } from './generated/messages';
 import { PACKAGES, rpcMethod } from './protocol';
 
@@ -59,7 +60,9 @@ export interface IdentityPluginClient {
  * channels; `close()` at shutdown). `cost(endpoint)`, `monitoring(endpoint)` and `identity(endpoint)`
  * are cheap: the channel of an endpoint is opened at its first call and reused. Every failure is an
  * ApiError envelope (docs/decisions/plugins.md, "Errors"); an endpoint that is not grpc:// or grpcs://
- * is refused with ERROR_INVALID_PLUGIN_ENDPOINT before anything is sent.
+ * is refused with ERROR_INVALID_PLUGIN_ENDPOINT before anything is sent. Every call is observed
+ * (`platform_plugin_call_duration_seconds`, a span while traced) under the plugin's id, `pluginId` of
+ * `cost(endpoint, pluginId)` and the others, or its endpoint's host:port when none is given.
  */
 export class PluginClients {
   private readonly pool: ChannelPool;
@@ -73,8 +76,8 @@ export class PluginClients {
     return this.pool.size;
   }
 
-  cost(endpoint: string): CostPluginClient {
-    const c = this.bind(endpoint, PACKAGES.costAnalysis);
+  cost(endpoint: string, pluginId?: string): CostPluginClient {
+    const c = this.bind(endpoint, PACKAGES.costAnalysis, pluginId);
     return {
       dataSource: { init: c.unary('DataSource', 'init', 'init'), verify: c.empty('DataSource', 'verify', 'verify') },
       job: { getTasks: c.unary('Job', 'get_tasks', 'getTasks') },
@@ -82,8 +85,8 @@ export class PluginClients {
     };
   }
 
-  monitoring(endpoint: string): MonitoringPluginClient {
-    const c = this.bind(endpoint, PACKAGES.monitoring);
+  monitoring(endpoint: string, pluginId?: string): MonitoringPluginClient {
+    const c = this.bind(endpoint, PACKAGES.monitoring, pluginId);
     return {
       webhook: { init: c.unary('Webhook', 'init', 'init'), verify: c.empty('Webhook', 'verify', 'verify') },
       event: { parse: c.unary('Event', 'parse', 'parse') },
@@ -93,8 +96,8 @@ export class PluginClients {
     };
   }
 
-  identity(endpoint: string): IdentityPluginClient {
-    const c = this.bind(endpoint, PACKAGES.identity);
+  identity(endpoint: string, pluginId?: string): IdentityPluginClient {
+    const c = this.bind(endpoint, PACKAGES.identity, pluginId);
     return { externalAuth: { init: c.unary('ExternalAuth', 'init', 'init'), authorize: c.unary('ExternalAuth', 'authorize', 'authorize') } };
   }
 
@@ -115,24 +118,25 @@ export class PluginClients {
     this.pool.close();
   }
 
-  private bind(endpoint: string, pkg: string) {
+  private bind(endpoint: string, pkg: string, pluginId?: string) {
     const target: CallTarget = { pool: this.pool, config: this.config, endpoint: parseEndpoint(endpoint) };
+    const id = pluginId ?? target.endpoint.target;
     const depth = this.config.maxJsonDepth;
     const timeout = (kind: CallKind, o?: CallOptions) => o?.timeoutMs ?? this.config.timeouts[kind];
     return {
       unary: <ReqInput, Res>(service: string, name: string, kind: CallKind): Unary<ReqInput, Res> => {
         const m = rpcMethod<unknown, ReqInput, Res, unknown>(`${pkg}.${service}`, name, depth);
-        return (request, o) => unaryCall(target, m, request, timeout(kind, o), o?.signal);
+        return (request, o) => observedCall(id, `${service}.${name}`, () => unaryCall(target, m, request, timeout(kind, o), o?.signal));
       },
       empty: <ReqInput>(service: string, name: string, kind: CallKind): Unary<ReqInput, void> => {
         const m = rpcMethod<unknown, ReqInput, Empty, unknown>(`${pkg}.${service}`, name, depth);
         return async (request, o) => {
-          await unaryCall(target, m, request, timeout(kind, o), o?.signal);
+          await observedCall(id, `${service}.${name}`, () => unaryCall(target, m, request, timeout(kind, o), o?.signal));
         };
       },
       stream: <ReqInput, Res>(service: string, name: string): Stream<ReqInput, Res> => {
         const m = rpcMethod<unknown, ReqInput, Res, unknown>(`${pkg}.${service}`, name, depth);
-        return (request, o) => serverStream(target, m, request, o);
+        return (request, o) => observedStream(id, `${service}.${name}`, () => serverStream(target, m, request, o));
       },
     };
   }

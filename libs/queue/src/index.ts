@@ -1,6 +1,6 @@
 import IORedis, { type RedisOptions } from 'ioredis';
 import { repeatFilter } from '@platform/core';
-import { TRACE_FIELD, injectTrace, tracingEnabled, withSpan, type TraceCarrier } from '@platform/telemetry';
+import { TRACE_FIELD, endSpan, injectTrace, startClientSpan, tracingEnabled, withSpan, type TraceCarrier } from '@platform/telemetry';
 import { Queue, QueueEvents, Worker, type Job, type JobsOptions, type Processor, type QueueOptions, type WorkerOptions } from 'bullmq';
 import { withFairShare, type FairShare } from './fair';
 
@@ -55,6 +55,21 @@ export interface RedisClientOptions extends RedisOptions {
   label?: string;
 }
 
+/**
+ * While tracing is on: a span per Redis command sent inside a sampled operation, named after the
+ * command only (its arguments hold keys and values: a job's whole data, through EVALSHA).
+ */
+function traceCommands(client: IORedis): IORedis {
+  if (!tracingEnabled()) return client;
+  const send = client.sendCommand.bind(client);
+  client.sendCommand = ((command: { name: string; promise: Promise<unknown> }, stream?: unknown) => {
+    const span = startClientSpan(command.name, { 'db.system.name': 'redis', 'db.operation.name': command.name });
+    if (span) command.promise.then(() => endSpan(span), (e) => endSpan(span, e));
+    return (send as (c: unknown, s?: unknown) => unknown)(command, stream);
+  }) as IORedis['sendCommand'];
+  return client;
+}
+
 /** Reconnects forever: every 200 ms more per attempt, at most every 2 s. */
 const reconnectForever = (times: number) => Math.min(200 * times, 2000);
 
@@ -73,7 +88,7 @@ export function createRedis(url: string, options: RedisClientOptions = {}): IORe
     retryStrategy: reconnectForever,
     ...redisOptions,
   });
-  return attachErrorLogging(client, logger, label);
+  return attachErrorLogging(traceCommands(client), logger, label);
 }
 
 /**
@@ -89,7 +104,7 @@ export function createQueueConnection(url: string, options: RedisClientOptions =
     retryStrategy: reconnectForever,
     ...redisOptions,
   });
-  return attachErrorLogging(client, logger, label);
+  return attachErrorLogging(traceCommands(client), logger, label);
 }
 
 /**

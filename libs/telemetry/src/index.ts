@@ -1,6 +1,8 @@
 // Traces (OpenTelemetry), configured only through the standard OTEL_* environment variables
 // (docs/decisions/observability.md). Without an OTLP endpoint nothing of OpenTelemetry is loaded:
 // every helper below checks one module variable and returns, so the request path pays nothing.
+// With it, the spans are the platform's own, made at its boundaries (no auto-instrumentation): a
+// request that the sampler does not take enters no context and makes no span.
 import type * as OtelApi from '@opentelemetry/api';
 import type { IncomingMessage } from 'node:http';
 
@@ -16,20 +18,24 @@ export interface TraceIds {
   span_id: string;
 }
 
-/** The server span of one request (opaque outside this lib). */
+/** The server span of one request (opaque outside this lib); `ids` only when it is sampled. */
 export interface RequestSpan {
   readonly span: Span;
-  readonly ids: TraceIds;
+  readonly ids: TraceIds | undefined;
+  readonly context: OtelApi.Context;
 }
+
+/** A span of the platform's own (a statement, a command, an outgoing call), ended by endSpan. */
+export type ClientSpan = Span;
 
 /** The field a queued job's data carries its trace context in. */
 export const TRACE_FIELD = '_trace';
 
 /** Requests that are not traced: probes and scrapes (every few seconds, from every replica). */
 const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
-const SERVER_SPAN = Symbol.for('platform.telemetry.serverSpan');
 
 let api: Api | undefined;
+let tracer: OtelApi.Tracer | undefined;
 let sdk: { shutdown(): Promise<void> } | undefined;
 
 const truthy = (v: string | undefined) => (v ?? '').trim().toLowerCase() === 'true';
@@ -55,33 +61,14 @@ export function tracingEnabled(): boolean {
   return api !== undefined;
 }
 
-const pathOf = (url: string | undefined) => {
-  const u = url ?? '';
-  const q = u.indexOf('?');
-  return q < 0 ? u : u.slice(0, q);
-};
-
-/** Rewrites every string attribute of a span (the SDK's span keeps them readable until it ends). */
-function rewriteAttributes(span: Span, rewrite: (value: string) => string) {
-  const attributes = (span as unknown as { attributes?: Record<string, unknown> }).attributes;
-  if (!attributes) return;
-  for (const [key, value] of Object.entries(attributes)) {
-    if (typeof value !== 'string') continue;
-    const next = rewrite(value);
-    if (next !== value) span.setAttribute(key, next);
-  }
-}
-
-/** An outgoing URL without its query and user info (an SNS SubscribeURL's token, a signed URL's signature). */
-const withoutQuery = (value: string) => value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@?#]*@/i, '$1').replace(/[?#].*$/s, '');
-
 /**
  * Starts the OpenTelemetry SDK for Node when the environment asks for traces (tracingConfigured):
- * OTLP export (`OTEL_EXPORTER_OTLP_PROTOCOL`: `http/protobuf`, the default, `http/json` or `grpc`),
- * the sampler of `OTEL_TRACES_SAMPLER`, W3C trace context, and the instrumentations of http, express,
- * pg and ioredis. Must run before those modules are loaded: each entry point imports its app's
- * `telemetry.ts` first. `service` names the process unless `OTEL_SERVICE_NAME` (or `service.name` in
- * `OTEL_RESOURCE_ATTRIBUTES`) does. Returns whether tracing is on.
+ * OTLP export through the SDK's batch span processor (`OTEL_EXPORTER_OTLP_PROTOCOL`: `http/protobuf`,
+ * the default, `http/json` or `grpc`; `OTEL_BSP_*`), the sampler of `OTEL_TRACES_SAMPLER`, W3C trace
+ * context, and no instrumentation: the platform makes its own spans at its boundaries (a request in
+ * libs/http, a queue hop in libs/queue, a statement in libs/db, a Redis command, an outgoing GET in
+ * libs/net, a plugin call in libs/plugin). `service` names the process unless `OTEL_SERVICE_NAME` (or
+ * `service.name` in `OTEL_RESOURCE_ATTRIBUTES`) does. Returns whether tracing is on.
  */
 export function startTelemetry(service: string): boolean {
   if (api) return true;
@@ -90,10 +77,6 @@ export function startTelemetry(service: string): boolean {
   /* eslint-disable @typescript-eslint/no-require-imports -- loaded only when tracing is on */
   const otel = require('@opentelemetry/api') as Api;
   const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
-  const { HttpInstrumentation } = require('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
-  const { ExpressInstrumentation } = require('@opentelemetry/instrumentation-express') as typeof import('@opentelemetry/instrumentation-express');
-  const { PgInstrumentation } = require('@opentelemetry/instrumentation-pg') as typeof import('@opentelemetry/instrumentation-pg');
-  const { IORedisInstrumentation } = require('@opentelemetry/instrumentation-ioredis') as typeof import('@opentelemetry/instrumentation-ioredis');
   /* eslint-enable @typescript-eslint/no-require-imports */
   const named = nonEmpty(env.OTEL_SERVICE_NAME) || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
   const instance = new NodeSDK({
@@ -101,28 +84,12 @@ export function startTelemetry(service: string): boolean {
     // Metrics stay Prometheus' (/metrics) and logs stdout's, unless the standard variables ask for more.
     ...(nonEmpty(env.OTEL_METRICS_EXPORTER) ? {} : { metricReaders: [] }),
     ...(nonEmpty(env.OTEL_LOGS_EXPORTER) ? {} : { logRecordProcessors: [] }),
-    instrumentations: [
-      new HttpInstrumentation({
-        ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has(pathOf(req.url)),
-        requestHook: (span, req) => {
-          // An incoming request's span is kept for libs/http, which replaces the path's secret
-          // segments in its attributes (requestSpan) and names it after the operation.
-          if (!('setHeader' in req)) (req as unknown as Record<symbol, Span>)[SERVER_SPAN] = span;
-          else rewriteAttributes(span, withoutQuery);
-        },
-      }),
-      // Express carries the documents, health and 404s; operations and webhooks run ahead of it (their
-      // server span is http's). Only its routers and handlers, not each middleware.
-      new ExpressInstrumentation({ ignoreLayersType: ['middleware' as never] }),
-      // Statements as text with their $n placeholders; never the bound values.
-      new PgInstrumentation({ enhancedDatabaseReporting: false, requireParentSpan: true }),
-      // The command's name only: arguments hold keys and values (a job's data, through EVALSHA).
-      new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command: string) => command }),
-    ],
+    instrumentations: [],
   });
   instance.start();
   api = otel;
   sdk = instance;
+  tracer = otel.trace.getTracer('@platform/telemetry');
   return true;
 }
 
@@ -156,32 +123,72 @@ export function traceLogMixin(): (() => object) | undefined {
 }
 
 /**
- * The server span of an incoming request, or undefined (tracing off, an untraced path): its attributes
- * get `redactedPath` wherever they held `rawPath` (a webhook URL's access key never leaves the process),
- * and lose the query string, as the log lines do (the API takes its input in bodies; a query is a
- * caller's mistake, which may hold a secret).
+ * The server span of an incoming request when the sampler takes it. Else undefined (tracing off, a
+ * probe, a request the sampler leaves out: the cheap path, no context entered, no span), except when
+ * the caller's `traceparent` said "not sampled": that decision is kept as context (an unrecorded span)
+ * so that what the request queues or calls is not sampled either. The decision continues the caller's
+ * `traceparent` (a parent-based sampler follows its flag). `path` is the request's path as the log line
+ * shows it: secret segments replaced, no query string.
  */
-export function requestSpan(req: IncomingMessage, rawPath: string, redactedPath: string): RequestSpan | undefined {
-  if (!api) return undefined;
-  const span = (req as unknown as Record<symbol, Span | undefined>)[SERVER_SPAN];
-  if (!span) return undefined;
-  const url = req.url ?? '';
-  const q = url.indexOf('?');
-  const query = q < 0 ? '' : url.slice(q + 1);
-  if ((rawPath !== redactedPath && rawPath) || query) {
-    rewriteAttributes(span, (v) => {
-      let out = query ? (v === query ? '' : v.split(`?${query}`).join('')) : v;
-      if (rawPath !== redactedPath && rawPath) out = out.split(rawPath).join(redactedPath);
-      return out;
-    });
-  }
-  return { span, ids: idsOf(span) };
+export function startRequestSpan(req: IncomingMessage, method: string, path: string): RequestSpan | undefined {
+  const a = api;
+  if (!a || UNTRACED_PATHS.has(path)) return undefined;
+  const parent = a.propagation.extract(a.ROOT_CONTEXT, req.headers);
+  const span = tracer!.startSpan(method, { kind: a.SpanKind.SERVER }, parent);
+  if (!span.isRecording()) return parent === a.ROOT_CONTEXT || !a.trace.getSpan(parent) ? undefined : { span, ids: undefined, context: a.trace.setSpan(parent, span) };
+  span.setAttribute('http.request.method', method);
+  span.setAttribute('url.path', path);
+  return { span, ids: idsOf(span), context: a.trace.setSpan(parent, span) };
 }
 
-/** Names a request's server span after what answered it (`POST /identity/v2/token/issue`). */
-export function nameRequestSpan(rs: RequestSpan, method: string | undefined, route: string) {
-  rs.span.updateName(`${method ?? 'GET'} ${route}`);
-  rs.span.setAttribute('http.route', route);
+/** Runs `fn` with the request's span active (its statements, jobs and log lines under it); `fn()` without one. */
+export function inRequestSpan<T>(rs: RequestSpan | undefined, fn: () => T): T {
+  return rs ? api!.context.with(rs.context, fn) : fn();
+}
+
+/** Ends a request's server span, named after what answered it (`POST /identity/v2/token/issue`) when known. */
+export function endRequestSpan(rs: RequestSpan, method: string, route: string | undefined, status: number) {
+  const span = rs.span;
+  if (route !== undefined) {
+    span.updateName(`${method} ${route}`);
+    span.setAttribute('http.route', route);
+  }
+  span.setAttribute('http.response.status_code', status);
+  if (status >= 500) span.setStatus({ code: api!.SpanStatusCode.ERROR });
+  span.end();
+}
+
+/**
+ * A client span (a statement, a Redis command, an outgoing call) under the active span, or undefined
+ * when tracing is off or no sampled span is active: work outside a traced operation makes no span.
+ */
+export function startClientSpan(name: string, attributes: OtelApi.Attributes): ClientSpan | undefined {
+  const a = api;
+  if (!a) return undefined;
+  const parent = a.trace.getActiveSpan();
+  if (!parent || !parent.isRecording()) return undefined;
+  return tracer!.startSpan(name, { kind: a.SpanKind.CLIENT, attributes });
+}
+
+/**
+ * Ends a span of startClientSpan; a failure is recorded by its kind only (`error.type`: a SQLSTATE,
+ * an error's name), never its message, which may quote a value (`invalid input syntax ...: "..."`).
+ */
+export function endSpan(span: ClientSpan, error?: unknown, attributes?: OtelApi.Attributes) {
+  if (attributes) span.setAttributes(attributes);
+  if (error !== undefined && error !== null) {
+    const code = (error as { code?: unknown }).code;
+    span.setAttribute('error.type', typeof code === 'string' || typeof code === 'number' ? String(code) : ((error as Error).name ?? 'Error'));
+    span.setStatus({ code: api!.SpanStatusCode.ERROR });
+  }
+  span.end();
+}
+
+/** `fn` bound to the active context while a sampled span is active (a callback run from another request's turn), else `fn`. */
+export function bindToActive<F extends (...args: never[]) => unknown>(fn: F): F {
+  const a = api;
+  if (!a || !a.trace.getActiveSpan()?.isRecording()) return fn;
+  return a.context.bind(a.context.active(), fn);
 }
 
 /** The current trace context as text, to carry in a queued job; undefined when tracing is off. */
@@ -193,7 +200,7 @@ export function injectTrace(): TraceCarrier | undefined {
 }
 
 export interface SpanOptions {
-  kind?: 'internal' | 'producer' | 'consumer';
+  kind?: 'internal' | 'producer' | 'consumer' | 'client';
   attributes?: Record<string, string | number | boolean | undefined>;
   /** The trace context the span continues (a job's carrier); otherwise the active one. */
   parent?: TraceCarrier;
@@ -201,14 +208,16 @@ export interface SpanOptions {
   links?: (TraceCarrier | undefined)[];
 }
 
+const KINDS = { internal: 0, client: 2, producer: 3, consumer: 4 } as const;
+
 /**
  * Runs `fn` inside a new span (its child spans, SQL and Redis included, nest under it), ending it when
- * `fn` settles and marking it failed when `fn` throws. With tracing off it is `fn()`.
+ * `fn` settles and marking it failed when `fn` throws. With tracing off it is `fn()`. A span the sampler
+ * does not take is still entered (a job: what it queues carries the decision on, unsampled).
  */
 export function withSpan<T>(name: string, o: SpanOptions, fn: () => Promise<T>): Promise<T> {
   const a = api;
   if (!a) return fn();
-  const kind = o.kind === 'producer' ? a.SpanKind.PRODUCER : o.kind === 'consumer' ? a.SpanKind.CONSUMER : a.SpanKind.INTERNAL;
   const parent = o.parent ? a.propagation.extract(a.ROOT_CONTEXT, o.parent) : a.context.active();
   const links = (o.links ?? [])
     .filter((c): c is TraceCarrier => Boolean(c?.traceparent))
@@ -216,13 +225,15 @@ export function withSpan<T>(name: string, o: SpanOptions, fn: () => Promise<T>):
     .filter((c): c is OtelApi.SpanContext => Boolean(c && a.isSpanContextValid(c)))
     .map((context) => ({ context }));
   const attributes = Object.fromEntries(Object.entries(o.attributes ?? {}).filter(([, v]) => v !== undefined)) as OtelApi.Attributes;
-  const tracer = a.trace.getTracer('@platform/telemetry');
-  return tracer.startActiveSpan(name, { kind, attributes, links }, parent, async (span) => {
+  const span = tracer!.startSpan(name, { kind: KINDS[o.kind ?? 'internal'], attributes, links }, parent);
+  return a.context.with(a.trace.setSpan(parent, span), async () => {
     try {
       return await fn();
     } catch (e) {
-      span.recordException({ name: (e as Error)?.name ?? 'Error', message: String((e as Error)?.message ?? e).slice(0, 500) });
-      span.setStatus({ code: a.SpanStatusCode.ERROR });
+      if (span.isRecording()) {
+        span.recordException({ name: (e as Error)?.name ?? 'Error', message: String((e as Error)?.message ?? e).slice(0, 500) });
+        span.setStatus({ code: a.SpanStatusCode.ERROR });
+      }
       throw e;
     } finally {
       span.end();

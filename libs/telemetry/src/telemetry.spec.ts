@@ -35,17 +35,20 @@ describe('startTelemetry in a process of its own', () => {
       require('node:http'); require('pg'); require('ioredis'); require('express');
       const loaded = Object.keys(require.cache).filter((k) => k.includes('@opentelemetry'));
       const mixin = t.traceLogMixin();
-      process.stdout.write(JSON.stringify({ on, enabled: t.tracingEnabled(), loaded: loaded.length, inject: t.injectTrace() ?? null, mixin: typeof mixin }));
+      // No auto-instrumentation: none of their packages loaded, pg's and http's functions as they were.
+      const instrumented = loaded.filter((k) => /instrumentation-(http|express|pg|ioredis)/.test(k)).length;
+      const patched = ['__wrapped', '__original'].some((k) => k in require('pg').Client.prototype.query || k in require('node:http').Server.prototype.emit);
+      process.stdout.write(JSON.stringify({ on, enabled: t.tracingEnabled(), loaded: loaded.length, instrumented, patched, inject: t.injectTrace() ?? null, mixin: typeof mixin }));
       t.shutdownTelemetry().then(() => process.exit(0));`;
     const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')));
     const out = spawnSync(process.execPath, ['-e', script], { cwd: ROOT, env: { ...clean, NODE_PATH: path.join(ROOT, 'node_modules'), ...env }, encoding: 'utf8' });
     if (out.status !== 0) throw new Error(out.stderr);
-    return JSON.parse(out.stdout) as { on: boolean; enabled: boolean; loaded: number; inject: unknown; mixin: string };
+    return JSON.parse(out.stdout) as { on: boolean; enabled: boolean; loaded: number; instrumented: number; patched: boolean; inject: unknown; mixin: string };
   };
 
   it('loads no module of OpenTelemetry when no endpoint is set, or when OTEL_SDK_DISABLED is true', () => {
     for (const env of [{} as Record<string, string>, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_SDK_DISABLED: 'true' }]) {
-      expect(run(env)).toEqual({ on: false, enabled: false, loaded: 0, inject: null, mixin: 'undefined' });
+      expect(run(env)).toEqual({ on: false, enabled: false, loaded: 0, instrumented: 0, patched: false, inject: null, mixin: 'undefined' });
     }
   });
 
@@ -98,9 +101,9 @@ describe('startTelemetry in a process of its own', () => {
     }
   });
 
-  it('starts the SDK with an endpoint', () => {
+  it('starts the SDK with an endpoint, and no auto-instrumentation (the platform makes its own spans)', () => {
     const r = run({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' });
-    expect(r).toMatchObject({ on: true, enabled: true, mixin: 'function' });
+    expect(r).toMatchObject({ on: true, enabled: true, mixin: 'function', instrumented: 0, patched: false });
     expect(r.loaded).toBeGreaterThan(10);
   });
 

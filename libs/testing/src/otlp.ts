@@ -111,7 +111,8 @@ export async function startBundledProcess(file: string, env: Record<string, stri
   const path = await import('node:path');
   const lines: string[] = [];
   const child = spawn(process.execPath, [file], {
-    env: { ...process.env, NODE_PATH: path.resolve(__dirname, '../../../node_modules'), LOG_SYNC: 'true', ...env },
+    // A worker's /metrics on a free port (METRICS_PORT 0): tests run side by side.
+    env: { ...process.env, NODE_PATH: path.resolve(__dirname, '../../../node_modules'), LOG_SYNC: 'true', METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let rest = '';

@@ -197,7 +197,8 @@ export async function startPlatform(o: PlatformOptions): Promise<Platform> {
     for (const i of replicaList) {
       processes.push(spawnProcess({ label: labelOf(app, i), app, kind: 'api', replica: i }, fileOf(app, 'api'), appEnvOf(app, i)));
       if (existsSync(fileOf(app, 'worker'))) {
-        processes.push(spawnProcess({ label: labelOf(`${app}-worker`, i), app, kind: 'worker', replica: i }, fileOf(app, 'worker'), appEnvOf(app, i)));
+        // A worker's /metrics on a free port (METRICS_PORT 0): its default, the app's port + 1000, may be another suite's.
+        processes.push(spawnProcess({ label: labelOf(`${app}-worker`, i), app, kind: 'worker', replica: i }, fileOf(app, 'worker'), { ...appEnvOf(app, i), METRICS_PORT: '0' }));
       }
     }
   }

@@ -137,7 +137,8 @@ export async function startApps(o: {
       ...o.appEnv?.[app],
     };
     specs.push({ label: app, app, file: 'main', env });
-    if (existsSync(path.join(ROOT, 'dist/apps', app, 'worker.js'))) specs.push({ label: `${app} worker`, app, file: 'worker', env });
+    // A worker's /metrics on a free port (METRICS_PORT 0): its default, the app's port + 1000, may be another suite's.
+    if (existsSync(path.join(ROOT, 'dist/apps', app, 'worker.js'))) specs.push({ label: `${app} worker`, app, file: 'worker', env: { ...env, METRICS_PORT: '0' } });
   }
   const sup = supervise(specs, o.dir, o.logFile, process.env as Record<string, string>);
   try {

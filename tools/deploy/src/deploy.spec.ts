@@ -96,7 +96,17 @@ describe('deployment files', () => {
       expect(find('HorizontalPodAutoscaler', m)).toBeDefined();
       expect(find('PodDisruptionBudget', m)).toBeDefined();
       expect(find('Job', `${m}-migrate`).spec.template.spec.containers[0].command).toEqual(['node', 'tools/prisma/migrate.mjs', '--app', m]);
-      if (c.worker) expect(find('Deployment', `${m}-worker`).spec.template.spec.containers[0].command).toEqual(['node', 'dist/worker.js']);
+      // Prometheus scrapes every app's /metrics and every worker's, on its metrics port (the app's + 1000).
+      const scrape = (port: number) => ({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(port), 'prometheus.io/path': '/metrics' });
+      expect(find('Deployment', m).spec.template.metadata.annotations).toEqual(scrape(c.port));
+      if (c.worker) {
+        const worker = find('Deployment', `${m}-worker`).spec.template;
+        expect(worker.spec.containers[0].command).toEqual(['node', 'dist/worker.js']);
+        expect(worker.metadata.annotations).toEqual(scrape(c.port + 1000));
+        expect(worker.spec.containers[0].ports).toEqual([{ name: 'metrics', containerPort: c.port + 1000 }]);
+        expect(worker.spec.containers[0].env).toContainEqual({ name: 'METRICS_PORT', value: String(c.port + 1000) });
+      }
+      expect(find('Job', `${m}-migrate`).spec.template.metadata.annotations).toBeUndefined();
     }
     const ingress = find('Ingress', 'platform');
     const paths = ingress.spec.rules[0].http.paths.map((p: any) => [p.path, p.backend.service.name]);

@@ -1,7 +1,7 @@
 // What operators import (k8s/observability): the Prometheus alert rules, checked by promtool, and the
-// Grafana dashboard; every metric their expressions name must be one the apps' /metrics serves (the
-// shared app of libs/http, with a real readiness check and a real BullMQ queue, as monitoring's and
-// cost-analysis' apps have).
+// Grafana dashboard; every metric their expressions name must be one the apps' or the workers' /metrics
+// serves (the shared app of libs/http, with a real readiness check and a real BullMQ queue, as
+// monitoring's and cost-analysis' apps have; a worker's metrics server with a real BullMQ worker).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -9,11 +9,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import YAML from 'yaml';
-import { createLogger } from '@platform/core';
+import { createLogger, observePluginCall } from '@platform/core';
 import { createPool, postgresCheck } from '@platform/db';
-import { createServiceApp } from '@platform/http';
-import { createQueue, createQueueConnection } from '@platform/queue';
-import { TEST_REDIS_URL } from '@platform/testing';
+import { createServiceApp, serveWorkerMetrics } from '@platform/http';
+import { createQueue, createQueueConnection, createWorker } from '@platform/queue';
+import { TEST_REDIS_URL, waitFor } from '@platform/testing';
 
 const root = path.resolve(__dirname, '../../..');
 const RULES = 'k8s/observability/prometheus-rules.yaml';
@@ -58,6 +58,7 @@ const dashboardExprs = () => {
 
 describe('observability files', () => {
   let metricsText: string;
+  let workerText: string;
 
   beforeAll(async () => {
     const pool = createPool('postgresql://postgres@127.0.0.1:5432/postgres', { max: 1 });
@@ -79,6 +80,17 @@ describe('observability files', () => {
       await (await fetch(`${base}/healthz`)).text();
       await (await fetch(`${base}/nowhere`)).text();
       metricsText = await (await fetch(`${base}/metrics`)).text();
+      // A worker's /metrics, after it ran a job and called a plugin.
+      const worker = createWorker('observability-spec', async () => {}, { connection, prefix: `t:observability:${process.pid}` });
+      const metrics = await serveWorkerMetrics({ service: 'probe-worker', port: 0, logger: createLogger('probe', 'silent'), queues: [queue], workers: [worker] });
+      observePluginCall('probe-plugin', 'DataSource.init', 'OK', 0.01);
+      const workerBase = `http://127.0.0.1:${(metrics.server!.address() as AddressInfo).port}`;
+      workerText = await waitFor(async () => {
+        const text = await (await fetch(`${workerBase}/metrics`)).text();
+        return /^platform_job_duration_seconds_count\{.*\} 1$/m.test(text) ? text : undefined;
+      }, 10_000, 'the job run by the worker');
+      metrics.close();
+      await worker.close();
     } finally {
       server.close();
       await queue.obliterate({ force: true }).catch(() => {});
@@ -88,7 +100,7 @@ describe('observability files', () => {
     }
   });
 
-  const served = () => new Set(metricsText.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split(/[{ ]/)[0]));
+  const served = () => new Set(`${metricsText}\n${workerText}`.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split(/[{ ]/)[0]));
 
   it('the apps serve readiness and queue gauges beside the request metrics', () => {
     expect(metricsText).toMatch(/^platform_ready\{check="postgres",service="probe"\} 1$/m);
@@ -125,12 +137,22 @@ describe('observability files', () => {
       expect(r.annotations?.description).toBeTruthy();
     }
     const exprs = all.map((r) => r.expr).join('\n');
-    for (const needle of ['http_requests_total{status=~"5.."}', 'http_request_duration_seconds_bucket', 'platform_ready', 'platform_queue_jobs{state=~"waiting|prioritized"}', 'platform_queue_jobs{state="failed"}']) {
+    for (const needle of ['http_requests_total{status=~"5.."}', 'http_request_duration_seconds_bucket', 'platform_ready', 'platform_queue_jobs{state=~"waiting|prioritized"}', 'platform_queue_jobs{state="failed"}', 'platform_job_failures_total', 'platform_plugin_call_duration_seconds_count{code!="OK"}', 'platform_plugin_call_duration_seconds_bucket']) {
       expect(exprs).toContain(needle);
     }
   });
 
-  it("every metric the rules and the dashboard's panels name is one the apps serve", () => {
+  it('the workers serve their queues, their jobs and their plugin calls', () => {
+    // One sample: its name, every label given (in any order, prom-client puts histograms' default label first) and its value.
+    const sample = (name: string, labels: Record<string, string>) =>
+      workerText.split('\n').find((l) => l.startsWith(`${name}{`) && Object.entries({ ...labels, service: 'probe-worker' }).every(([k, v]) => l.includes(`${k}="${v}"`)))?.split(' ').at(-1);
+    expect(sample('platform_queue_jobs', { queue: 'observability-spec', state: 'failed' })).toBe('0');
+    expect(sample('platform_job_duration_seconds_count', { queue: 'observability-spec', outcome: 'completed' })).toBe('1');
+    expect(sample('platform_job_failures_total', { queue: 'observability-spec' })).toBe('0');
+    expect(sample('platform_plugin_call_duration_seconds_count', { plugin_id: 'probe-plugin', method: 'DataSource.init', code: 'OK' })).toBe('1');
+  });
+
+  it("every metric the rules and the dashboard's panels name is one the apps or the workers serve", () => {
     const names = served();
     const unknown: string[] = [];
     for (const r of rules().flatMap((g) => g.rules)) for (const n of metricNames(r.expr)) if (!names.has(n)) unknown.push(`${r.alert}: ${n}`);

@@ -25,7 +25,7 @@ const running = (c: ChildProcess) => c.exitCode === null && c.signalCode === nul
 /** Starts the bundled worker with these settings; resolves once it reports ready. */
 export async function startWorkerProcess(workerFile: string, env: Record<string, string>): Promise<ChildProcess> {
   const child = spawn(process.execPath, [workerFile], {
-    env: { ...process.env, NODE_PATH: path.join(ROOT, 'node_modules'), LOG_LEVEL: 'error', ...env },
+    env: { ...process.env, NODE_PATH: path.join(ROOT, 'node_modules'), LOG_LEVEL: 'error', METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise<void>((resolve, reject) => {

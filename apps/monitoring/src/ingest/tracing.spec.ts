@@ -126,4 +126,45 @@ describe('traces through the monitoring app, the queue and the worker', () => {
     expect(line).toMatchObject({ trace_id: traceId, span_id: server!.spanId, status: 200 });
     expect(JSON.stringify(line)).not.toContain(accessKey);
   }, 60_000);
+
+  it("keeps a caller's decision not to sample: nothing of its request, job or statements is exported, and its request line has no trace ids", async () => {
+    const owner = await bearer({ domainId: 'd1', workspaceId: 'ws-1', roleType: 'WORKSPACE_OWNER' });
+    const w = (
+      await request(t.app)
+        .post('/monitoring/v1/webhook/create')
+        .set('Authorization', owner)
+        .send({ name: 'unsampled', plugin_info: { plugin_id: 'plugin-api-direct-mon-webhook' }, project_id: 'project-1' })
+    ).body as { webhook_url: string; webhook_id: string };
+    const path = new URL(w.webhook_url).pathname;
+    const stored = Number((await t.db.pool.query('SELECT count(*) AS n FROM event')).rows[0].n);
+    const before = receiver.spans.length;
+    const post = (flags: string) => {
+      const traceId = randomBytes(16).toString('hex');
+      return fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-${flags}` },
+        body: JSON.stringify({ event_key: `k-${traceId}`, title: 't', description: 'd' }),
+      }).then((r) => ({ status: r.status, traceId }));
+    };
+    const unsampled = await post('00');
+    expect(unsampled.status).toBe(200);
+    await t.waitForDeliveries(stored + 1);
+    // A sampled request after it: once its worker's statements are exported, so would the first's be.
+    const sampled = await post('01');
+    await t.waitForDeliveries(stored + 2);
+    for (const end = Date.now() + 15_000; !receiver.spans.some((s) => s.traceId === sampled.traceId && s.service === 'monitoring-worker' && /INSERT/.test(String(attr(s, 'db.query.text')))) && Date.now() < end; ) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const since = receiver.spans.slice(before);
+    expect(since.some((s) => s.traceId === sampled.traceId)).toBe(true);
+    // Neither under the caller's trace nor as a trace of its own (a job started afresh, its SQL).
+    expect(since.filter((s) => s.traceId !== sampled.traceId).map((s) => `${s.service} ${s.name}`)).toEqual([]);
+    const line = app.lines
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.msg === 'request' && String(l.path).includes(w.webhook_id));
+    expect(line).toHaveLength(2);
+    expect(line[0]).not.toHaveProperty('trace_id');
+    expect(line[1]).toHaveProperty('trace_id', sampled.traceId);
+  }, 60_000);
 });
