@@ -1305,6 +1305,10 @@ export interface components {
             mfa?: {
                 /** @description OTP when enabled, otherwise empty. */
                 mfa_type?: string;
+                /** @description MFA options, as upstream answers them: `enforce` (false: MFA is turned on per user with the admin CLI, never enforced by a domain policy); never a secret. */
+                options?: {
+                    [key: string]: unknown;
+                };
                 /**
                  * @description Whether a TOTP code is asked at login.
                  * @enum {string}
@@ -1345,18 +1349,37 @@ export interface components {
         WorkspaceInfo: {
             /** @description When its state last changed (empty if never). */
             changed_at?: string;
+            /** @description The workspace's recent cost, as upstream's dormancy check reads it. (every field is answered unless `only` or `minimal` cut the answer) */
+            cost_info?: {
+                /** @description Yesterday's cost (0: not computed here). */
+                day?: number;
+                /** @description This month's cost (0: not computed here). */
+                month?: number;
+            };
             /** @description When it was created (ISO 8601 UTC). */
             created_at?: string;
             /** @description The user who created it (empty for the bootstrap and the admin CLI). */
             created_by?: string;
             /** @description The domain the workspace belongs to. */
             domain_id?: string;
+            /** @description Days without cost before it turns dormant (0: dormancy is not modelled). */
+            dormant_ttl?: number;
+            /** @description When its dormancy last changed (always empty). */
+            dormant_updated_at?: string;
             /** @description Dormant workspace (always false: dormancy is not modelled). */
             is_dormant?: boolean;
             /** @description Managed by a trusted account sync (always false here: no sync is modelled). */
             is_managed?: boolean;
+            /** @description When a trusted account sync last touched it (always empty). */
+            last_synced_at?: string;
             /** @description Display name. */
             name?: string;
+            /** @description Packages installed in the workspace (always empty: packages are not modelled). */
+            packages?: string[];
+            /** @description Ids of the trusted accounts that created it (always empty: no sync is modelled). */
+            references?: string[];
+            /** @description Service accounts of the workspace (0: service accounts are not modelled). */
+            service_account_count?: number;
             /**
              * @description ENABLED, or DISABLED: no token can be granted for it and its tokens stop working.
              * @enum {string}
@@ -1366,6 +1389,8 @@ export interface components {
             tags?: {
                 [key: string]: unknown;
             };
+            /** @description The trusted account that manages it (always empty: no sync is modelled). */
+            trusted_account_id?: string;
             /** @description Users with a role binding in the workspace. */
             user_count?: number;
             /** @description Workspace group (always empty: workspace groups are not modelled). */
