@@ -115,20 +115,13 @@ function cutByOnly(input: Record<string, unknown>, defs: Defs): boolean {
  * required. Each field's presence without `only` is said in the component's description instead.
  */
 function withoutRequired(answers: unknown[], defs: Defs) {
-  const seen = new Set<unknown>();
-  const visit = (v: unknown) => {
-    if (!v || typeof v !== 'object' || seen.has(v)) return;
-    seen.add(v);
-    if (Array.isArray(v)) return v.forEach(visit);
-    const o = v as Record<string, unknown>;
-    const name = refName(o);
-    if (name && defs[name]) visit(defs[name].schema);
+  const strip = (o: Record<string, unknown>) => {
     if (Array.isArray(o.required) && o.properties && o.type === 'object') {
       delete o.required;
       if (typeof o.description === 'string' && !o.description.includes('`only`')) o.description += ' (every field is answered unless `only` or `minimal` cut the answer)';
     }
-    for (const x of Object.values(o)) visit(x);
   };
+  const visit = (v: unknown) => eachObject([v], defs, strip);
   for (const answer of answers) {
     // a list's envelope (`results`, `total_count`) is whole; its items are what `only` cuts
     const name = refName(answer);
@@ -161,22 +154,11 @@ function unsetForms(p: Record<string, unknown>): Record<string, unknown>[] {
  * `{key, value, operator}`) are properties too, either of a pair satisfying a required one.
  */
 function acceptProto3(requests: unknown[], defs: Defs) {
-  const seen = new Set<unknown>();
-  const visit = (v: unknown) => {
-    if (!v || typeof v !== 'object' || seen.has(v)) return;
-    seen.add(v);
-    if (Array.isArray(v)) return v.forEach(visit);
-    const o = v as Record<string, unknown>;
-    const name = refName(o);
-    if (name && defs[name]) visit(defs[name].schema);
+  eachObject(requests, defs, (o) => {
     const props = o.properties as Record<string, Record<string, unknown>> | undefined;
-    if (o.type !== 'object' || !props || typeof props !== 'object') {
-      for (const x of Object.values(o)) visit(x);
-      return;
-    }
+    if (o.type !== 'object' || !props || typeof props !== 'object') return;
     const required = new Set(Array.isArray(o.required) ? (o.required as string[]) : []);
     for (const [key, p] of Object.entries(props)) {
-      visit(p);
       const json = key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
       const named = json !== key ? { 'x-json-name': json } : {};
       if (required.has(key)) {
@@ -203,8 +185,26 @@ function acceptProto3(requests: unknown[], defs: Defs) {
       }
       if (either.length) o.allOf = [...((o.allOf as unknown[]) ?? []), ...either];
     }
+  });
+}
+
+/**
+ * Calls `fn` on every object of the given schemas, once each, the components they reference included
+ * (before walking into what `fn` left there).
+ */
+function eachObject(roots: unknown[], defs: Defs, fn: (o: Record<string, unknown>) => void) {
+  const seen = new Set<unknown>();
+  const visit = (v: unknown) => {
+    if (!v || typeof v !== 'object' || seen.has(v)) return;
+    seen.add(v);
+    if (Array.isArray(v)) return v.forEach(visit);
+    const o = v as Record<string, unknown>;
+    const name = refName(o);
+    if (name && defs[name]) visit(defs[name].schema);
+    fn(o);
+    for (const x of Object.values(o)) visit(x);
   };
-  requests.forEach(visit);
+  roots.forEach(visit);
 }
 
 /** OpenAPI 3.1 of one app, generated from its operation table (the zod request schemas). */
