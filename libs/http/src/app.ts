@@ -468,7 +468,7 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
       }
       try {
         const answer = (await op.handler(input, new OperationContext(req, ex, trust, auth))) ?? {};
-        answerObserver()?.answer(op, 200, answer, input);
+        answerObserver()?.answer(op, 200, answer, input, body);
         return answer;
       } finally {
         if (auth && options.onWrite && !isRead.has(op.path)) await options.onWrite(auth).catch(() => {});

@@ -6,7 +6,7 @@ import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 
 interface Doc {
-  paths?: Record<string, { post?: { responses?: Record<string, { content?: Record<string, { schema?: unknown }> }> } }>;
+  paths?: Record<string, { post?: { requestBody?: { content?: Record<string, { schema?: unknown }> }; responses?: Record<string, { content?: Record<string, { schema?: unknown }> }> } }>;
   components?: { schemas?: Record<string, unknown> };
 }
 
@@ -31,15 +31,39 @@ export class Contract {
     return v;
   }
 
+  /**
+   * What is wrong with a request the server took (answered 200), by the document; undefined when it
+   * validates. `body` is what the caller sent with its JSON names read as proto names (`x-json-name`).
+   */
+  requestProblem(path: string, body: unknown): string | undefined {
+    const key = `${path} request`;
+    let v = this.validators.get(key);
+    if (v === undefined) {
+      const schema = this.doc.paths?.[path]?.post?.requestBody?.content?.['application/json']?.schema;
+      v = schema ? this.ajv.compile(rebase(schema) as object) : null;
+      this.validators.set(key, v);
+    }
+    if (!v) return `${path}: the document declares no request body`;
+    if (v(JSON.parse(JSON.stringify(body ?? null)))) return undefined;
+    return `${path}: a request the server took does not validate against the OpenAPI document: ${describe(v)}`;
+  }
+
   /** What is wrong with one answer, by the document; undefined when it validates. */
   problem(path: string, status: number, body: unknown): string | undefined {
     if (!this.doc.paths?.[path]) return `${path}: not in the OpenAPI document`;
     const v = this.validator(path, status);
     if (!v) return `${path}: the document declares no ${status} answer`;
     if (v(JSON.parse(JSON.stringify(body ?? null)))) return undefined;
-    const e = (v.errors ?? []).slice(0, 3).map((x) => `${x.instancePath || '(root)'} ${x.message ?? ''}${x.params && 'additionalProperty' in x.params ? ` (${String(x.params.additionalProperty)})` : ''}`);
-    return `${path}: a ${status} answer does not validate against the OpenAPI document: ${e.join('; ')}`;
+    return `${path}: a ${status} answer does not validate against the OpenAPI document: ${describe(v)}`;
   }
+}
+
+/** The first errors of a failed validation, as text. */
+function describe(v: ValidateFunction): string {
+  return (v.errors ?? [])
+    .slice(0, 3)
+    .map((x) => `${x.instancePath || '(root)'} ${x.message ?? ''}${x.params && 'additionalProperty' in x.params ? ` (${String(x.params.additionalProperty)})` : ''}`)
+    .join('; ');
 }
 
 /** `#/components/...` references made to point into the schema registered as `doc`. */

@@ -8,7 +8,7 @@ export * from './faults';
 export { BODY_LIMITS, parseBytes, parseJsonText, readBody } from './body';
 export { pathRedactor } from './redact';
 export { enforceMinRate, type MinRate } from './min-rate';
-export { explicitZero, withoutProto3Defaults, ZERO_ENUM } from './proto3';
+export { explicitZero, withoutProto3Defaults, withProtoNames, ZERO_ENUM } from './proto3';
 export * from './responses';
 export { buildOpenApi, undescribed, undocumentedAnswers } from './openapi';
 export { Contract } from './contract';

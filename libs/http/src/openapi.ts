@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Operation } from './operation';
 import { operationDescription, tagDescription } from './openapi-text';
+import { ZERO_ENUM } from './proto3';
 import { operationErrors } from './responses';
 
 const ERROR_REF = { $ref: '#/components/schemas/ErrorEnvelope' };
@@ -40,6 +41,17 @@ function errorResponses(op: Operation<any>): Record<string, unknown> {
 }
 
 /**
+ * A schema that reads several forms into one (a query's `sort`: a list, or core v1's Sort message) says
+ * what it takes in its `x-input` metadata: the request document shows those forms.
+ */
+function inputForms(ctx: { jsonSchema: Record<string, unknown> }) {
+  const forms = ctx.jsonSchema['x-input'];
+  if (!forms || typeof forms !== 'object') return;
+  for (const k of Object.keys(ctx.jsonSchema)) if (k !== 'description') delete ctx.jsonSchema[k];
+  Object.assign(ctx.jsonSchema, forms);
+}
+
+/**
  * The JSON Schema of a request. A recursive schema comes out of zod with its own `$defs` and
  * `#/$defs/<name>` references, which mean nothing inside an OpenAPI document: they move to the
  * document's `components.schemas` (`defs`, shared by every operation; the same name with another
@@ -48,7 +60,7 @@ function errorResponses(op: Operation<any>): Record<string, unknown> {
 function requestSchema(schema: z.ZodType, defs: Record<string, unknown>, io: 'input' | 'output' = 'input'): Record<string, unknown> {
   let json: Record<string, unknown>;
   try {
-    const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+    const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', override: io === 'input' ? inputForms : undefined }) as Record<string, unknown>;
     json = rest;
   } catch {
     return { type: 'object' };
@@ -103,20 +115,13 @@ function cutByOnly(input: Record<string, unknown>, defs: Defs): boolean {
  * required. Each field's presence without `only` is said in the component's description instead.
  */
 function withoutRequired(answers: unknown[], defs: Defs) {
-  const seen = new Set<unknown>();
-  const visit = (v: unknown) => {
-    if (!v || typeof v !== 'object' || seen.has(v)) return;
-    seen.add(v);
-    if (Array.isArray(v)) return v.forEach(visit);
-    const o = v as Record<string, unknown>;
-    const name = refName(o);
-    if (name && defs[name]) visit(defs[name].schema);
+  const strip = (o: Record<string, unknown>) => {
     if (Array.isArray(o.required) && o.properties && o.type === 'object') {
       delete o.required;
       if (typeof o.description === 'string' && !o.description.includes('`only`')) o.description += ' (every field is answered unless `only` or `minimal` cut the answer)';
     }
-    for (const x of Object.values(o)) visit(x);
   };
+  const visit = (v: unknown) => eachObject([v], defs, strip);
   for (const answer of answers) {
     // a list's envelope (`results`, `total_count`) is whole; its items are what `only` cuts
     const name = refName(answer);
@@ -127,14 +132,91 @@ function withoutRequired(answers: unknown[], defs: Defs) {
   }
 }
 
+/** What a proto3 client sends for an unset field of this schema, besides `null` (docs/decisions/api.md). */
+function unsetForms(p: Record<string, unknown>): Record<string, unknown>[] {
+  const forms: Record<string, unknown>[] = [{ type: 'null' }];
+  const type = p.type;
+  if (Array.isArray(p.enum) || p.const !== undefined) forms.push({ type: 'string', pattern: ZERO_ENUM.source }, { const: '' });
+  else if (type === 'string') forms.push({ const: '' });
+  else if (type === 'number' || type === 'integer') forms.push({ const: 0 });
+  else if (type === 'boolean') forms.push({ const: false });
+  else if (type === 'array') forms.push({ type: 'array', maxItems: 0, items: {} });
+  else if (type === 'object' || p.$ref) forms.push({ type: 'object', maxProperties: 0 });
+  else if (Array.isArray(p.anyOf)) forms.push({ const: '' }, { const: 0 }, { const: false }, { type: 'array', maxItems: 0, items: {} }, { type: 'object', maxProperties: 0 });
+  return forms;
+}
+
+/**
+ * Requests as the servers take them (issue #29): every optional field of a request object also accepts
+ * what a proto3 client sends for an unset field (`null`, `""`, `0`, `false`, `[]`, `{}`, an enum's zero
+ * name); a field whose protobuf JSON name differs says it in `x-json-name` (either spelling is taken;
+ * the property is the proto name); a query object's one-letter names (`x-aliases`, `{k, v, o}` for
+ * `{key, value, operator}`) are properties too, either of a pair satisfying a required one.
+ */
+function acceptProto3(requests: unknown[], defs: Defs) {
+  eachObject(requests, defs, (o) => {
+    const props = o.properties as Record<string, Record<string, unknown>> | undefined;
+    if (o.type !== 'object' || !props || typeof props !== 'object') return;
+    const required = new Set(Array.isArray(o.required) ? (o.required as string[]) : []);
+    for (const [key, p] of Object.entries(props)) {
+      const json = key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+      const named = json !== key ? { 'x-json-name': json } : {};
+      if (required.has(key)) {
+        if (json !== key) props[key] = { ...p, ...named };
+        continue;
+      }
+      const { description, ...rest } = p;
+      props[key] = { ...(description !== undefined ? { description } : {}), anyOf: [rest, ...unsetForms(rest)], ...named };
+    }
+    const aliases = o['x-aliases'] as Record<string, string> | undefined;
+    if (aliases && typeof aliases === 'object') {
+      const either: unknown[] = [];
+      for (const [short, long] of Object.entries(aliases)) {
+        if (!props[long] || props[short]) continue;
+        props[short] = { ...props[long], description: `Short for \`${long}\`.` };
+        if (required.has(long)) {
+          required.delete(long);
+          either.push({ anyOf: [{ required: [long] }, { required: [short] }] });
+        }
+      }
+      if (Array.isArray(o.required)) {
+        if (required.size) o.required = [...required];
+        else delete o.required;
+      }
+      if (either.length) o.allOf = [...((o.allOf as unknown[]) ?? []), ...either];
+    }
+  });
+}
+
+/**
+ * Calls `fn` on every object of the given schemas, once each, the components they reference included
+ * (before walking into what `fn` left there).
+ */
+function eachObject(roots: unknown[], defs: Defs, fn: (o: Record<string, unknown>) => void) {
+  const seen = new Set<unknown>();
+  const visit = (v: unknown) => {
+    if (!v || typeof v !== 'object' || seen.has(v)) return;
+    seen.add(v);
+    if (Array.isArray(v)) return v.forEach(visit);
+    const o = v as Record<string, unknown>;
+    const name = refName(o);
+    if (name && defs[name]) visit(defs[name].schema);
+    fn(o);
+    for (const x of Object.values(o)) visit(x);
+  };
+  roots.forEach(visit);
+}
+
 /** OpenAPI 3.1 of one app, generated from its operation table (the zod request schemas). */
 export function buildOpenApi(service: string, operations: Operation<any>[], version = process.env.PLATFORM_VERSION || '1.0.0') {
   const paths: Record<string, unknown> = {};
   const defs: Defs = {};
   const partial: unknown[] = []; // the answers `only` / `minimal` may cut: their fields are optional
+  const requests: unknown[] = []; // what proto3 clients send is accepted there
   for (const op of [...operations].sort((a, b) => a.path.localeCompare(b.path))) {
     const [, , , resource, verb] = op.path.split('/');
     const input = requestSchema(op.schema, defs);
+    requests.push(input);
     const answer = op.response ? requestSchema(op.response, defs, 'output') : { type: 'object' };
     const cut = cutByOnly(input, defs);
     if (cut) partial.push(answer);
@@ -159,6 +241,7 @@ export function buildOpenApi(service: string, operations: Operation<any>[], vers
     };
   }
   withoutRequired(partial, defs);
+  acceptProto3(requests, defs);
   const resources = [...new Set(operations.map((op) => op.path.split('/')[3]).filter(Boolean))].sort();
   return {
     openapi: '3.1.0',

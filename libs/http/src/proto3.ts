@@ -151,7 +151,7 @@ class BothSpellings {
 const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
 
 /** Nested messages: the fields of an object, the messages of a list. */
-function walk(schema: AnySchema, value: unknown, depth: number): unknown {
+function walk(schema: AnySchema, value: unknown, depth: number, keepDefaults = false): unknown {
   if (depth > 40) return value;
   const s = base(schema);
   const d = defOf(s);
@@ -170,12 +170,12 @@ function walk(schema: AnySchema, value: unknown, depth: number): unknown {
       const before = value[sent];
       let after: unknown;
       try {
-        after = walk(field, before, depth + 1);
+        after = walk(field, before, depth + 1, keepDefaults);
       } catch (e) {
         if (e instanceof BothSpellings) e.path.unshift(key);
         throw e;
       }
-      const drop = isOptional(field) && !EXPLICIT.has(field) && isDefault(base(field), after);
+      const drop = !keepDefaults && isOptional(field) && !EXPLICIT.has(field) && isDefault(base(field), after);
       if (drop || after !== before || key !== sent) {
         out ??= { ...value };
         if (key !== sent) delete out[sent];
@@ -192,7 +192,7 @@ function walk(schema: AnySchema, value: unknown, depth: number): unknown {
     value.forEach((item, i) => {
       let after: unknown;
       try {
-        after = walk(el, item, depth + 1);
+        after = walk(el, item, depth + 1, keepDefaults);
       } catch (e) {
         if (e instanceof BothSpellings) e.path.unshift(i);
         throw e;
@@ -204,7 +204,7 @@ function walk(schema: AnySchema, value: unknown, depth: number): unknown {
   if (d.type === 'union' && isPlainObject(value)) {
     // A message among other forms (a key or {key, name, ...}): the first object form that fits.
     for (const o of d.options ?? []) {
-      if (defOf(base(o)).type === 'object') return walk(o, value, depth + 1);
+      if (defOf(base(o)).type === 'object') return walk(o, value, depth + 1, keepDefaults);
     }
   }
   return value;
@@ -223,5 +223,19 @@ export function withoutProto3Defaults(schema: AnySchema, body: unknown): unknown
   } catch (e) {
     if (!(e instanceof BothSpellings)) throw e;
     throw errors.invalidParameter(keyOf(e.path), `given twice, also as ${e.other}`);
+  }
+}
+
+/**
+ * The body with every field under its proto name and the proto3 defaults kept: what an operation's
+ * OpenAPI document describes (libs/http contract.ts checks requests with it). Undefined when a field is
+ * given in both spellings (the server refuses that request).
+ */
+export function withProtoNames(schema: AnySchema, body: unknown): unknown {
+  try {
+    return walk(schema, body, 0, true);
+  } catch (e) {
+    if (!(e instanceof BothSpellings)) throw e;
+    return undefined;
   }
 }

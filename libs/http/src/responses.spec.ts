@@ -71,6 +71,29 @@ describe('response schemas in the OpenAPI document', () => {
     expect(contract.problem('/demo/v1/thing/nope', 200, {})).toMatch(/not in the OpenAPI document/);
   });
 
+  it('documents requests as the servers take them: proto3 defaults of optional fields, JSON names, query short names', () => {
+    const cond = z.strictObject({ key: z.string().min(1), value: z.unknown() }).meta({ 'x-aliases': { k: 'key', v: 'value' } });
+    const create = operation({
+      path: '/demo/v1/thing/create',
+      access,
+      schema: request({ name: z.string().min(1), parent_id: z.string().min(1).optional(), mode: z.enum(['AUTO']).optional(), size: z.number().positive().optional(), filter: z.array(cond).optional() }),
+      response: ThingInfo,
+      handler: () => ({}),
+    });
+    const d = buildOpenApi('demo', [create]) as any;
+    const contract = new Contract(d);
+    const ok = (body: object) => contract.requestProblem('/demo/v1/thing/create', body);
+    expect(ok({ name: 'x' })).toBeUndefined();
+    expect(ok({ name: 'x', parent_id: '', mode: 'NONE', size: 0, filter: [] })).toBeUndefined();
+    expect(ok({ name: 'x', parent_id: null, mode: 'MODE_NONE', filter: null })).toBeUndefined();
+    expect(ok({ name: 'x', filter: [{ k: 'a', v: 1 }, { key: 'b', value: 2 }] })).toBeUndefined();
+    expect(ok({ name: 'x', filter: [{ v: 1 }] })).toMatch(/does not validate/);
+    expect(ok({ name: 'x', mode: 'MANUAL' })).toMatch(/does not validate/);
+    expect(ok({ name: 'x', colour: 'red' })).toMatch(/does not validate.*colour/);
+    expect(ok({})).toMatch(/does not validate/);
+    expect(d.paths['/demo/v1/thing/create'].post.requestBody.content['application/json'].schema.properties.parent_id['x-json-name']).toBe('parentId');
+  });
+
   it('finds an operation whose answer is a bare object', () => {
     const bare = operation({ path: '/demo/v1/thing/bare', access, schema: request({}), response: z.looseObject({}), handler: () => ({}) });
     expect(undocumentedAnswers(buildOpenApi('demo', [get, bare]))).toEqual(['/demo/v1/thing/bare']);

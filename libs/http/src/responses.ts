@@ -133,7 +133,8 @@ export function answerProblem(op: Operation<any>, status: number, answer: unknow
 /** Told every answer an operation gives (tests install one: tools/test/answers). */
 export interface AnswerObserver {
   app(service: string, operations: Operation<any>[]): void;
-  answer(op: Operation<any>, status: number, body: unknown, input: unknown): void;
+  /** `sent` is the body as the caller sent it (before proto3 defaults and JSON names were read). */
+  answer(op: Operation<any>, status: number, body: unknown, input: unknown, sent?: unknown): void;
 }
 // A global slot, so the test setup installs it without loading this library (tools/test/answers).
 const OBSERVER = Symbol.for('platform.answerObserver');

@@ -86,6 +86,9 @@ function alias(v: unknown, pairs: readonly (readonly [string, string])[]): unkno
   return out;
 }
 
+/** The short names a query object also takes, for its document (`x-aliases`: short -> long). */
+const aliasesOf = (pairs: readonly (readonly [string, string])[]) => Object.fromEntries(pairs.map(([long, short]) => [short, long]));
+
 const CONDITION_ALIASES = [
   ['key', 'k'],
   ['value', 'v'],
@@ -105,13 +108,13 @@ export const ConditionSchema = z.preprocess(
       if (typeof v === 'string' && v.length > 65_536) ctx.addIssue({ code: 'custom', message: 'at most 65536 characters' });
     }),
     operator: z.string().min(1).max(64),
-  }),
+  }).meta({ 'x-aliases': aliasesOf(CONDITION_ALIASES) }),
 ).meta({ id: 'Condition' });
 export type Condition = { key: string; value: unknown; operator: string };
 
 const SortItemSchema = z.preprocess(
   (v) => alias(v, [['key', 'k']]),
-  z.strictObject({ key: KeySchema, desc: z.boolean().nullish() }),
+  z.strictObject({ key: KeySchema, desc: z.boolean().nullish() }).meta({ 'x-aliases': aliasesOf([['key', 'k']]) }),
 );
 
 /**
@@ -119,6 +122,16 @@ const SortItemSchema = z.preprocess(
  * normalised to a list. A proto3 client sends the whole message: `keys: []` with a `key`, or `key: ""`
  * with `keys`; the empty one is not set. `keys` wins when both are set (python-core reads it first).
  */
+/** The forms a caller may send for `sort`, for its document (the schema below reads them all as a list). */
+const SORT_FORMS = z.toJSONSchema(
+  z.union([
+    z.array(SortItemSchema).max(QUERY_LIMITS.sortKeys),
+    z.strictObject({ key: z.string().max(QUERY_LIMITS.keyLength).nullish(), k: z.string().max(QUERY_LIMITS.keyLength).nullish(), desc: z.boolean().nullish(), keys: z.array(SortItemSchema).max(QUERY_LIMITS.sortKeys).nullish() }),
+  ]),
+  { io: 'input', unrepresentable: 'any' },
+);
+delete (SORT_FORMS as Record<string, unknown>).$schema;
+
 export const SortSchema = z.preprocess((v) => {
   if (Array.isArray(v)) return v;
   if (isObj(v)) {
@@ -130,7 +143,7 @@ export const SortSchema = z.preprocess((v) => {
     if (unset && Object.keys(one).every((k) => k === 'key' || k === 'k' || k === 'desc')) return []; // no key: no sort
   }
   return v;
-}, z.array(SortItemSchema).max(QUERY_LIMITS.sortKeys));
+}, z.array(SortItemSchema).max(QUERY_LIMITS.sortKeys)).meta({ 'x-input': SORT_FORMS });
 export type SortItem = { key: string; desc?: boolean | null };
 
 export const PageSchema = z.strictObject({
@@ -167,7 +180,10 @@ const KeyNameSchema = z.preprocess(
       ['key', 'k'],
       ['name', 'n'],
     ]),
-  z.strictObject({ key: KeySchema, name: KeySchema }),
+  z.strictObject({ key: KeySchema, name: KeySchema }).meta({ 'x-aliases': aliasesOf([
+      ['key', 'k'],
+      ['name', 'n'],
+    ]) }),
 );
 
 export const GroupKeySchema = z.preprocess(
@@ -176,7 +192,10 @@ export const GroupKeySchema = z.preprocess(
       ['key', 'k'],
       ['name', 'n'],
     ]),
-  z.strictObject({ key: KeySchema, name: KeySchema, date_format: z.string().min(1).max(64).nullish() }),
+  z.strictObject({ key: KeySchema, name: KeySchema, date_format: z.string().min(1).max(64).nullish() }).meta({ 'x-aliases': aliasesOf([
+      ['key', 'k'],
+      ['name', 'n'],
+    ]) }),
 );
 
 export const GroupFieldSchema = z.preprocess(
@@ -192,7 +211,11 @@ export const GroupFieldSchema = z.preprocess(
     operator: z.string().min(1).max(64),
     fields: z.array(KeyNameSchema).max(QUERY_LIMITS.groupItems).nullish(),
     conditions: z.array(ConditionSchema).max(QUERY_LIMITS.conditions).nullish(),
-  }),
+  }).meta({ 'x-aliases': aliasesOf([
+      ['key', 'k'],
+      ['name', 'n'],
+      ['operator', 'o'],
+    ]) }),
 );
 
 export type ProjectOperand = string | number | { operator: string; fields: ProjectOperand[] };
@@ -206,7 +229,10 @@ const ProjectOperandSchema: z.ZodType<ProjectOperand> = z.lazy(() =>
           ['operator', 'o'],
           ['fields', 'f'],
         ]),
-      z.strictObject({ operator: z.string().min(1).max(64), fields: z.array(ProjectOperandSchema).max(QUERY_LIMITS.groupItems) }),
+      z.strictObject({ operator: z.string().min(1).max(64), fields: z.array(ProjectOperandSchema).max(QUERY_LIMITS.groupItems) }).meta({ 'x-aliases': aliasesOf([
+          ['operator', 'o'],
+          ['fields', 'f'],
+        ]) }),
     ),
   ]),
   // Named: it is recursive, so OpenAPI documents declare it once, as components.schemas.ProjectOperand.
@@ -225,7 +251,12 @@ export const ProjectFieldSchema = z.preprocess(
     name: KeySchema,
     operator: z.string().min(1).max(64).nullish(),
     fields: z.array(ProjectOperandSchema).max(QUERY_LIMITS.groupItems).nullish(),
-  }),
+  }).meta({ 'x-aliases': aliasesOf([
+      ['key', 'k'],
+      ['name', 'n'],
+      ['operator', 'o'],
+      ['fields', 'f'],
+    ]) }),
 );
 
 export const StageSchema = z.strictObject({
@@ -270,7 +301,10 @@ export const AnalyzeFieldSchema = z.preprocess(
     key: KeySchema.nullish(),
     operator: z.string().min(1).max(64),
     fields: z.record(KeySchema, KeySchema).nullish(),
-  }),
+  }).meta({ 'x-aliases': aliasesOf([
+      ['key', 'k'],
+      ['operator', 'o'],
+    ]) }),
 );
 
 export const AnalyzeQuerySchema = z.strictObject({

@@ -31,10 +31,16 @@ let check: typeof import('@platform/http').answerProblem | undefined;
       for (const p of http.undescribed(doc)) problems.push(`${service} OpenAPI: ${p}`);
     }
   },
-  answer(op: Operation<any>, status: number, body: unknown, input: unknown) {
+  answer(op: Operation<any>, status: number, body: unknown, input: unknown, sent?: unknown) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    check ??= (require('@platform/http') as typeof import('@platform/http')).answerProblem;
-    const problem = check(op, status, body, input) ?? contracts.get(op.path)?.problem(op.path, status, body);
+    const http = require('@platform/http') as typeof import('@platform/http');
+    check ??= http.answerProblem;
+    const contract = contracts.get(op.path);
+    const problem =
+      check(op, status, body, input) ??
+      contract?.problem(op.path, status, body) ??
+      // a request the server took validates against the document too: both directions of the contract
+      (status === 200 && sent !== undefined ? contract?.requestProblem(op.path, http.withProtoNames(op.schema, sent)) : undefined);
     if (problem) problems.push(problem);
     else if (status === 200) for (const [service, ops] of Object.entries(declared)) if (ops.has(op.path)) (answered[service] ??= new Set()).add(op.path);
   },

@@ -24,7 +24,9 @@ const read = { permission: 'repository:Schema.read', roles: ALL_ROLES };
  * `UNDEFINED`, read as not set. `NONE` is a real sync mode, not a proto3 "not set": on update it turns
  * syncing off (leaving the field out keeps the mode), on list it filters schemas that do not sync.
  */
-const syncMode = z.preprocess((v) => (v === 'UNDEFINED' ? undefined : v), z.enum(SYNC_MODES).optional());
+const syncMode = z
+  .preprocess((v) => (v === 'UNDEFINED' ? undefined : v), z.enum(SYNC_MODES).optional())
+  .meta({ 'x-input': { type: 'string', enum: ['UNDEFINED', ...SYNC_MODES] } });
 const explicitSyncMode = explicitZero(syncMode);
 /** ListValue: any JSON values (labels are usually strings). */
 const labels = z.array(z.unknown()).max(100);

@@ -559,10 +559,16 @@ export interface components {
             start?: string;
         };
         Condition: {
-            key: string;
-            operator: string;
-            value: unknown;
-        };
+            /** @description Short for `key`. */
+            k?: string;
+            key?: string;
+            /** @description Short for `operator`. */
+            o?: string;
+            operator?: string;
+            /** @description Short for `value`. */
+            v?: unknown;
+            value?: unknown;
+        } & ((unknown | unknown) & (unknown | unknown) & (unknown | unknown));
         DataSourceInfo: {
             connected_workspace_count?: number;
             cost_additional_info_keys?: string[];
@@ -692,33 +698,49 @@ export interface components {
             total_count: number;
         };
         Page: {
-            limit?: number | null;
-            start?: number | null;
+            limit?: (number | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            start?: (number | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
         };
-        ProjectOperand: string | number | {
-            fields: components["schemas"]["ProjectOperand"][];
-            operator: string;
-        };
+        ProjectOperand: string | number | ({
+            /** @description Short for `fields`. */
+            f?: components["schemas"]["ProjectOperand"][];
+            fields?: components["schemas"]["ProjectOperand"][];
+            /** @description Short for `operator`. */
+            o?: string;
+            operator?: string;
+        } & ((unknown | unknown) & (unknown | unknown)));
         Query: {
-            add_fields?: {
+            add_fields?: ({
                 [key: string]: unknown;
-            } | null;
-            count_only?: boolean | null;
-            filter?: components["schemas"]["Condition"][] | null;
-            filter_or?: components["schemas"]["Condition"][] | null;
-            keyword?: string | null;
-            lookup?: unknown[] | null;
-            minimal?: boolean | null;
-            only?: string[] | null;
-            page?: components["schemas"]["Page"] | null;
-            sort?: {
-                desc?: boolean | null;
-                key: string;
-            }[] | null;
-            unwind?: {
-                filter?: components["schemas"]["Condition"][] | null;
+            } | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            count_only?: (boolean | null) | null;
+            filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            filter_or?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            keyword?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            lookup?: (unknown[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            minimal?: (boolean | null) | null;
+            only?: (string[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            page?: (components["schemas"]["Page"] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            sort?: ((({
+                desc?: (boolean | null) | null;
+                /** @description Short for `key`. */
+                k?: string;
+                key?: string;
+            } & (unknown | unknown))[] | {
+                desc?: (boolean | null) | null;
+                k?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                keys?: (({
+                    desc?: (boolean | null) | null;
+                    /** @description Short for `key`. */
+                    k?: string;
+                    key?: string;
+                } & (unknown | unknown))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            }) | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            unwind?: ({
+                filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
                 path: string;
-            } | null;
+            } | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
         };
         ScheduleInfo: {
             hour?: number | null;
@@ -727,57 +749,91 @@ export interface components {
             state?: "ENABLED" | "DISABLED";
         };
         StatisticsQuery: {
-            aggregate?: {
+            aggregate?: ({
                 count?: {
                     name: string;
-                };
+                } | null | Record<string, unknown>;
                 group?: {
-                    fields?: {
-                        conditions?: components["schemas"]["Condition"][] | null;
-                        fields?: {
-                            key: string;
-                            name: string;
-                        }[] | null;
-                        key?: string | null;
-                        name: string;
-                        operator: string;
-                    }[] | null;
-                    keys?: {
-                        date_format?: string | null;
-                        key: string;
-                        name: string;
-                    }[] | null;
-                };
-                limit?: number;
+                    fields?: (({
+                        conditions?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        fields?: (({
+                            /** @description Short for `key`. */
+                            k?: string;
+                            key?: string;
+                            /** @description Short for `name`. */
+                            n?: string;
+                            name?: string;
+                        } & ((unknown | unknown) & (unknown | unknown)))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        /** @description Short for `key`. */
+                        k?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        /** @description Short for `name`. */
+                        n?: string;
+                        name?: string;
+                        /** @description Short for `operator`. */
+                        o?: string;
+                        operator?: string;
+                    } & ((unknown | unknown) & (unknown | unknown)))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    keys?: (({
+                        date_format?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        /** @description Short for `key`. */
+                        k?: string;
+                        key?: string;
+                        /** @description Short for `name`. */
+                        n?: string;
+                        name?: string;
+                    } & ((unknown | unknown) & (unknown | unknown)))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                } | null | Record<string, unknown>;
+                limit?: number | null | 0;
                 match?: {
-                    filter?: components["schemas"]["Condition"][] | null;
-                    filter_or?: components["schemas"]["Condition"][] | null;
-                };
+                    filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    filter_or?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                } | null | Record<string, unknown>;
                 project?: {
-                    exclude_keys?: boolean | null;
-                    fields: {
-                        fields?: components["schemas"]["ProjectOperand"][] | null;
-                        key?: string | null;
-                        name: string;
-                        operator?: string | null;
-                    }[];
-                    only_keys?: boolean | null;
-                };
-                skip?: number;
-                sort?: {
-                    desc?: boolean | null;
-                    key: string;
-                }[];
+                    exclude_keys?: (boolean | null) | null;
+                    fields: ({
+                        /** @description Short for `fields`. */
+                        f?: (components["schemas"]["ProjectOperand"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        fields?: (components["schemas"]["ProjectOperand"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        /** @description Short for `key`. */
+                        k?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        /** @description Short for `name`. */
+                        n?: string;
+                        name?: string;
+                        /** @description Short for `operator`. */
+                        o?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        operator?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    } & (unknown | unknown))[];
+                    only_keys?: (boolean | null) | null;
+                } | null | Record<string, unknown>;
+                skip?: number | null | 0;
+                sort?: (({
+                    desc?: (boolean | null) | null;
+                    /** @description Short for `key`. */
+                    k?: string;
+                    key?: string;
+                } & (unknown | unknown))[] | {
+                    desc?: (boolean | null) | null;
+                    k?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    keys?: (({
+                        desc?: (boolean | null) | null;
+                        /** @description Short for `key`. */
+                        k?: string;
+                        key?: string;
+                    } & (unknown | unknown))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                }) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
                 unwind?: {
-                    filter?: components["schemas"]["Condition"][] | null;
+                    filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
                     path: string;
-                };
-            }[] | null;
-            distinct?: string | null;
-            filter?: components["schemas"]["Condition"][] | null;
-            filter_or?: components["schemas"]["Condition"][] | null;
-            keyword?: string | null;
-            page?: components["schemas"]["Page"] | null;
+                } | null | Record<string, unknown>;
+            }[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            distinct?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            filter_or?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            keyword?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            page?: (components["schemas"]["Page"] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
         };
         /** @description Rows keyed by the query's group-by keys and fields (a distinct query's rows are its values) */
         StatResult: {
@@ -788,47 +844,67 @@ export interface components {
             total_count?: number;
         };
         TimeSeriesAnalyzeQuery: {
-            add_fields?: {
+            add_fields?: ({
                 [key: string]: unknown;
-            } | null;
-            date_field?: string | null;
-            end?: string | null;
-            field_group?: string[] | null;
+            } | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            date_field?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            end?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            field_group?: (string[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
             fields: {
                 [key: string]: {
-                    fields?: {
+                    fields?: ({
                         [key: string]: string;
-                    } | null;
-                    key?: string | null;
-                    operator: string;
-                };
+                    } | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    /** @description Short for `key`. */
+                    k?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    /** @description Short for `operator`. */
+                    o?: string;
+                    operator?: string;
+                } & (unknown | unknown);
             };
-            filter?: components["schemas"]["Condition"][] | null;
-            filter_or?: components["schemas"]["Condition"][] | null;
-            granularity?: ("DAILY" | "MONTHLY" | "YEARLY") | null;
-            group_by?: (string | {
-                key: string;
-                name: string;
-            })[] | null;
-            keyword?: string | null;
-            lookup?: unknown[] | null;
-            page?: components["schemas"]["Page"] | null;
-            select?: {
+            filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            filter_or?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            granularity?: (("DAILY" | "MONTHLY" | "YEARLY") | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            group_by?: ((string | ({
+                /** @description Short for `key`. */
+                k?: string;
+                key?: string;
+                /** @description Short for `name`. */
+                n?: string;
+                name?: string;
+            } & ((unknown | unknown) & (unknown | unknown))))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            keyword?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            lookup?: (unknown[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            page?: (components["schemas"]["Page"] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            select?: ({
                 [key: string]: string | {
-                    fields?: components["schemas"]["ProjectOperand"][] | null;
-                    key?: string | null;
+                    fields?: (components["schemas"]["ProjectOperand"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
                     operator: string;
                 };
-            } | null;
-            sort?: {
-                desc?: boolean | null;
-                key: string;
-            }[] | null;
-            start?: string | null;
-            unwind?: {
-                filter?: components["schemas"]["Condition"][] | null;
+            } | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            sort?: ((({
+                desc?: (boolean | null) | null;
+                /** @description Short for `key`. */
+                k?: string;
+                key?: string;
+            } & (unknown | unknown))[] | {
+                desc?: (boolean | null) | null;
+                k?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                keys?: (({
+                    desc?: (boolean | null) | null;
+                    /** @description Short for `key`. */
+                    k?: string;
+                    key?: string;
+                } & (unknown | unknown))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            }) | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            start?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            unwind?: ({
+                filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
                 path: string;
-            } | null;
+            } | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
         };
         UnifiedCostInfo: {
             aggregation_date?: string;
@@ -883,9 +959,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    cascade_delete_cost?: boolean;
+                    cascade_delete_cost?: boolean | null | false;
                     data_source_id: string;
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                 };
             };
         };
@@ -1033,7 +1109,7 @@ export interface operations {
             content: {
                 "application/json": {
                     data_source_id: string;
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                 };
             };
         };
@@ -1181,7 +1257,7 @@ export interface operations {
             content: {
                 "application/json": {
                     data_source_id: string;
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                 };
             };
         };
@@ -1329,7 +1405,7 @@ export interface operations {
             content: {
                 "application/json": {
                     data_source_id: string;
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                 };
             };
         };
@@ -1476,17 +1552,15 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    connected_workspace_id?: string;
-                    data_source_id?: string;
-                    /** @enum {string} */
-                    data_source_type?: "LOCAL" | "EXTERNAL";
-                    domain_id?: string;
-                    name?: string;
-                    provider?: string;
-                    query?: components["schemas"]["Query"];
-                    /** @enum {string} */
-                    state?: "ENABLED" | "DISABLED";
-                    workspace_id?: string;
+                    connected_workspace_id?: string | null | "";
+                    data_source_id?: string | null | "";
+                    data_source_type?: ("LOCAL" | "EXTERNAL") | null | string | "";
+                    domain_id?: string | null | "";
+                    name?: string | null | "";
+                    provider?: string | null | "";
+                    query?: components["schemas"]["Query"] | null | Record<string, unknown>;
+                    state?: ("ENABLED" | "DISABLED") | null | string | "";
+                    workspace_id?: string | null | "";
                 };
             };
         };
@@ -1617,48 +1691,44 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @enum {string} */
-                    data_source_type?: "LOCAL" | "EXTERNAL";
-                    domain_id?: string;
+                    data_source_type?: ("LOCAL" | "EXTERNAL") | null | string | "";
+                    domain_id?: string | null | "";
                     name: string;
                     plugin_info: {
                         metadata?: {
                             [key: string]: unknown;
-                        };
+                        } | null | Record<string, unknown>;
                         options?: {
                             [key: string]: unknown;
-                        };
+                        } | null | Record<string, unknown>;
                         plugin_id: string;
-                        schema_id?: string;
+                        schema_id?: string | null | "";
                         secret_data?: {
                             [key: string]: unknown;
-                        };
-                        secret_id?: string;
-                        /** @enum {string} */
-                        upgrade_mode?: "AUTO" | "MANUAL" | "NONE";
-                        version?: string;
+                        } | null | Record<string, unknown>;
+                        secret_id?: string | null | "";
+                        upgrade_mode?: ("AUTO" | "MANUAL" | "NONE") | null | string | "";
+                        version?: string | null | "";
                     };
-                    provider?: string;
+                    provider?: string | null | "";
                     /** @enum {string} */
                     resource_group: "DOMAIN" | "WORKSPACE";
                     schedule?: {
-                        hour?: number;
-                        hours?: number[];
-                        /** @enum {string} */
-                        state?: "ENABLED" | "DISABLED";
-                    };
+                        hour?: number | null | 0;
+                        hours?: number[] | null | unknown[];
+                        state?: ("ENABLED" | "DISABLED") | null | string | "";
+                    } | null | Record<string, unknown>;
                     secret_filter?: {
                         [key: string]: unknown;
-                    };
-                    /** @enum {string} */
-                    secret_type?: "MANUAL" | "USE_SERVICE_ACCOUNT_SECRET";
+                    } | null | Record<string, unknown>;
+                    secret_type?: ("MANUAL" | "USE_SERVICE_ACCOUNT_SECRET") | null | string | "";
                     tags?: {
                         [key: string]: unknown;
-                    };
+                    } | null | Record<string, unknown>;
                     template?: {
                         [key: string]: unknown;
-                    };
-                    workspace_id?: string;
+                    } | null | Record<string, unknown>;
+                    workspace_id?: string | null | "";
                 };
             };
         };
@@ -1821,7 +1891,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     query: components["schemas"]["StatisticsQuery"];
                 };
             };
@@ -1954,9 +2024,9 @@ export interface operations {
             content: {
                 "application/json": {
                     data_source_id: string;
-                    domain_id?: string;
-                    no_preload_cache?: boolean;
-                    start?: string;
+                    domain_id?: string | null | "";
+                    no_preload_cache?: boolean | null | false;
+                    start?: string | null | "";
                 };
             };
         };
@@ -2120,23 +2190,22 @@ export interface operations {
             content: {
                 "application/json": {
                     data_source_id: string;
-                    domain_id?: string;
-                    name?: string;
+                    domain_id?: string | null | "";
+                    name?: string | null | "";
                     schedule?: {
-                        hour?: number;
-                        hours?: number[];
-                        /** @enum {string} */
-                        state?: "ENABLED" | "DISABLED";
-                    };
+                        hour?: number | null | 0;
+                        hours?: number[] | null | unknown[];
+                        state?: ("ENABLED" | "DISABLED") | null | string | "";
+                    } | null | Record<string, unknown>;
                     secret_filter?: {
                         [key: string]: unknown;
-                    };
+                    } | null | Record<string, unknown>;
                     tags?: {
                         [key: string]: unknown;
-                    };
+                    } | null | Record<string, unknown>;
                     template?: {
                         [key: string]: unknown;
-                    };
+                    } | null | Record<string, unknown>;
                 };
             };
         };
@@ -2300,13 +2369,12 @@ export interface operations {
             content: {
                 "application/json": {
                     data_source_id: string;
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     options?: {
                         [key: string]: unknown;
-                    };
-                    /** @enum {string} */
-                    upgrade_mode?: "AUTO" | "MANUAL" | "NONE";
-                    version?: string;
+                    } | null | Record<string, unknown>;
+                    upgrade_mode?: ("AUTO" | "MANUAL" | "NONE") | null | string | "";
+                    version?: string | null | "";
                 };
             };
         };
@@ -3245,7 +3313,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     job_task_id: string;
                 };
             };
@@ -3393,14 +3461,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    data_source_id?: string;
-                    domain_id?: string;
-                    job_id?: string;
-                    job_task_id?: string;
-                    query?: components["schemas"]["Query"];
-                    /** @enum {string} */
-                    status?: "PENDING" | "IN_PROGRESS" | "SUCCESS" | "FAILURE" | "TIMEOUT" | "CANCELED";
-                    workspace_id?: string;
+                    data_source_id?: string | null | "";
+                    domain_id?: string | null | "";
+                    job_id?: string | null | "";
+                    job_task_id?: string | null | "";
+                    query?: components["schemas"]["Query"] | null | Record<string, unknown>;
+                    status?: ("PENDING" | "IN_PROGRESS" | "SUCCESS" | "FAILURE" | "TIMEOUT" | "CANCELED") | null | string | "";
+                    workspace_id?: string | null | "";
                 };
             };
         };
@@ -3531,7 +3598,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     query: components["schemas"]["StatisticsQuery"];
                 };
             };
@@ -3663,7 +3730,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     job_id: string;
                 };
             };
@@ -3811,9 +3878,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     job_id: string;
-                    only?: string[];
+                    only?: string[] | null | unknown[];
                 };
             };
         };
@@ -3960,13 +4027,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    data_source_id?: string;
-                    domain_id?: string;
-                    job_id?: string;
-                    query?: components["schemas"]["Query"];
-                    /** @enum {string} */
-                    status?: "IN_PROGRESS" | "SUCCESS" | "FAILURE" | "TIMEOUT" | "CANCELED";
-                    workspace_id?: string;
+                    data_source_id?: string | null | "";
+                    domain_id?: string | null | "";
+                    job_id?: string | null | "";
+                    query?: components["schemas"]["Query"] | null | Record<string, unknown>;
+                    status?: ("IN_PROGRESS" | "SUCCESS" | "FAILURE" | "TIMEOUT" | "CANCELED") | null | string | "";
+                    workspace_id?: string | null | "";
                 };
             };
         };
@@ -4097,7 +4163,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     query: components["schemas"]["StatisticsQuery"];
                 };
             };
@@ -4229,8 +4295,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
-                    is_confirmed?: boolean;
+                    domain_id?: string | null | "";
+                    is_confirmed?: boolean | null | false;
                     query: components["schemas"]["TimeSeriesAnalyzeQuery"];
                 };
             };
@@ -4362,7 +4428,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     unified_cost_id: string;
                 };
             };
@@ -4510,9 +4576,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
-                    query?: components["schemas"]["Query"];
-                    unified_cost_id?: string;
+                    domain_id?: string | null | "";
+                    query?: components["schemas"]["Query"] | null | Record<string, unknown>;
+                    unified_cost_id?: string | null | "";
                 };
             };
         };
@@ -4643,7 +4709,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     query: components["schemas"]["StatisticsQuery"];
                 };
             };

@@ -985,10 +985,16 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         Condition: {
-            key: string;
-            operator: string;
-            value: unknown;
-        };
+            /** @description Short for `key`. */
+            k?: string;
+            key?: string;
+            /** @description Short for `operator`. */
+            o?: string;
+            operator?: string;
+            /** @description Short for `value`. */
+            v?: unknown;
+            value?: unknown;
+        } & ((unknown | unknown) & (unknown | unknown) & (unknown | unknown));
         /** @description Empty: the operation answers 200 with {} */
         Empty: Record<string, unknown>;
         EndpointInfo: {
@@ -1065,8 +1071,8 @@ export interface components {
             workspace_id: string;
         };
         Page: {
-            limit?: number | null;
-            start?: number | null;
+            limit?: (number | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            start?: (number | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
         };
         ProjectGroupInfo: {
             created_at?: string;
@@ -1123,34 +1129,50 @@ export interface components {
             /** @description The workspace the project belongs to. */
             workspace_id?: string;
         };
-        ProjectOperand: string | number | {
-            fields: components["schemas"]["ProjectOperand"][];
-            operator: string;
-        };
+        ProjectOperand: string | number | ({
+            /** @description Short for `fields`. */
+            f?: components["schemas"]["ProjectOperand"][];
+            fields?: components["schemas"]["ProjectOperand"][];
+            /** @description Short for `operator`. */
+            o?: string;
+            operator?: string;
+        } & ((unknown | unknown) & (unknown | unknown)));
         ProjectsInfo: {
             results: components["schemas"]["ProjectInfo"][];
             total_count: number;
         };
         Query: {
-            add_fields?: {
+            add_fields?: ({
                 [key: string]: unknown;
-            } | null;
-            count_only?: boolean | null;
-            filter?: components["schemas"]["Condition"][] | null;
-            filter_or?: components["schemas"]["Condition"][] | null;
-            keyword?: string | null;
-            lookup?: unknown[] | null;
-            minimal?: boolean | null;
-            only?: string[] | null;
-            page?: components["schemas"]["Page"] | null;
-            sort?: {
-                desc?: boolean | null;
-                key: string;
-            }[] | null;
-            unwind?: {
-                filter?: components["schemas"]["Condition"][] | null;
+            } | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            count_only?: (boolean | null) | null;
+            filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            filter_or?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            keyword?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            lookup?: (unknown[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            minimal?: (boolean | null) | null;
+            only?: (string[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            page?: (components["schemas"]["Page"] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            sort?: ((({
+                desc?: (boolean | null) | null;
+                /** @description Short for `key`. */
+                k?: string;
+                key?: string;
+            } & (unknown | unknown))[] | {
+                desc?: (boolean | null) | null;
+                k?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                keys?: (({
+                    desc?: (boolean | null) | null;
+                    /** @description Short for `key`. */
+                    k?: string;
+                    key?: string;
+                } & (unknown | unknown))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            }) | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            unwind?: ({
+                filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
                 path: string;
-            } | null;
+            } | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
         };
         RoleBindingInfo: {
             /** @description When the binding was created. */
@@ -1219,57 +1241,91 @@ export interface components {
             total_count: number;
         };
         StatisticsQuery: {
-            aggregate?: {
+            aggregate?: ({
                 count?: {
                     name: string;
-                };
+                } | null | Record<string, unknown>;
                 group?: {
-                    fields?: {
-                        conditions?: components["schemas"]["Condition"][] | null;
-                        fields?: {
-                            key: string;
-                            name: string;
-                        }[] | null;
-                        key?: string | null;
-                        name: string;
-                        operator: string;
-                    }[] | null;
-                    keys?: {
-                        date_format?: string | null;
-                        key: string;
-                        name: string;
-                    }[] | null;
-                };
-                limit?: number;
+                    fields?: (({
+                        conditions?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        fields?: (({
+                            /** @description Short for `key`. */
+                            k?: string;
+                            key?: string;
+                            /** @description Short for `name`. */
+                            n?: string;
+                            name?: string;
+                        } & ((unknown | unknown) & (unknown | unknown)))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        /** @description Short for `key`. */
+                        k?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        /** @description Short for `name`. */
+                        n?: string;
+                        name?: string;
+                        /** @description Short for `operator`. */
+                        o?: string;
+                        operator?: string;
+                    } & ((unknown | unknown) & (unknown | unknown)))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    keys?: (({
+                        date_format?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        /** @description Short for `key`. */
+                        k?: string;
+                        key?: string;
+                        /** @description Short for `name`. */
+                        n?: string;
+                        name?: string;
+                    } & ((unknown | unknown) & (unknown | unknown)))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                } | null | Record<string, unknown>;
+                limit?: number | null | 0;
                 match?: {
-                    filter?: components["schemas"]["Condition"][] | null;
-                    filter_or?: components["schemas"]["Condition"][] | null;
-                };
+                    filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    filter_or?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                } | null | Record<string, unknown>;
                 project?: {
-                    exclude_keys?: boolean | null;
-                    fields: {
-                        fields?: components["schemas"]["ProjectOperand"][] | null;
-                        key?: string | null;
-                        name: string;
-                        operator?: string | null;
-                    }[];
-                    only_keys?: boolean | null;
-                };
-                skip?: number;
-                sort?: {
-                    desc?: boolean | null;
-                    key: string;
-                }[];
+                    exclude_keys?: (boolean | null) | null;
+                    fields: ({
+                        /** @description Short for `fields`. */
+                        f?: (components["schemas"]["ProjectOperand"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        fields?: (components["schemas"]["ProjectOperand"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        /** @description Short for `key`. */
+                        k?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        /** @description Short for `name`. */
+                        n?: string;
+                        name?: string;
+                        /** @description Short for `operator`. */
+                        o?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        operator?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    } & (unknown | unknown))[];
+                    only_keys?: (boolean | null) | null;
+                } | null | Record<string, unknown>;
+                skip?: number | null | 0;
+                sort?: (({
+                    desc?: (boolean | null) | null;
+                    /** @description Short for `key`. */
+                    k?: string;
+                    key?: string;
+                } & (unknown | unknown))[] | {
+                    desc?: (boolean | null) | null;
+                    k?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    keys?: (({
+                        desc?: (boolean | null) | null;
+                        /** @description Short for `key`. */
+                        k?: string;
+                        key?: string;
+                    } & (unknown | unknown))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                }) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
                 unwind?: {
-                    filter?: components["schemas"]["Condition"][] | null;
+                    filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
                     path: string;
-                };
-            }[] | null;
-            distinct?: string | null;
-            filter?: components["schemas"]["Condition"][] | null;
-            filter_or?: components["schemas"]["Condition"][] | null;
-            keyword?: string | null;
-            page?: components["schemas"]["Page"] | null;
+                } | null | Record<string, unknown>;
+            }[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            distinct?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            filter_or?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            keyword?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            page?: (components["schemas"]["Page"] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
         };
         /** @description Rows keyed by the query's group-by keys and fields (a distinct query's rows are its values) */
         StatResult: {
@@ -1421,11 +1477,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /** @description Which address to answer: `public` (the default) or `internal`, in any case; any other value is ignored. */
-                    endpoint_type?: string;
-                    query?: components["schemas"]["Query"];
-                    service?: string;
+                    endpoint_type?: string | null | "";
+                    query?: components["schemas"]["Query"] | null | Record<string, unknown>;
+                    service?: string | null | "";
                 };
             };
         };
@@ -1556,7 +1612,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                 };
             };
         };
@@ -1687,7 +1743,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /** @description The plugin to authenticate the domain's users with, and its options. */
                     plugin_info: {
                         /** @description Options of the OIDC plugin. */
@@ -1696,28 +1752,22 @@ export interface operations {
                             client_id: string;
                             /** @description The OpenID provider's issuer URL, exactly as its discovery document and tokens name it (e.g. https://sso.example.com/realms/acme); https unless its host is on OUTBOUND_ALLOW_PRIVATE. */
                             issuer: string;
-                            /**
-                             * @description The claim whose value is the platform user_id (default `email`; `sub` or `preferred_username` are common).
-                             * @default email
-                             */
-                            user_id_claim?: string;
+                            /** @description The claim whose value is the platform user_id (default `email`; `sub` or `preferred_username` are common). */
+                            user_id_claim?: string | null | "";
                         };
                         /** @description The external auth plugin: only `plugin-oidc-identity-auth` (built in) exists. */
                         plugin_id: string;
                         /** @description upstream's schema of secret_data (ignored: the plugin has one fixed form). */
-                        schema_id?: string;
+                        schema_id?: string | null | "";
                         /** @description Secrets of the plugin, sealed at rest and never answered. */
                         secret_data?: {
                             /** @description The client's secret at the provider; kept sealed, never answered. */
-                            client_secret?: string;
-                        };
-                        /**
-                         * @description upstream's upgrade mode (informational: the plugin is built in).
-                         * @enum {string}
-                         */
-                        upgrade_mode?: "AUTO" | "MANUAL" | "NONE";
+                            client_secret?: string | null | "";
+                        } | null | Record<string, unknown>;
+                        /** @description upstream's upgrade mode (informational: the plugin is built in). */
+                        upgrade_mode?: ("AUTO" | "MANUAL" | "NONE") | null | string | "";
                         /** @description The plugin version (informational: the plugin is built in). */
-                        version?: string;
+                        version?: string | null | "";
                     };
                 };
             };
@@ -1849,7 +1899,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                 };
             };
         };
@@ -1996,7 +2046,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     project_group_id: string;
                     users: string[];
                 };
@@ -2145,7 +2195,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     parent_group_id: string;
                     project_group_id: string;
                 };
@@ -2294,12 +2344,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     name: string;
-                    parent_group_id?: string;
+                    parent_group_id?: string | null | "";
                     tags?: {
                         [key: string]: unknown;
-                    };
+                    } | null | Record<string, unknown>;
                 };
             };
         };
@@ -2462,7 +2512,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     project_group_id: string;
                 };
             };
@@ -2610,7 +2660,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     project_group_id: string;
                 };
             };
@@ -2758,12 +2808,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
-                    name?: string;
-                    parent_group_id?: string;
-                    project_group_id?: string;
-                    query?: components["schemas"]["Query"];
-                    workspace_id?: string;
+                    domain_id?: string | null | "";
+                    name?: string | null | "";
+                    parent_group_id?: string | null | "";
+                    project_group_id?: string | null | "";
+                    query?: components["schemas"]["Query"] | null | Record<string, unknown>;
+                    workspace_id?: string | null | "";
                 };
             };
         };
@@ -2894,7 +2944,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     project_group_id: string;
                     users: string[];
                 };
@@ -3043,7 +3093,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     query: components["schemas"]["StatisticsQuery"];
                 };
             };
@@ -3175,12 +3225,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
-                    name?: string;
+                    domain_id?: string | null | "";
+                    name?: string | null | "";
                     project_group_id: string;
                     tags?: {
                         [key: string]: unknown;
-                    };
+                    } | null | Record<string, unknown>;
                 };
             };
         };
@@ -3327,7 +3377,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /** @description The project. */
                     project_id: string;
                     /** @description User ids; each needs a role in the workspace (or DOMAIN_ADMIN). */
@@ -3478,7 +3528,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /** @description The new project group (same workspace). */
                     project_group_id: string;
                     /** @description The project. */
@@ -3629,20 +3679,17 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /** @description Display name. */
                     name: string;
                     /** @description A project group of the same workspace. */
-                    project_group_id?: string;
-                    /**
-                     * @description PRIVATE (default): its users and its groups' users see it; PUBLIC: every member of the workspace does.
-                     * @enum {string}
-                     */
-                    project_type?: "PRIVATE" | "PUBLIC";
+                    project_group_id?: string | null | "";
+                    /** @description PRIVATE (default): its users and its groups' users see it; PUBLIC: every member of the workspace does. */
+                    project_type?: ("PRIVATE" | "PUBLIC") | null | string | "";
                     /** @description Free-form labels. */
                     tags?: {
                         [key: string]: unknown;
-                    };
+                    } | null | Record<string, unknown>;
                 };
             };
         };
@@ -3805,7 +3852,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /** @description The project. */
                     project_id: string;
                 };
@@ -3954,7 +4001,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /** @description The project. */
                     project_id: string;
                 };
@@ -4104,27 +4151,24 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Only projects this user created. */
-                    created_by?: string;
-                    domain_id?: string;
+                    created_by?: string | null | "";
+                    domain_id?: string | null | "";
                     /** @description With project_group_id: also the projects of every group below it. */
-                    include_children?: boolean;
+                    include_children?: boolean | null | false;
                     /** @description Only projects with this name. */
-                    name?: string;
+                    name?: string | null | "";
                     /** @description Only projects of this group. */
-                    project_group_id?: string;
+                    project_group_id?: string | null | "";
                     /** @description Only this project. */
-                    project_id?: string;
-                    /**
-                     * @description Only PRIVATE or only PUBLIC projects.
-                     * @enum {string}
-                     */
-                    project_type?: "PRIVATE" | "PUBLIC";
+                    project_id?: string | null | "";
+                    /** @description Only PRIVATE or only PUBLIC projects. */
+                    project_type?: ("PRIVATE" | "PUBLIC") | null | string | "";
                     /** @description Filter, sort, page, keyword, only. */
-                    query?: components["schemas"]["Query"];
+                    query?: components["schemas"]["Query"] | null | Record<string, unknown>;
                     /** @description Only projects whose users include this user. */
-                    user_id?: string;
+                    user_id?: string | null | "";
                     /** @description Only projects of this workspace. */
-                    workspace_id?: string;
+                    workspace_id?: string | null | "";
                 };
             };
         };
@@ -4255,7 +4299,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /** @description The project. */
                     project_id: string;
                     /** @description User ids (one that is not there is no error). */
@@ -4406,7 +4450,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     query: components["schemas"]["StatisticsQuery"];
                 };
             };
@@ -4538,15 +4582,15 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /** @description New display name. */
-                    name?: string;
+                    name?: string | null | "";
                     /** @description The project. */
                     project_id: string;
                     /** @description New labels (replace the old ones). */
                     tags?: {
                         [key: string]: unknown;
-                    };
+                    } | null | Record<string, unknown>;
                 };
             };
         };
@@ -4693,7 +4737,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /** @description The project. */
                     project_id: string;
                     /**
@@ -4847,7 +4891,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /**
                      * @description DOMAIN for DOMAIN_ADMIN, WORKSPACE for a workspace role.
                      * @enum {string}
@@ -4858,7 +4902,7 @@ export interface operations {
                     /** @description The user who gets the role. */
                     user_id: string;
                     /** @description The workspace of a WORKSPACE binding (a workspace owner's own by default). */
-                    workspace_id?: string;
+                    workspace_id?: string | null | "";
                 };
             };
         };
@@ -5005,7 +5049,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /** @description The role binding. */
                     role_binding_id: string;
                 };
@@ -5154,7 +5198,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /** @description The role binding. */
                     role_binding_id: string;
                 };
@@ -5303,22 +5347,19 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /** @description Filter, sort, page, keyword, only. */
-                    query?: components["schemas"]["Query"];
+                    query?: components["schemas"]["Query"] | null | Record<string, unknown>;
                     /** @description Only this binding. */
-                    role_binding_id?: string;
+                    role_binding_id?: string | null | "";
                     /** @description Only bindings of this role. */
-                    role_id?: string;
-                    /**
-                     * @description Only bindings of this role type.
-                     * @enum {string}
-                     */
-                    role_type?: "DOMAIN_ADMIN" | "WORKSPACE_OWNER" | "WORKSPACE_MEMBER";
+                    role_id?: string | null | "";
+                    /** @description Only bindings of this role type. */
+                    role_type?: ("DOMAIN_ADMIN" | "WORKSPACE_OWNER" | "WORKSPACE_MEMBER") | null | string | "";
                     /** @description Only bindings of this user. */
-                    user_id?: string;
+                    user_id?: string | null | "";
                     /** @description Only bindings in this workspace. */
-                    workspace_id?: string;
+                    workspace_id?: string | null | "";
                 };
             };
         };
@@ -5449,7 +5490,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     query: components["schemas"]["StatisticsQuery"];
                 };
             };
@@ -5581,7 +5622,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /** @description The role binding. */
                     role_binding_id: string;
                     /** @description The new role. */
@@ -5732,7 +5773,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /** @description The role. */
                     role_id: string;
                 };
@@ -5881,23 +5922,17 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /** @description Only roles with this name. */
-                    name?: string;
+                    name?: string | null | "";
                     /** @description Filter, sort, page, keyword, only. */
-                    query?: components["schemas"]["Query"];
+                    query?: components["schemas"]["Query"] | null | Record<string, unknown>;
                     /** @description Only this role. */
-                    role_id?: string;
-                    /**
-                     * @description Only roles of this type.
-                     * @enum {string}
-                     */
-                    role_type?: "DOMAIN_ADMIN" | "WORKSPACE_OWNER" | "WORKSPACE_MEMBER";
-                    /**
-                     * @description Only roles in this state.
-                     * @enum {string}
-                     */
-                    state?: "ENABLED" | "DISABLED";
+                    role_id?: string | null | "";
+                    /** @description Only roles of this type. */
+                    role_type?: ("DOMAIN_ADMIN" | "WORKSPACE_OWNER" | "WORKSPACE_MEMBER") | null | string | "";
+                    /** @description Only roles in this state. */
+                    state?: ("ENABLED" | "DISABLED") | null | string | "";
                 };
             };
         };
@@ -6028,15 +6063,15 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /** @enum {string} */
                     grant_type: "REFRESH_TOKEN" | "SYSTEM_TOKEN";
-                    permissions?: string[];
+                    permissions?: string[] | null | unknown[];
                     /** @enum {string} */
                     scope: "SYSTEM" | "DOMAIN" | "WORKSPACE" | "PROJECT" | "USER";
-                    timeout?: number;
+                    timeout?: number | null | 0;
                     token: string;
-                    workspace_id?: string;
+                    workspace_id?: string | null | "";
                 };
             };
         };
@@ -6183,18 +6218,15 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * @description LOCAL (default): a password; EXTERNAL: a token of the domain's OpenID provider; MFA: the second step with verify_code.
-                     * @enum {string}
-                     */
-                    auth_type?: "LOCAL" | "EXTERNAL" | "MFA";
+                    /** @description LOCAL (default): a password; EXTERNAL: a token of the domain's OpenID provider; MFA: the second step with verify_code. */
+                    auth_type?: ("LOCAL" | "EXTERNAL" | "MFA") | null | string | "";
                     /** @description LOCAL: {user_id, password}; MFA: {user_id} (with verify_code); EXTERNAL: {access_token} or {id_token}, a token of the domain's OpenID provider (external-auth/set). */
                     credentials: {
                         [key: string]: unknown;
                     };
                     domain_id: string;
-                    timeout?: number;
-                    verify_code?: string;
+                    timeout?: number | null | 0;
+                    verify_code?: string | null | "";
                 };
             };
         };
@@ -6325,32 +6357,29 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * @description LOCAL (default) or EXTERNAL.
-                     * @enum {string}
-                     */
-                    auth_type?: "LOCAL" | "EXTERNAL";
-                    domain_id?: string;
+                    /** @description LOCAL (default) or EXTERNAL. */
+                    auth_type?: ("LOCAL" | "EXTERNAL") | null | string | "";
+                    domain_id?: string | null | "";
                     /** @description Contact address: a free string, as upstream's (not checked for form). */
-                    email?: string;
+                    email?: string | null | "";
                     /** @description Upstream's enforced MFA, a free string: ENABLED is refused (MFA is turned on with the admin CLI here); any other value, as upstream reads it, does not enforce MFA. */
-                    enforce_mfa_state?: string;
+                    enforce_mfa_state?: string | null | "";
                     /** @description Upstream's enforced MFA type; not accepted here (see enforce_mfa_state). */
-                    enforce_mfa_type?: string;
+                    enforce_mfa_type?: string | null | "";
                     /** @description Preferred language (e.g. en, ko). */
-                    language?: string;
+                    language?: string | null | "";
                     /** @description Display name (no control or bidirectional-override characters). */
-                    name?: string;
+                    name?: string | null | "";
                     /** @description A LOCAL user's password: 8 to 128 characters. Never answered or logged. */
-                    password?: string;
+                    password?: string | null | "";
                     /** @description Upstream mails a temporary password; no mail is sent here, so only false is accepted. */
-                    reset_password?: boolean;
+                    reset_password?: boolean | null | false;
                     /** @description Free-form labels. */
                     tags?: {
                         [key: string]: unknown;
-                    };
+                    } | null | Record<string, unknown>;
                     /** @description Preferred IANA time zone (e.g. UTC, Asia/Seoul). */
-                    timezone?: string;
+                    timezone?: string | null | "";
                     /** @description The id they log in with (letters, digits, . _ @ -; e.g. their email). For EXTERNAL users, the value of the provider's user_id_claim. */
                     user_id: string;
                 };
@@ -6515,7 +6544,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /** @description The user. */
                     user_id: string;
                 };
@@ -6664,7 +6693,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /** @description The user. */
                     user_id: string;
                 };
@@ -6813,7 +6842,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /** @description The user. */
                     user_id: string;
                 };
@@ -6962,7 +6991,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /** @description The user. */
                     user_id: string;
                 };
@@ -7111,25 +7140,19 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * @description Only LOCAL or only EXTERNAL users.
-                     * @enum {string}
-                     */
-                    auth_type?: "LOCAL" | "EXTERNAL";
-                    domain_id?: string;
+                    /** @description Only LOCAL or only EXTERNAL users. */
+                    auth_type?: ("LOCAL" | "EXTERNAL") | null | string | "";
+                    domain_id?: string | null | "";
                     /** @description Only users with this address. */
-                    email?: string;
+                    email?: string | null | "";
                     /** @description Only users with this name. */
-                    name?: string;
+                    name?: string | null | "";
                     /** @description Filter, sort, page, keyword, only. */
-                    query?: components["schemas"]["Query"];
-                    /**
-                     * @description Only users in this state (PENDING: none, invitations are not modelled).
-                     * @enum {string}
-                     */
-                    state?: "ENABLED" | "DISABLED" | "PENDING";
+                    query?: components["schemas"]["Query"] | null | Record<string, unknown>;
+                    /** @description Only users in this state (PENDING: none, invitations are not modelled). */
+                    state?: ("ENABLED" | "DISABLED" | "PENDING") | null | string | "";
                     /** @description Only this user. */
-                    user_id?: string;
+                    user_id?: string | null | "";
                 };
             };
         };
@@ -7260,7 +7283,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     query: components["schemas"]["StatisticsQuery"];
                 };
             };
@@ -7392,27 +7415,27 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /** @description Contact address: a free string, as upstream's (not checked for form). */
-                    email?: string;
+                    email?: string | null | "";
                     /** @description Upstream's enforced MFA, a free string: ENABLED is refused (MFA is turned on with the admin CLI here); any other value, as upstream reads it, does not enforce MFA. */
-                    enforce_mfa_state?: string;
+                    enforce_mfa_state?: string | null | "";
                     /** @description Upstream's enforced MFA type; not accepted here (see enforce_mfa_state). */
-                    enforce_mfa_type?: string;
+                    enforce_mfa_type?: string | null | "";
                     /** @description Preferred language (e.g. en, ko). */
-                    language?: string;
+                    language?: string | null | "";
                     /** @description Display name (no control or bidirectional-override characters). */
-                    name?: string;
+                    name?: string | null | "";
                     /** @description A LOCAL user's password: 8 to 128 characters. Never answered or logged. */
-                    password?: string;
+                    password?: string | null | "";
                     /** @description Upstream mails a temporary password; no mail is sent here, so only false is accepted. */
-                    reset_password?: boolean;
+                    reset_password?: boolean | null | false;
                     /** @description Free-form labels. */
                     tags?: {
                         [key: string]: unknown;
-                    };
+                    } | null | Record<string, unknown>;
                     /** @description Preferred IANA time zone (e.g. UTC, Asia/Seoul). */
-                    timezone?: string;
+                    timezone?: string | null | "";
                     /** @description The user. */
                     user_id: string;
                 };
@@ -7561,13 +7584,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /** @description Display name. */
                     name: string;
                     /** @description Free-form labels. */
                     tags?: {
                         [key: string]: unknown;
-                    };
+                    } | null | Record<string, unknown>;
                 };
             };
         };
@@ -7714,9 +7737,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /** @description Accepted for upstream clients; deletion always removes identity's records in the workspace. */
-                    force?: boolean;
+                    force?: boolean | null | false;
                     /** @description The workspace. */
                     workspace_id: string;
                 };
@@ -7865,7 +7888,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /** @description The workspace. */
                     workspace_id: string;
                 };
@@ -8014,7 +8037,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /** @description The workspace. */
                     workspace_id: string;
                 };
@@ -8163,7 +8186,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /** @description The workspace. */
                     workspace_id: string;
                 };
@@ -8313,25 +8336,22 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Only workspaces this user created. */
-                    created_by?: string;
-                    domain_id?: string;
+                    created_by?: string | null | "";
+                    domain_id?: string | null | "";
                     /** @description Only dormant (true) workspaces: none, dormancy is not modelled. */
-                    is_dormant?: boolean;
+                    is_dormant?: boolean | null | false;
                     /** @description Only managed (true) workspaces. */
-                    is_managed?: boolean;
+                    is_managed?: boolean | null | false;
                     /** @description Only workspaces with this name. */
-                    name?: string;
+                    name?: string | null | "";
                     /** @description Filter, sort, page, keyword, only. */
-                    query?: components["schemas"]["Query"];
-                    /**
-                     * @description Only workspaces in this state.
-                     * @enum {string}
-                     */
-                    state?: "ENABLED" | "DISABLED";
+                    query?: components["schemas"]["Query"] | null | Record<string, unknown>;
+                    /** @description Only workspaces in this state. */
+                    state?: ("ENABLED" | "DISABLED") | null | string | "";
                     /** @description Only workspaces of this group: none, groups are not modelled. */
-                    workspace_group_id?: string;
+                    workspace_group_id?: string | null | "";
                     /** @description Only this workspace. */
-                    workspace_id?: string;
+                    workspace_id?: string | null | "";
                 };
             };
         };
@@ -8462,7 +8482,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     query: components["schemas"]["StatisticsQuery"];
                 };
             };
@@ -8594,13 +8614,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /** @description New display name. */
-                    name?: string;
+                    name?: string | null | "";
                     /** @description New labels (replace the old ones). */
                     tags?: {
                         [key: string]: unknown;
-                    };
+                    } | null | Record<string, unknown>;
                     /** @description The workspace. */
                     workspace_id: string;
                 };

@@ -165,43 +165,63 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         AnalyzeQuery: {
-            add_fields?: {
+            add_fields?: ({
                 [key: string]: unknown;
-            } | null;
-            field_group?: string[] | null;
+            } | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            field_group?: (string[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
             fields: {
                 [key: string]: {
-                    fields?: {
+                    fields?: ({
                         [key: string]: string;
-                    } | null;
-                    key?: string | null;
-                    operator: string;
-                };
+                    } | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    /** @description Short for `key`. */
+                    k?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    /** @description Short for `operator`. */
+                    o?: string;
+                    operator?: string;
+                } & (unknown | unknown);
             };
-            filter?: components["schemas"]["Condition"][] | null;
-            filter_or?: components["schemas"]["Condition"][] | null;
-            group_by?: (string | {
-                key: string;
-                name: string;
-            })[] | null;
-            keyword?: string | null;
-            lookup?: unknown[] | null;
-            page?: components["schemas"]["Page"] | null;
-            select?: {
+            filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            filter_or?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            group_by?: ((string | ({
+                /** @description Short for `key`. */
+                k?: string;
+                key?: string;
+                /** @description Short for `name`. */
+                n?: string;
+                name?: string;
+            } & ((unknown | unknown) & (unknown | unknown))))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            keyword?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            lookup?: (unknown[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            page?: (components["schemas"]["Page"] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            select?: ({
                 [key: string]: string | {
-                    fields?: components["schemas"]["ProjectOperand"][] | null;
-                    key?: string | null;
+                    fields?: (components["schemas"]["ProjectOperand"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
                     operator: string;
                 };
-            } | null;
-            sort?: {
-                desc?: boolean | null;
-                key: string;
-            }[] | null;
-            unwind?: {
-                filter?: components["schemas"]["Condition"][] | null;
+            } | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            sort?: ((({
+                desc?: (boolean | null) | null;
+                /** @description Short for `key`. */
+                k?: string;
+                key?: string;
+            } & (unknown | unknown))[] | {
+                desc?: (boolean | null) | null;
+                k?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                keys?: (({
+                    desc?: (boolean | null) | null;
+                    /** @description Short for `key`. */
+                    k?: string;
+                    key?: string;
+                } & (unknown | unknown))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            }) | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            unwind?: ({
+                filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
                 path: string;
-            } | null;
+            } | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
         };
         /** @description Rows keyed by the query's group-by keys and fields; `more` when rows remain past the page */
         AnalyzeResult: {
@@ -260,10 +280,16 @@ export interface components {
             service_account_id?: string;
         };
         Condition: {
-            key: string;
-            operator: string;
-            value: unknown;
-        };
+            /** @description Short for `key`. */
+            k?: string;
+            key?: string;
+            /** @description Short for `operator`. */
+            o?: string;
+            operator?: string;
+            /** @description Short for `value`. */
+            v?: unknown;
+            value?: unknown;
+        } & ((unknown | unknown) & (unknown | unknown) & (unknown | unknown));
         /** @description Empty: the operation answers 200 with {} */
         Empty: Record<string, unknown>;
         ErrorEnvelope: {
@@ -277,86 +303,136 @@ export interface components {
             download_url: string;
         };
         Page: {
-            limit?: number | null;
-            start?: number | null;
+            limit?: (number | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            start?: (number | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
         };
-        ProjectOperand: string | number | {
-            fields: components["schemas"]["ProjectOperand"][];
-            operator: string;
-        };
+        ProjectOperand: string | number | ({
+            /** @description Short for `fields`. */
+            f?: components["schemas"]["ProjectOperand"][];
+            fields?: components["schemas"]["ProjectOperand"][];
+            /** @description Short for `operator`. */
+            o?: string;
+            operator?: string;
+        } & ((unknown | unknown) & (unknown | unknown)));
         Query: {
-            add_fields?: {
+            add_fields?: ({
                 [key: string]: unknown;
-            } | null;
-            count_only?: boolean | null;
-            filter?: components["schemas"]["Condition"][] | null;
-            filter_or?: components["schemas"]["Condition"][] | null;
-            keyword?: string | null;
-            lookup?: unknown[] | null;
-            minimal?: boolean | null;
-            only?: string[] | null;
-            page?: components["schemas"]["Page"] | null;
-            sort?: {
-                desc?: boolean | null;
-                key: string;
-            }[] | null;
-            unwind?: {
-                filter?: components["schemas"]["Condition"][] | null;
+            } | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            count_only?: (boolean | null) | null;
+            filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            filter_or?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            keyword?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            lookup?: (unknown[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            minimal?: (boolean | null) | null;
+            only?: (string[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            page?: (components["schemas"]["Page"] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            sort?: ((({
+                desc?: (boolean | null) | null;
+                /** @description Short for `key`. */
+                k?: string;
+                key?: string;
+            } & (unknown | unknown))[] | {
+                desc?: (boolean | null) | null;
+                k?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                keys?: (({
+                    desc?: (boolean | null) | null;
+                    /** @description Short for `key`. */
+                    k?: string;
+                    key?: string;
+                } & (unknown | unknown))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            }) | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            unwind?: ({
+                filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
                 path: string;
-            } | null;
+            } | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
         };
         StatisticsQuery: {
-            aggregate?: {
+            aggregate?: ({
                 count?: {
                     name: string;
-                };
+                } | null | Record<string, unknown>;
                 group?: {
-                    fields?: {
-                        conditions?: components["schemas"]["Condition"][] | null;
-                        fields?: {
-                            key: string;
-                            name: string;
-                        }[] | null;
-                        key?: string | null;
-                        name: string;
-                        operator: string;
-                    }[] | null;
-                    keys?: {
-                        date_format?: string | null;
-                        key: string;
-                        name: string;
-                    }[] | null;
-                };
-                limit?: number;
+                    fields?: (({
+                        conditions?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        fields?: (({
+                            /** @description Short for `key`. */
+                            k?: string;
+                            key?: string;
+                            /** @description Short for `name`. */
+                            n?: string;
+                            name?: string;
+                        } & ((unknown | unknown) & (unknown | unknown)))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        /** @description Short for `key`. */
+                        k?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        /** @description Short for `name`. */
+                        n?: string;
+                        name?: string;
+                        /** @description Short for `operator`. */
+                        o?: string;
+                        operator?: string;
+                    } & ((unknown | unknown) & (unknown | unknown)))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    keys?: (({
+                        date_format?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        /** @description Short for `key`. */
+                        k?: string;
+                        key?: string;
+                        /** @description Short for `name`. */
+                        n?: string;
+                        name?: string;
+                    } & ((unknown | unknown) & (unknown | unknown)))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                } | null | Record<string, unknown>;
+                limit?: number | null | 0;
                 match?: {
-                    filter?: components["schemas"]["Condition"][] | null;
-                    filter_or?: components["schemas"]["Condition"][] | null;
-                };
+                    filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    filter_or?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                } | null | Record<string, unknown>;
                 project?: {
-                    exclude_keys?: boolean | null;
-                    fields: {
-                        fields?: components["schemas"]["ProjectOperand"][] | null;
-                        key?: string | null;
-                        name: string;
-                        operator?: string | null;
-                    }[];
-                    only_keys?: boolean | null;
-                };
-                skip?: number;
-                sort?: {
-                    desc?: boolean | null;
-                    key: string;
-                }[];
+                    exclude_keys?: (boolean | null) | null;
+                    fields: ({
+                        /** @description Short for `fields`. */
+                        f?: (components["schemas"]["ProjectOperand"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        fields?: (components["schemas"]["ProjectOperand"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        /** @description Short for `key`. */
+                        k?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        /** @description Short for `name`. */
+                        n?: string;
+                        name?: string;
+                        /** @description Short for `operator`. */
+                        o?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        operator?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    } & (unknown | unknown))[];
+                    only_keys?: (boolean | null) | null;
+                } | null | Record<string, unknown>;
+                skip?: number | null | 0;
+                sort?: (({
+                    desc?: (boolean | null) | null;
+                    /** @description Short for `key`. */
+                    k?: string;
+                    key?: string;
+                } & (unknown | unknown))[] | {
+                    desc?: (boolean | null) | null;
+                    k?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    keys?: (({
+                        desc?: (boolean | null) | null;
+                        /** @description Short for `key`. */
+                        k?: string;
+                        key?: string;
+                    } & (unknown | unknown))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                }) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
                 unwind?: {
-                    filter?: components["schemas"]["Condition"][] | null;
+                    filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
                     path: string;
-                };
-            }[] | null;
-            distinct?: string | null;
-            filter?: components["schemas"]["Condition"][] | null;
-            filter_or?: components["schemas"]["Condition"][] | null;
-            keyword?: string | null;
-            page?: components["schemas"]["Page"] | null;
+                } | null | Record<string, unknown>;
+            }[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            distinct?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            filter_or?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            keyword?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            page?: (components["schemas"]["Page"] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
         };
         /** @description Rows keyed by the query's group-by keys and fields (a distinct query's rows are its values) */
         StatResult: {
@@ -385,7 +461,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     query: components["schemas"]["AnalyzeQuery"];
                 };
             };
@@ -517,30 +593,30 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    account?: string;
+                    account?: string | null | "";
                     cloud_service_group: string;
                     cloud_service_type: string;
                     data: {
                         [key: string]: unknown;
                     };
-                    domain_id?: string;
-                    instance_size?: number;
-                    instance_type?: string;
-                    ip_addresses?: string[];
+                    domain_id?: string | null | "";
+                    instance_size?: number | null | 0;
+                    instance_type?: string | null | "";
+                    ip_addresses?: string[] | null | unknown[];
                     metadata?: {
                         [key: string]: unknown;
-                    };
-                    name?: string;
-                    project_id?: string;
+                    } | null | Record<string, unknown>;
+                    name?: string | null | "";
+                    project_id?: string | null | "";
                     provider: string;
                     reference?: {
-                        external_link?: string;
-                        resource_id?: string;
-                    };
-                    region_code?: string;
+                        external_link?: string | null | "";
+                        resource_id?: string | null | "";
+                    } | null | Record<string, unknown>;
+                    region_code?: string | null | "";
                     tags?: {
                         [key: string]: unknown;
-                    };
+                    } | null | Record<string, unknown>;
                 };
             };
         };
@@ -688,7 +764,7 @@ export interface operations {
             content: {
                 "application/json": {
                     cloud_service_id: string;
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                 };
             };
         };
@@ -835,76 +911,107 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
-                    /** @enum {string} */
-                    file_format?: "EXCEL" | "CSV";
-                    file_name?: string;
+                    domain_id?: string | null | "";
+                    file_format?: ("EXCEL" | "CSV") | null | string | "";
+                    file_name?: string | null | "";
                     options: {
                         analyze_query?: {
                             fields: {
                                 [key: string]: {
-                                    fields?: {
+                                    fields?: ({
                                         [key: string]: string;
-                                    } | null;
-                                    key?: string | null;
-                                    operator: string;
-                                };
+                                    } | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                                    /** @description Short for `key`. */
+                                    k?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                                    key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                                    /** @description Short for `operator`. */
+                                    o?: string;
+                                    operator?: string;
+                                } & (unknown | unknown);
                             };
-                            filter?: components["schemas"]["Condition"][] | null;
-                            filter_or?: components["schemas"]["Condition"][] | null;
-                            group_by?: (string | {
-                                key: string;
-                                name: string;
-                            })[] | null;
-                            keyword?: string | null;
-                            page?: components["schemas"]["Page"] | null;
-                            select?: {
+                            filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                            filter_or?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                            group_by?: ((string | ({
+                                /** @description Short for `key`. */
+                                k?: string;
+                                key?: string;
+                                /** @description Short for `name`. */
+                                n?: string;
+                                name?: string;
+                            } & ((unknown | unknown) & (unknown | unknown))))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                            keyword?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                            page?: (components["schemas"]["Page"] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                            select?: ({
                                 [key: string]: string | {
-                                    fields?: components["schemas"]["ProjectOperand"][] | null;
-                                    key?: string | null;
+                                    fields?: (components["schemas"]["ProjectOperand"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                                    key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
                                     operator: string;
                                 };
-                            } | null;
-                            sort?: {
-                                desc?: boolean | null;
-                                key: string;
-                            }[] | null;
-                        };
+                            } | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                            sort?: ((({
+                                desc?: (boolean | null) | null;
+                                /** @description Short for `key`. */
+                                k?: string;
+                                key?: string;
+                            } & (unknown | unknown))[] | {
+                                desc?: (boolean | null) | null;
+                                k?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                                key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                                keys?: (({
+                                    desc?: (boolean | null) | null;
+                                    /** @description Short for `key`. */
+                                    k?: string;
+                                    key?: string;
+                                } & (unknown | unknown))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                            }) | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        } | null | Record<string, unknown>;
                         name: string;
                         /** @enum {string} */
                         query_type: "SEARCH" | "ANALYZE";
                         search_query?: {
                             fields?: (string | {
                                 key: string;
-                                name?: string;
+                                name?: string | null | "";
                                 options?: {
-                                    default?: unknown;
-                                    postfix?: string;
-                                    prefix?: string;
-                                    source_unit?: string;
-                                };
+                                    default?: unknown | null;
+                                    postfix?: string | null | "";
+                                    prefix?: string | null | "";
+                                    source_unit?: string | null | "";
+                                } | null | Record<string, unknown>;
                                 reference?: {
-                                    reference_key?: string;
-                                    resource_type?: string;
-                                };
-                                type?: string;
-                            })[];
-                            filter?: components["schemas"]["Condition"][] | null;
-                            filter_or?: components["schemas"]["Condition"][] | null;
-                            keyword?: string | null;
-                            page?: components["schemas"]["Page"] | null;
-                            sort?: {
-                                desc?: boolean | null;
-                                key: string;
-                            }[] | null;
-                            unwind?: {
-                                filter?: components["schemas"]["Condition"][] | null;
+                                    reference_key?: string | null | "";
+                                    resource_type?: string | null | "";
+                                } | null | Record<string, unknown>;
+                                type?: string | null | "";
+                            })[] | null | unknown[];
+                            filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                            filter_or?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                            keyword?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                            page?: (components["schemas"]["Page"] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                            sort?: ((({
+                                desc?: (boolean | null) | null;
+                                /** @description Short for `key`. */
+                                k?: string;
+                                key?: string;
+                            } & (unknown | unknown))[] | {
+                                desc?: (boolean | null) | null;
+                                k?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                                key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                                keys?: (({
+                                    desc?: (boolean | null) | null;
+                                    /** @description Short for `key`. */
+                                    k?: string;
+                                    key?: string;
+                                } & (unknown | unknown))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                            }) | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                            unwind?: ({
+                                filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
                                 path: string;
-                            } | null;
-                        };
-                        title?: string;
+                            } | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        } | null | Record<string, unknown>;
+                        title?: string | null | "";
                     }[];
-                    timezone?: string;
+                    timezone?: string | null | "";
                 };
             };
         };
@@ -1052,7 +1159,7 @@ export interface operations {
             content: {
                 "application/json": {
                     cloud_service_id: string;
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                 };
             };
         };
@@ -1199,21 +1306,21 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    account?: string;
-                    cloud_service_group?: string;
-                    cloud_service_id?: string;
-                    cloud_service_type?: string;
-                    domain_id?: string;
-                    instance_type?: string;
-                    ip_address?: string;
-                    name?: string;
-                    project_group_id?: string;
-                    project_id?: string;
-                    provider?: string;
-                    query?: components["schemas"]["Query"];
-                    region_code?: string;
-                    state?: string;
-                    workspace_id?: string;
+                    account?: string | null | "";
+                    cloud_service_group?: string | null | "";
+                    cloud_service_id?: string | null | "";
+                    cloud_service_type?: string | null | "";
+                    domain_id?: string | null | "";
+                    instance_type?: string | null | "";
+                    ip_address?: string | null | "";
+                    name?: string | null | "";
+                    project_group_id?: string | null | "";
+                    project_id?: string | null | "";
+                    provider?: string | null | "";
+                    query?: components["schemas"]["Query"] | null | Record<string, unknown>;
+                    region_code?: string | null | "";
+                    state?: string | null | "";
+                    workspace_id?: string | null | "";
                 };
             };
         };
@@ -1344,7 +1451,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     query: components["schemas"]["StatisticsQuery"];
                 };
             };
@@ -1476,28 +1583,28 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    account?: string;
+                    account?: string | null | "";
                     cloud_service_id: string;
                     data?: {
                         [key: string]: unknown;
-                    };
-                    domain_id?: string;
-                    instance_size?: number;
-                    instance_type?: string;
-                    ip_addresses?: string[];
+                    } | null | Record<string, unknown>;
+                    domain_id?: string | null | "";
+                    instance_size?: number | null | 0;
+                    instance_type?: string | null | "";
+                    ip_addresses?: string[] | null | unknown[];
                     metadata?: {
                         [key: string]: unknown;
-                    };
-                    name?: string;
-                    project_id?: string;
+                    } | null | Record<string, unknown>;
+                    name?: string | null | "";
+                    project_id?: string | null | "";
                     reference?: {
-                        external_link?: string;
-                        resource_id?: string;
-                    };
-                    region_code?: string;
+                        external_link?: string | null | "";
+                        resource_id?: string | null | "";
+                    } | null | Record<string, unknown>;
+                    region_code?: string | null | "";
                     tags?: {
                         [key: string]: unknown;
-                    };
+                    } | null | Record<string, unknown>;
                 };
             };
         };

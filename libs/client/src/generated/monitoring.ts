@@ -485,10 +485,16 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         Condition: {
-            key: string;
-            operator: string;
-            value: unknown;
-        };
+            /** @description Short for `key`. */
+            k?: string;
+            key?: string;
+            /** @description Short for `operator`. */
+            o?: string;
+            operator?: string;
+            /** @description Short for `value`. */
+            v?: unknown;
+            value?: unknown;
+        } & ((unknown | unknown) & (unknown | unknown) & (unknown | unknown));
         DataSourceInfo: {
             capability?: {
                 [key: string]: unknown;
@@ -571,86 +577,136 @@ export interface components {
             total_count: number;
         };
         Page: {
-            limit?: number | null;
-            start?: number | null;
+            limit?: (number | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            start?: (number | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
         };
-        ProjectOperand: string | number | {
-            fields: components["schemas"]["ProjectOperand"][];
-            operator: string;
-        };
+        ProjectOperand: string | number | ({
+            /** @description Short for `fields`. */
+            f?: components["schemas"]["ProjectOperand"][];
+            fields?: components["schemas"]["ProjectOperand"][];
+            /** @description Short for `operator`. */
+            o?: string;
+            operator?: string;
+        } & ((unknown | unknown) & (unknown | unknown)));
         Query: {
-            add_fields?: {
+            add_fields?: ({
                 [key: string]: unknown;
-            } | null;
-            count_only?: boolean | null;
-            filter?: components["schemas"]["Condition"][] | null;
-            filter_or?: components["schemas"]["Condition"][] | null;
-            keyword?: string | null;
-            lookup?: unknown[] | null;
-            minimal?: boolean | null;
-            only?: string[] | null;
-            page?: components["schemas"]["Page"] | null;
-            sort?: {
-                desc?: boolean | null;
-                key: string;
-            }[] | null;
-            unwind?: {
-                filter?: components["schemas"]["Condition"][] | null;
+            } | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            count_only?: (boolean | null) | null;
+            filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            filter_or?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            keyword?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            lookup?: (unknown[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            minimal?: (boolean | null) | null;
+            only?: (string[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            page?: (components["schemas"]["Page"] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            sort?: ((({
+                desc?: (boolean | null) | null;
+                /** @description Short for `key`. */
+                k?: string;
+                key?: string;
+            } & (unknown | unknown))[] | {
+                desc?: (boolean | null) | null;
+                k?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                keys?: (({
+                    desc?: (boolean | null) | null;
+                    /** @description Short for `key`. */
+                    k?: string;
+                    key?: string;
+                } & (unknown | unknown))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            }) | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            unwind?: ({
+                filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
                 path: string;
-            } | null;
+            } | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
         };
         StatisticsQuery: {
-            aggregate?: {
+            aggregate?: ({
                 count?: {
                     name: string;
-                };
+                } | null | Record<string, unknown>;
                 group?: {
-                    fields?: {
-                        conditions?: components["schemas"]["Condition"][] | null;
-                        fields?: {
-                            key: string;
-                            name: string;
-                        }[] | null;
-                        key?: string | null;
-                        name: string;
-                        operator: string;
-                    }[] | null;
-                    keys?: {
-                        date_format?: string | null;
-                        key: string;
-                        name: string;
-                    }[] | null;
-                };
-                limit?: number;
+                    fields?: (({
+                        conditions?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        fields?: (({
+                            /** @description Short for `key`. */
+                            k?: string;
+                            key?: string;
+                            /** @description Short for `name`. */
+                            n?: string;
+                            name?: string;
+                        } & ((unknown | unknown) & (unknown | unknown)))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        /** @description Short for `key`. */
+                        k?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        /** @description Short for `name`. */
+                        n?: string;
+                        name?: string;
+                        /** @description Short for `operator`. */
+                        o?: string;
+                        operator?: string;
+                    } & ((unknown | unknown) & (unknown | unknown)))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    keys?: (({
+                        date_format?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        /** @description Short for `key`. */
+                        k?: string;
+                        key?: string;
+                        /** @description Short for `name`. */
+                        n?: string;
+                        name?: string;
+                    } & ((unknown | unknown) & (unknown | unknown)))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                } | null | Record<string, unknown>;
+                limit?: number | null | 0;
                 match?: {
-                    filter?: components["schemas"]["Condition"][] | null;
-                    filter_or?: components["schemas"]["Condition"][] | null;
-                };
+                    filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    filter_or?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                } | null | Record<string, unknown>;
                 project?: {
-                    exclude_keys?: boolean | null;
-                    fields: {
-                        fields?: components["schemas"]["ProjectOperand"][] | null;
-                        key?: string | null;
-                        name: string;
-                        operator?: string | null;
-                    }[];
-                    only_keys?: boolean | null;
-                };
-                skip?: number;
-                sort?: {
-                    desc?: boolean | null;
-                    key: string;
-                }[];
+                    exclude_keys?: (boolean | null) | null;
+                    fields: ({
+                        /** @description Short for `fields`. */
+                        f?: (components["schemas"]["ProjectOperand"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        fields?: (components["schemas"]["ProjectOperand"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        /** @description Short for `key`. */
+                        k?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        /** @description Short for `name`. */
+                        n?: string;
+                        name?: string;
+                        /** @description Short for `operator`. */
+                        o?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        operator?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    } & (unknown | unknown))[];
+                    only_keys?: (boolean | null) | null;
+                } | null | Record<string, unknown>;
+                skip?: number | null | 0;
+                sort?: (({
+                    desc?: (boolean | null) | null;
+                    /** @description Short for `key`. */
+                    k?: string;
+                    key?: string;
+                } & (unknown | unknown))[] | {
+                    desc?: (boolean | null) | null;
+                    k?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    keys?: (({
+                        desc?: (boolean | null) | null;
+                        /** @description Short for `key`. */
+                        k?: string;
+                        key?: string;
+                    } & (unknown | unknown))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                }) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
                 unwind?: {
-                    filter?: components["schemas"]["Condition"][] | null;
+                    filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
                     path: string;
-                };
-            }[] | null;
-            distinct?: string | null;
-            filter?: components["schemas"]["Condition"][] | null;
-            filter_or?: components["schemas"]["Condition"][] | null;
-            keyword?: string | null;
-            page?: components["schemas"]["Page"] | null;
+                } | null | Record<string, unknown>;
+            }[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            distinct?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            filter_or?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            keyword?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            page?: (components["schemas"]["Page"] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
         };
         /** @description Rows keyed by the query's group-by keys and fields (a distinct query's rows are its values) */
         StatResult: {
@@ -720,7 +776,7 @@ export interface operations {
             content: {
                 "application/json": {
                     data_source_id: string;
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                 };
             };
         };
@@ -868,7 +924,7 @@ export interface operations {
             content: {
                 "application/json": {
                     data_source_id: string;
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                 };
             };
         };
@@ -1016,7 +1072,7 @@ export interface operations {
             content: {
                 "application/json": {
                     data_source_id: string;
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                 };
             };
         };
@@ -1164,7 +1220,7 @@ export interface operations {
             content: {
                 "application/json": {
                     data_source_id: string;
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                 };
             };
         };
@@ -1311,14 +1367,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    data_source_id?: string;
-                    domain_id?: string;
-                    /** @enum {string} */
-                    monitoring_type?: "METRIC" | "LOG";
-                    name?: string;
-                    provider?: string;
-                    query?: components["schemas"]["Query"];
-                    state?: string;
+                    data_source_id?: string | null | "";
+                    domain_id?: string | null | "";
+                    monitoring_type?: ("METRIC" | "LOG") | null | string | "";
+                    name?: string | null | "";
+                    provider?: string | null | "";
+                    query?: components["schemas"]["Query"] | null | Record<string, unknown>;
+                    state?: string | null | "";
                 };
             };
         };
@@ -1449,25 +1504,24 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     name: string;
                     plugin_info: {
                         metadata?: {
                             [key: string]: unknown;
-                        };
+                        } | null | Record<string, unknown>;
                         options?: {
                             [key: string]: unknown;
-                        };
+                        } | null | Record<string, unknown>;
                         plugin_id: string;
-                        provider?: string;
-                        secret_id?: string;
-                        /** @enum {string} */
-                        upgrade_mode?: "AUTO" | "MANUAL" | "NONE";
-                        version?: string;
+                        provider?: string | null | "";
+                        secret_id?: string | null | "";
+                        upgrade_mode?: ("AUTO" | "MANUAL" | "NONE") | null | string | "";
+                        version?: string | null | "";
                     };
                     tags?: {
                         [key: string]: unknown;
-                    };
+                    } | null | Record<string, unknown>;
                 };
             };
         };
@@ -1614,7 +1668,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     query: components["schemas"]["StatisticsQuery"];
                 };
             };
@@ -1747,11 +1801,11 @@ export interface operations {
             content: {
                 "application/json": {
                     data_source_id: string;
-                    domain_id?: string;
-                    name?: string;
+                    domain_id?: string | null | "";
+                    name?: string | null | "";
                     tags?: {
                         [key: string]: unknown;
-                    };
+                    } | null | Record<string, unknown>;
                 };
             };
         };
@@ -1899,13 +1953,12 @@ export interface operations {
             content: {
                 "application/json": {
                     data_source_id: string;
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     options?: {
                         [key: string]: unknown;
-                    };
-                    /** @enum {string} */
-                    upgrade_mode?: "AUTO" | "MANUAL" | "NONE";
-                    version?: string;
+                    } | null | Record<string, unknown>;
+                    upgrade_mode?: ("AUTO" | "MANUAL" | "NONE") | null | string | "";
+                    version?: string | null | "";
                 };
             };
         };
@@ -2053,7 +2106,7 @@ export interface operations {
             content: {
                 "application/json": {
                     data_source_id: string;
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                 };
             };
         };
@@ -2204,7 +2257,7 @@ export interface operations {
                     data: {
                         [key: string]: unknown;
                     };
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     webhook_id: string;
                 };
             };
@@ -2320,7 +2373,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     event_id: string;
                 };
             };
@@ -2468,19 +2521,19 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    account?: string;
-                    alert_id?: string;
-                    domain_id?: string;
-                    event_id?: string;
-                    event_key?: string;
-                    event_type?: string;
-                    project_id?: string;
-                    provider?: string;
-                    query?: components["schemas"]["Query"];
-                    resource?: string;
-                    severity?: string;
-                    webhook_id?: string;
-                    workspace_id?: string;
+                    account?: string | null | "";
+                    alert_id?: string | null | "";
+                    domain_id?: string | null | "";
+                    event_id?: string | null | "";
+                    event_key?: string | null | "";
+                    event_type?: string | null | "";
+                    project_id?: string | null | "";
+                    provider?: string | null | "";
+                    query?: components["schemas"]["Query"] | null | Record<string, unknown>;
+                    resource?: string | null | "";
+                    severity?: string | null | "";
+                    webhook_id?: string | null | "";
+                    workspace_id?: string | null | "";
                 };
             };
         };
@@ -2611,7 +2664,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     query: components["schemas"]["StatisticsQuery"];
                 };
             };
@@ -2743,24 +2796,23 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     name: string;
                     plugin_info: {
                         metadata?: {
                             [key: string]: unknown;
-                        };
+                        } | null | Record<string, unknown>;
                         options?: {
                             [key: string]: unknown;
-                        };
+                        } | null | Record<string, unknown>;
                         plugin_id: string;
-                        /** @enum {string} */
-                        upgrade_mode?: "AUTO" | "MANUAL" | "NONE";
-                        version?: string;
+                        upgrade_mode?: ("AUTO" | "MANUAL" | "NONE") | null | string | "";
+                        version?: string | null | "";
                     };
                     project_id: string;
                     tags?: {
                         [key: string]: unknown;
-                    };
+                    } | null | Record<string, unknown>;
                 };
             };
         };
@@ -2907,7 +2959,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     webhook_id: string;
                 };
             };
@@ -3055,7 +3107,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     webhook_id: string;
                 };
             };
@@ -3203,7 +3255,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     webhook_id: string;
                 };
             };
@@ -3351,7 +3403,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     webhook_id: string;
                 };
             };
@@ -3499,15 +3551,14 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    access_key?: string;
-                    domain_id?: string;
-                    name?: string;
-                    project_id?: string;
-                    query?: components["schemas"]["Query"];
-                    /** @enum {string} */
-                    state?: "ENABLED" | "DISABLED";
-                    webhook_id?: string;
-                    workspace_id?: string;
+                    access_key?: string | null | "";
+                    domain_id?: string | null | "";
+                    name?: string | null | "";
+                    project_id?: string | null | "";
+                    query?: components["schemas"]["Query"] | null | Record<string, unknown>;
+                    state?: ("ENABLED" | "DISABLED") | null | string | "";
+                    webhook_id?: string | null | "";
+                    workspace_id?: string | null | "";
                 };
             };
         };
@@ -3638,7 +3689,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     query: components["schemas"]["StatisticsQuery"];
                 };
             };
@@ -3770,11 +3821,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
-                    name?: string;
+                    domain_id?: string | null | "";
+                    name?: string | null | "";
                     tags?: {
                         [key: string]: unknown;
-                    };
+                    } | null | Record<string, unknown>;
                     webhook_id: string;
                 };
             };
@@ -3922,13 +3973,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     options?: {
                         [key: string]: unknown;
-                    };
-                    /** @enum {string} */
-                    upgrade_mode?: "AUTO" | "MANUAL" | "NONE";
-                    version?: string;
+                    } | null | Record<string, unknown>;
+                    upgrade_mode?: ("AUTO" | "MANUAL" | "NONE") | null | string | "";
+                    version?: string | null | "";
                     webhook_id: string;
                 };
             };
@@ -4076,7 +4126,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     webhook_id: string;
                 };
             };

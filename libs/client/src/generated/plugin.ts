@@ -125,10 +125,16 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         Condition: {
-            key: string;
-            operator: string;
-            value: unknown;
-        };
+            /** @description Short for `key`. */
+            k?: string;
+            key?: string;
+            /** @description Short for `operator`. */
+            o?: string;
+            operator?: string;
+            /** @description Short for `value`. */
+            v?: unknown;
+            value?: unknown;
+        } & ((unknown | unknown) & (unknown | unknown) & (unknown | unknown));
         /** @description Empty: the operation answers 200 with {} */
         Empty: Record<string, unknown>;
         ErrorEnvelope: {
@@ -139,8 +145,8 @@ export interface components {
             };
         };
         Page: {
-            limit?: number | null;
-            start?: number | null;
+            limit?: (number | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            start?: (number | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
         };
         /** @description Where a plugin version answers. */
         PluginEndpoint: {
@@ -181,25 +187,37 @@ export interface components {
             total_count: number;
         };
         Query: {
-            add_fields?: {
+            add_fields?: ({
                 [key: string]: unknown;
-            } | null;
-            count_only?: boolean | null;
-            filter?: components["schemas"]["Condition"][] | null;
-            filter_or?: components["schemas"]["Condition"][] | null;
-            keyword?: string | null;
-            lookup?: unknown[] | null;
-            minimal?: boolean | null;
-            only?: string[] | null;
-            page?: components["schemas"]["Page"] | null;
-            sort?: {
-                desc?: boolean | null;
-                key: string;
-            }[] | null;
-            unwind?: {
-                filter?: components["schemas"]["Condition"][] | null;
+            } | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            count_only?: (boolean | null) | null;
+            filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            filter_or?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            keyword?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            lookup?: (unknown[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            minimal?: (boolean | null) | null;
+            only?: (string[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            page?: (components["schemas"]["Page"] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            sort?: ((({
+                desc?: (boolean | null) | null;
+                /** @description Short for `key`. */
+                k?: string;
+                key?: string;
+            } & (unknown | unknown))[] | {
+                desc?: (boolean | null) | null;
+                k?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                keys?: (({
+                    desc?: (boolean | null) | null;
+                    /** @description Short for `key`. */
+                    k?: string;
+                    key?: string;
+                } & (unknown | unknown))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            }) | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            unwind?: ({
+                filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
                 path: string;
-            } | null;
+            } | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
         };
         /** @description A supervisor: what runs plugin containers and publishes where they answer. (every field is answered unless `only` or `minimal` cut the answer) */
         SupervisorInfo: {
@@ -256,18 +274,15 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description The caller’s domain; optional, and refused when it is not the token’s. */
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /** @description Accepted empty only, for upstream’s clients: labels do not choose a supervisor. */
-                    labels?: Record<string, unknown>;
+                    labels?: Record<string, unknown> | null | Record<string, unknown>;
                     /** @description The plugin’s id. */
                     plugin_id: string;
-                    /**
-                     * @description AUTO: the newest ACTIVE version (semantic-version order); MANUAL: exactly the version asked for. Default MANUAL with a version, AUTO without.
-                     * @enum {string}
-                     */
-                    upgrade_mode?: "AUTO" | "MANUAL";
+                    /** @description AUTO: the newest ACTIVE version (semantic-version order); MANUAL: exactly the version asked for. Default MANUAL with a version, AUTO without. */
+                    upgrade_mode?: ("AUTO" | "MANUAL") | null | string | "";
                     /** @description The version asked for; required with MANUAL. */
-                    version?: string;
+                    version?: string | null | "";
                 };
             };
         };
@@ -415,7 +430,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description The caller’s domain; optional, and refused when it is not the token’s. */
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /** @description The supervisor’s id. */
                     supervisor_id: string;
                 };
@@ -565,7 +580,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description The caller’s domain; optional, and refused when it is not the token’s. */
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /** @description The supervisor’s id. */
                     supervisor_id: string;
                 };
@@ -715,15 +730,15 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description The caller’s domain; optional, and refused when it is not the token’s. */
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /** @description Only the public (true) or the domain’s own (false) supervisors. */
-                    is_public?: boolean;
+                    is_public?: boolean | null | false;
                     /** @description Only the supervisors of this name. */
-                    name?: string;
+                    name?: string | null | "";
                     /** @description The query DSL: filter, sort, page, only, keyword. */
-                    query?: components["schemas"]["Query"];
+                    query?: components["schemas"]["Query"] | null | Record<string, unknown>;
                     /** @description The supervisor’s id. */
-                    supervisor_id?: string;
+                    supervisor_id?: string | null | "";
                 };
             };
         };
@@ -855,24 +870,21 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description The caller’s domain; optional, and refused when it is not the token’s. */
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /** @description Only the plugins answering at this endpoint. */
-                    endpoint?: string;
+                    endpoint?: string | null | "";
                     /** @description Only the plugins of the supervisor on this host. */
-                    hostname?: string;
+                    hostname?: string | null | "";
                     /** @description Only this plugin. */
-                    plugin_id?: string;
+                    plugin_id?: string | null | "";
                     /** @description The query DSL: filter, sort, page, only, keyword. */
-                    query?: components["schemas"]["Query"];
-                    /**
-                     * @description Only the plugins in this state.
-                     * @enum {string}
-                     */
-                    state?: "NONE" | "PROVISIONING" | "ACTIVE" | "RE_PROVISIONING" | "ERROR";
+                    query?: components["schemas"]["Query"] | null | Record<string, unknown>;
+                    /** @description Only the plugins in this state. */
+                    state?: ("NONE" | "PROVISIONING" | "ACTIVE" | "RE_PROVISIONING" | "ERROR") | null | string | "";
                     /** @description The supervisor’s id. */
-                    supervisor_id?: string;
+                    supervisor_id?: string | null | "";
                     /** @description Only this version. */
-                    version?: string;
+                    version?: string | null | "";
                 };
             };
         };
@@ -1004,61 +1016,42 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description The caller’s domain; optional, and refused when it is not the token’s. */
-                    domain_id?: string;
+                    domain_id?: string | null | "";
                     /** @description The host it runs on: a publish from the same hostname updates the same supervisor. */
                     hostname: string;
-                    /**
-                     * @description Its plugins serve every domain; only the operator’s domain may publish one.
-                     * @default false
-                     */
-                    is_public?: boolean;
-                    /**
-                     * @description Free labels (at most 50 strings).
-                     * @default []
-                     */
-                    labels?: string[];
+                    /** @description Its plugins serve every domain; only the operator’s domain may publish one. */
+                    is_public?: boolean | null | false;
+                    /** @description Free labels (at most 50 strings). */
+                    labels?: string[] | null | unknown[];
                     /** @description The supervisor’s name. */
                     name: string;
                     /** @description Every plugin version it runs now (at most 200); those left out are removed. */
                     plugin_info?: {
                         /** @description Part of upstream’s PluginInfo; accepted empty only. */
-                        domain_id?: string;
-                        /**
-                         * @description Where it answers: grpc://host:port or grpcs://host:port (TLS); required when ACTIVE.
-                         * @default
-                         */
-                        endpoint?: string;
-                        /**
-                         * @description Every replica’s endpoint, in the same form (at most 16).
-                         * @default []
-                         */
-                        endpoints?: string[];
+                        domain_id?: string | null | "";
+                        /** @description Where it answers: grpc://host:port or grpcs://host:port (TLS); required when ACTIVE. */
+                        endpoint?: string | null | "";
+                        /** @description Every replica’s endpoint, in the same form (at most 16). */
+                        endpoints?: string[] | null | unknown[];
                         /** @description Accepted for upstream’s supervisors and ignored: the platform runs no container itself. */
-                        managed?: boolean;
+                        managed?: boolean | null | false;
                         /** @description The plugin’s id, as upstream’s repository names it. */
                         plugin_id: string;
-                        /**
-                         * @description The container’s state (ACTIVE when absent or NONE); only ACTIVE versions are resolved.
-                         * @default ACTIVE
-                         * @enum {string}
-                         */
-                        state?: "NONE" | "PROVISIONING" | "ACTIVE" | "RE_PROVISIONING" | "ERROR";
+                        /** @description The container’s state (ACTIVE when absent or NONE); only ACTIVE versions are resolved. */
+                        state?: ("NONE" | "PROVISIONING" | "ACTIVE" | "RE_PROVISIONING" | "ERROR") | null | string | "";
                         /** @description Part of upstream’s PluginInfo; accepted empty only. */
-                        supervisor_id?: string;
+                        supervisor_id?: string | null | "";
                         /** @description Part of upstream’s PluginInfo; accepted empty only. */
-                        supervisor_name?: string;
+                        supervisor_name?: string | null | "";
                         /** @description The version of the plugin’s image. */
                         version: string;
-                    }[];
+                    }[] | null | unknown[];
                     /** @description The supervisor’s secret: kept as a digest, required to publish again from the same hostname, never answered. */
                     secret_key: string;
-                    /**
-                     * @description Free tags (at most 100 keys, 16 KiB).
-                     * @default {}
-                     */
+                    /** @description Free tags (at most 100 keys, 16 KiB). */
                     tags?: {
                         [key: string]: unknown;
-                    };
+                    } | null | Record<string, unknown>;
                 };
             };
         };

@@ -145,10 +145,16 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         Condition: {
-            key: string;
-            operator: string;
-            value: unknown;
-        };
+            /** @description Short for `key`. */
+            k?: string;
+            key?: string;
+            /** @description Short for `operator`. */
+            o?: string;
+            operator?: string;
+            /** @description Short for `value`. */
+            v?: unknown;
+            value?: unknown;
+        } & ((unknown | unknown) & (unknown | unknown) & (unknown | unknown));
         /** @description Empty: the operation answers 200 with {} */
         Empty: Record<string, unknown>;
         ErrorEnvelope: {
@@ -159,33 +165,49 @@ export interface components {
             };
         };
         Page: {
-            limit?: number | null;
-            start?: number | null;
+            limit?: (number | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            start?: (number | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
         };
-        ProjectOperand: string | number | {
-            fields: components["schemas"]["ProjectOperand"][];
-            operator: string;
-        };
+        ProjectOperand: string | number | ({
+            /** @description Short for `fields`. */
+            f?: components["schemas"]["ProjectOperand"][];
+            fields?: components["schemas"]["ProjectOperand"][];
+            /** @description Short for `operator`. */
+            o?: string;
+            operator?: string;
+        } & ((unknown | unknown) & (unknown | unknown)));
         Query: {
-            add_fields?: {
+            add_fields?: ({
                 [key: string]: unknown;
-            } | null;
-            count_only?: boolean | null;
-            filter?: components["schemas"]["Condition"][] | null;
-            filter_or?: components["schemas"]["Condition"][] | null;
-            keyword?: string | null;
-            lookup?: unknown[] | null;
-            minimal?: boolean | null;
-            only?: string[] | null;
-            page?: components["schemas"]["Page"] | null;
-            sort?: {
-                desc?: boolean | null;
-                key: string;
-            }[] | null;
-            unwind?: {
-                filter?: components["schemas"]["Condition"][] | null;
+            } | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            count_only?: (boolean | null) | null;
+            filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            filter_or?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            keyword?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            lookup?: (unknown[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            minimal?: (boolean | null) | null;
+            only?: (string[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            page?: (components["schemas"]["Page"] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            sort?: ((({
+                desc?: (boolean | null) | null;
+                /** @description Short for `key`. */
+                k?: string;
+                key?: string;
+            } & (unknown | unknown))[] | {
+                desc?: (boolean | null) | null;
+                k?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                keys?: (({
+                    desc?: (boolean | null) | null;
+                    /** @description Short for `key`. */
+                    k?: string;
+                    key?: string;
+                } & (unknown | unknown))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            }) | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            unwind?: ({
+                filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
                 path: string;
-            } | null;
+            } | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
         };
         SchemaInfo: {
             created_at?: string;
@@ -213,57 +235,91 @@ export interface components {
             total_count: number;
         };
         StatisticsQuery: {
-            aggregate?: {
+            aggregate?: ({
                 count?: {
                     name: string;
-                };
+                } | null | Record<string, unknown>;
                 group?: {
-                    fields?: {
-                        conditions?: components["schemas"]["Condition"][] | null;
-                        fields?: {
-                            key: string;
-                            name: string;
-                        }[] | null;
-                        key?: string | null;
-                        name: string;
-                        operator: string;
-                    }[] | null;
-                    keys?: {
-                        date_format?: string | null;
-                        key: string;
-                        name: string;
-                    }[] | null;
-                };
-                limit?: number;
+                    fields?: (({
+                        conditions?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        fields?: (({
+                            /** @description Short for `key`. */
+                            k?: string;
+                            key?: string;
+                            /** @description Short for `name`. */
+                            n?: string;
+                            name?: string;
+                        } & ((unknown | unknown) & (unknown | unknown)))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        /** @description Short for `key`. */
+                        k?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        /** @description Short for `name`. */
+                        n?: string;
+                        name?: string;
+                        /** @description Short for `operator`. */
+                        o?: string;
+                        operator?: string;
+                    } & ((unknown | unknown) & (unknown | unknown)))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    keys?: (({
+                        date_format?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        /** @description Short for `key`. */
+                        k?: string;
+                        key?: string;
+                        /** @description Short for `name`. */
+                        n?: string;
+                        name?: string;
+                    } & ((unknown | unknown) & (unknown | unknown)))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                } | null | Record<string, unknown>;
+                limit?: number | null | 0;
                 match?: {
-                    filter?: components["schemas"]["Condition"][] | null;
-                    filter_or?: components["schemas"]["Condition"][] | null;
-                };
+                    filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    filter_or?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                } | null | Record<string, unknown>;
                 project?: {
-                    exclude_keys?: boolean | null;
-                    fields: {
-                        fields?: components["schemas"]["ProjectOperand"][] | null;
-                        key?: string | null;
-                        name: string;
-                        operator?: string | null;
-                    }[];
-                    only_keys?: boolean | null;
-                };
-                skip?: number;
-                sort?: {
-                    desc?: boolean | null;
-                    key: string;
-                }[];
+                    exclude_keys?: (boolean | null) | null;
+                    fields: ({
+                        /** @description Short for `fields`. */
+                        f?: (components["schemas"]["ProjectOperand"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        fields?: (components["schemas"]["ProjectOperand"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        /** @description Short for `key`. */
+                        k?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        /** @description Short for `name`. */
+                        n?: string;
+                        name?: string;
+                        /** @description Short for `operator`. */
+                        o?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        operator?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    } & (unknown | unknown))[];
+                    only_keys?: (boolean | null) | null;
+                } | null | Record<string, unknown>;
+                skip?: number | null | 0;
+                sort?: (({
+                    desc?: (boolean | null) | null;
+                    /** @description Short for `key`. */
+                    k?: string;
+                    key?: string;
+                } & (unknown | unknown))[] | {
+                    desc?: (boolean | null) | null;
+                    k?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    keys?: (({
+                        desc?: (boolean | null) | null;
+                        /** @description Short for `key`. */
+                        k?: string;
+                        key?: string;
+                    } & (unknown | unknown))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                }) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
                 unwind?: {
-                    filter?: components["schemas"]["Condition"][] | null;
+                    filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
                     path: string;
-                };
-            }[] | null;
-            distinct?: string | null;
-            filter?: components["schemas"]["Condition"][] | null;
-            filter_or?: components["schemas"]["Condition"][] | null;
-            keyword?: string | null;
-            page?: components["schemas"]["Page"] | null;
+                } | null | Record<string, unknown>;
+            }[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            distinct?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            filter_or?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            keyword?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            page?: (components["schemas"]["Page"] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
         };
         /** @description Rows keyed by the query's group-by keys and fields (a distinct query's rows are its values) */
         StatResult: {
@@ -293,28 +349,27 @@ export interface operations {
             content: {
                 "application/json": {
                     domain_id: string;
-                    labels?: unknown[];
+                    labels?: unknown[] | null | unknown[];
                     name: string;
                     schema: {
                         [key: string]: unknown;
                     };
                     schema_id: string;
-                    /** @enum {string} */
-                    sync_mode?: "NONE" | "MANUAL" | "AUTOMATIC";
+                    sync_mode?: ("UNDEFINED" | "NONE" | "MANUAL" | "AUTOMATIC") | null | string | "";
                     sync_options?: {
                         git?: {
                             url: string;
-                        };
+                        } | null | Record<string, unknown>;
                         github?: {
                             url: string;
-                        };
+                        } | null | Record<string, unknown>;
                         gitlab?: {
                             url: string;
-                        };
-                    };
+                        } | null | Record<string, unknown>;
+                    } | null | Record<string, unknown>;
                     tags?: {
                         [key: string]: unknown;
-                    };
+                    } | null | Record<string, unknown>;
                 };
             };
         };
@@ -610,7 +665,7 @@ export interface operations {
             content: {
                 "application/json": {
                     domain_id: string;
-                    only?: string[];
+                    only?: string[] | null | unknown[];
                     schema_id: string;
                 };
             };
@@ -759,12 +814,11 @@ export interface operations {
             content: {
                 "application/json": {
                     domain_id: string;
-                    name?: string;
-                    query?: components["schemas"]["Query"];
-                    remote_repository_name?: string;
-                    schema_id?: string;
-                    /** @enum {string} */
-                    sync_mode?: "NONE" | "MANUAL" | "AUTOMATIC";
+                    name?: string | null | "";
+                    query?: components["schemas"]["Query"] | null | Record<string, unknown>;
+                    remote_repository_name?: string | null | "";
+                    schema_id?: string | null | "";
+                    sync_mode?: ("UNDEFINED" | "NONE" | "MANUAL" | "AUTOMATIC") | null | string | "";
                 };
             };
         };
@@ -1192,28 +1246,27 @@ export interface operations {
             content: {
                 "application/json": {
                     domain_id: string;
-                    labels?: unknown[];
-                    name?: string;
+                    labels?: unknown[] | null | unknown[];
+                    name?: string | null | "";
                     schema: {
                         [key: string]: unknown;
                     };
                     schema_id: string;
-                    /** @enum {string} */
-                    sync_mode?: "NONE" | "MANUAL" | "AUTOMATIC";
+                    sync_mode?: ("UNDEFINED" | "NONE" | "MANUAL" | "AUTOMATIC") | null | string | "";
                     sync_options?: {
                         git?: {
                             url: string;
-                        };
+                        } | null | Record<string, unknown>;
                         github?: {
                             url: string;
-                        };
+                        } | null | Record<string, unknown>;
                         gitlab?: {
                             url: string;
-                        };
-                    };
+                        } | null | Record<string, unknown>;
+                    } | null | Record<string, unknown>;
                     tags?: {
                         [key: string]: unknown;
-                    };
+                    } | null | Record<string, unknown>;
                 };
             };
         };

@@ -205,10 +205,16 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         Condition: {
-            key: string;
-            operator: string;
-            value: unknown;
-        };
+            /** @description Short for `key`. */
+            k?: string;
+            key?: string;
+            /** @description Short for `operator`. */
+            o?: string;
+            operator?: string;
+            /** @description Short for `value`. */
+            v?: unknown;
+            value?: unknown;
+        } & ((unknown | unknown) & (unknown | unknown) & (unknown | unknown));
         /** @description Empty: the operation answers 200 with {} */
         Empty: Record<string, unknown>;
         ErrorEnvelope: {
@@ -219,86 +225,136 @@ export interface components {
             };
         };
         Page: {
-            limit?: number | null;
-            start?: number | null;
+            limit?: (number | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            start?: (number | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
         };
-        ProjectOperand: string | number | {
-            fields: components["schemas"]["ProjectOperand"][];
-            operator: string;
-        };
+        ProjectOperand: string | number | ({
+            /** @description Short for `fields`. */
+            f?: components["schemas"]["ProjectOperand"][];
+            fields?: components["schemas"]["ProjectOperand"][];
+            /** @description Short for `operator`. */
+            o?: string;
+            operator?: string;
+        } & ((unknown | unknown) & (unknown | unknown)));
         Query: {
-            add_fields?: {
+            add_fields?: ({
                 [key: string]: unknown;
-            } | null;
-            count_only?: boolean | null;
-            filter?: components["schemas"]["Condition"][] | null;
-            filter_or?: components["schemas"]["Condition"][] | null;
-            keyword?: string | null;
-            lookup?: unknown[] | null;
-            minimal?: boolean | null;
-            only?: string[] | null;
-            page?: components["schemas"]["Page"] | null;
-            sort?: {
-                desc?: boolean | null;
-                key: string;
-            }[] | null;
-            unwind?: {
-                filter?: components["schemas"]["Condition"][] | null;
+            } | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            count_only?: (boolean | null) | null;
+            filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            filter_or?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            keyword?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            lookup?: (unknown[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            minimal?: (boolean | null) | null;
+            only?: (string[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            page?: (components["schemas"]["Page"] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            sort?: ((({
+                desc?: (boolean | null) | null;
+                /** @description Short for `key`. */
+                k?: string;
+                key?: string;
+            } & (unknown | unknown))[] | {
+                desc?: (boolean | null) | null;
+                k?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                keys?: (({
+                    desc?: (boolean | null) | null;
+                    /** @description Short for `key`. */
+                    k?: string;
+                    key?: string;
+                } & (unknown | unknown))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            }) | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            unwind?: ({
+                filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
                 path: string;
-            } | null;
+            } | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
         };
         StatisticsQuery: {
-            aggregate?: {
+            aggregate?: ({
                 count?: {
                     name: string;
-                };
+                } | null | Record<string, unknown>;
                 group?: {
-                    fields?: {
-                        conditions?: components["schemas"]["Condition"][] | null;
-                        fields?: {
-                            key: string;
-                            name: string;
-                        }[] | null;
-                        key?: string | null;
-                        name: string;
-                        operator: string;
-                    }[] | null;
-                    keys?: {
-                        date_format?: string | null;
-                        key: string;
-                        name: string;
-                    }[] | null;
-                };
-                limit?: number;
+                    fields?: (({
+                        conditions?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        fields?: (({
+                            /** @description Short for `key`. */
+                            k?: string;
+                            key?: string;
+                            /** @description Short for `name`. */
+                            n?: string;
+                            name?: string;
+                        } & ((unknown | unknown) & (unknown | unknown)))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        /** @description Short for `key`. */
+                        k?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        /** @description Short for `name`. */
+                        n?: string;
+                        name?: string;
+                        /** @description Short for `operator`. */
+                        o?: string;
+                        operator?: string;
+                    } & ((unknown | unknown) & (unknown | unknown)))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    keys?: (({
+                        date_format?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        /** @description Short for `key`. */
+                        k?: string;
+                        key?: string;
+                        /** @description Short for `name`. */
+                        n?: string;
+                        name?: string;
+                    } & ((unknown | unknown) & (unknown | unknown)))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                } | null | Record<string, unknown>;
+                limit?: number | null | 0;
                 match?: {
-                    filter?: components["schemas"]["Condition"][] | null;
-                    filter_or?: components["schemas"]["Condition"][] | null;
-                };
+                    filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    filter_or?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                } | null | Record<string, unknown>;
                 project?: {
-                    exclude_keys?: boolean | null;
-                    fields: {
-                        fields?: components["schemas"]["ProjectOperand"][] | null;
-                        key?: string | null;
-                        name: string;
-                        operator?: string | null;
-                    }[];
-                    only_keys?: boolean | null;
-                };
-                skip?: number;
-                sort?: {
-                    desc?: boolean | null;
-                    key: string;
-                }[];
+                    exclude_keys?: (boolean | null) | null;
+                    fields: ({
+                        /** @description Short for `fields`. */
+                        f?: (components["schemas"]["ProjectOperand"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        fields?: (components["schemas"]["ProjectOperand"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        /** @description Short for `key`. */
+                        k?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        /** @description Short for `name`. */
+                        n?: string;
+                        name?: string;
+                        /** @description Short for `operator`. */
+                        o?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                        operator?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    } & (unknown | unknown))[];
+                    only_keys?: (boolean | null) | null;
+                } | null | Record<string, unknown>;
+                skip?: number | null | 0;
+                sort?: (({
+                    desc?: (boolean | null) | null;
+                    /** @description Short for `key`. */
+                    k?: string;
+                    key?: string;
+                } & (unknown | unknown))[] | {
+                    desc?: (boolean | null) | null;
+                    k?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    key?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                    keys?: (({
+                        desc?: (boolean | null) | null;
+                        /** @description Short for `key`. */
+                        k?: string;
+                        key?: string;
+                    } & (unknown | unknown))[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+                }) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
                 unwind?: {
-                    filter?: components["schemas"]["Condition"][] | null;
+                    filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
                     path: string;
-                };
-            }[] | null;
-            distinct?: string | null;
-            filter?: components["schemas"]["Condition"][] | null;
-            filter_or?: components["schemas"]["Condition"][] | null;
-            keyword?: string | null;
-            page?: components["schemas"]["Page"] | null;
+                } | null | Record<string, unknown>;
+            }[] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            distinct?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            filter?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            filter_or?: (components["schemas"]["Condition"][] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            keyword?: (string | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
+            page?: (components["schemas"]["Page"] | null) | null | "" | 0 | false | unknown[] | Record<string, unknown>;
         };
         /** @description Rows keyed by the query's group-by keys and fields (a distinct query's rows are its values) */
         StatResult: {
@@ -806,7 +862,7 @@ export interface operations {
             content: {
                 "application/json": {
                     domain_id: string;
-                    only?: string[];
+                    only?: string[] | null | unknown[];
                     storage_id: string;
                 };
             };
@@ -955,11 +1011,11 @@ export interface operations {
             content: {
                 "application/json": {
                     domain_id: string;
-                    name?: string;
-                    query?: components["schemas"]["Query"];
-                    state?: string;
-                    storage_id?: string;
-                    user_id?: string;
+                    name?: string | null | "";
+                    query?: components["schemas"]["Query"] | null | Record<string, unknown>;
+                    state?: string | null | "";
+                    storage_id?: string | null | "";
+                    user_id?: string | null | "";
                 };
             };
         };
@@ -1097,15 +1153,15 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         plugin_id: string;
-                        schema?: string;
+                        schema?: string | null | "";
                         secret_data: {
                             [key: string]: unknown;
                         };
                         version: string;
-                    };
+                    } | null | Record<string, unknown>;
                     tags?: {
                         [key: string]: unknown;
-                    };
+                    } | null | Record<string, unknown>;
                     user_id: string;
                 };
             };
@@ -1386,11 +1442,11 @@ export interface operations {
             content: {
                 "application/json": {
                     domain_id: string;
-                    name?: string;
+                    name?: string | null | "";
                     storage_id: string;
                     tags?: {
                         [key: string]: unknown;
-                    };
+                    } | null | Record<string, unknown>;
                 };
             };
         };
@@ -1540,12 +1596,12 @@ export interface operations {
                     domain_id: string;
                     options?: {
                         [key: string]: unknown;
-                    };
+                    } | null | Record<string, unknown>;
                     secret_data?: {
                         [key: string]: unknown;
-                    };
+                    } | null | Record<string, unknown>;
                     storage_id: string;
-                    version?: string;
+                    version?: string | null | "";
                 };
             };
         };
