@@ -121,8 +121,8 @@ export class SupervisorService {
     const before = (await c.query<{ plugin_id: string }>('DELETE FROM installed_plugin WHERE supervisor_id = $1 RETURNING plugin_id', [row.supervisor_id])).rows.map((r) => r.plugin_id);
     if (plugins.length) {
       await c.query(
-        `INSERT INTO installed_plugin (supervisor_id, domain_id, is_public, supervisor_name, hostname, plugin_id, version, state, endpoint, endpoints)
-         SELECT $1, $2, $3, $4, $5, x.plugin_id, x.version, x.state, x.endpoint, x.endpoints
+        `INSERT INTO installed_plugin (supervisor_id, domain_id, is_public, supervisor_name, hostname, plugin_id, version, state, endpoint, endpoints, plugin_key)
+         SELECT $1, $2, $3, $4, $5, x.plugin_id, x.version, x.state, x.endpoint, x.endpoints, $1 || ' ' || x.plugin_id || ' ' || x.version
            FROM jsonb_to_recordset($6::jsonb) AS x(plugin_id text, version text, state text, endpoint text, endpoints jsonb)`,
         [row.supervisor_id, domainId, row.is_public, row.name, row.hostname, JSON.stringify(plugins)],
       );
