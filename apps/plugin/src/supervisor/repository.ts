@@ -22,7 +22,8 @@ export const supervisorResource = defineResource({
 /** installed_plugin: one plugin version a supervisor runs, and where it answers. */
 export const pluginResource = defineResource({
   table: 'installed_plugin',
-  idKey: 'supervisor_id',
+  // unique per row (supervisor, plugin, version): pages of any sort neither repeat nor skip a row
+  idKey: 'plugin_key',
   keywordKeys: ['plugin_id', 'version', 'supervisor_name', 'hostname'],
   minimalKeys: ['plugin_id', 'version', 'state', 'supervisor_id'],
   fields: {
@@ -36,6 +37,7 @@ export const pluginResource = defineResource({
     supervisor_name: { column: 'supervisor_name', type: 'string', notNull: true },
     hostname: { column: 'hostname', type: 'string', notNull: true },
     is_public: { column: 'is_public', type: 'boolean', notNull: true },
+    plugin_key: { column: 'plugin_key', type: 'string', notNull: true },
     created_at: { column: 'created_at', type: 'datetime', notNull: true },
     updated_at: { column: 'updated_at', type: 'datetime', notNull: true },
   },

@@ -112,17 +112,17 @@ export class SupervisorService {
   }
 
   private async write(c: PoolClient, domainId: string, input: PublishInput, plugins: PublishedPlugin[]) {
-    let row = (await this.lockedSupervisor(c, domainId, input.hostname)) ?? (await this.insert(c, domainId, input));
-    // undefined: created by a concurrent publish since our look-up; this statement sees it committed.
-    row ??= await this.lockedSupervisor(c, domainId, input.hostname);
-    if (!row) throw errors.conflict('ERROR_ALREADY_EXISTS', `The supervisor on ${input.hostname} changed meanwhile; publish again.`);
-    const wasPublic = row.is_public;
-    if (!(row as { created?: boolean }).created) row = await this.update(c, row, input);
+    // The hostname's supervisor, locked; or a new one; or (undefined: a concurrent publish created it
+    // since our look-up) that one, which this statement sees committed. An existing one needs its key.
+    const existing = (await this.lockedSupervisor(c, domainId, input.hostname)) ?? (await this.insert(c, domainId, input)) ?? (await this.lockedSupervisor(c, domainId, input.hostname));
+    if (!existing) throw errors.conflict('ERROR_ALREADY_EXISTS', `The supervisor on ${input.hostname} changed meanwhile; publish again.`);
+    const wasPublic = existing.is_public;
+    const row = 'created' in existing ? existing : await this.update(c, existing, input);
     const before = (await c.query<{ plugin_id: string }>('DELETE FROM installed_plugin WHERE supervisor_id = $1 RETURNING plugin_id', [row.supervisor_id])).rows.map((r) => r.plugin_id);
     if (plugins.length) {
       await c.query(
-        `INSERT INTO installed_plugin (supervisor_id, domain_id, is_public, supervisor_name, hostname, plugin_id, version, state, endpoint, endpoints)
-         SELECT $1, $2, $3, $4, $5, x.plugin_id, x.version, x.state, x.endpoint, x.endpoints
+        `INSERT INTO installed_plugin (supervisor_id, domain_id, is_public, supervisor_name, hostname, plugin_id, version, state, endpoint, endpoints, plugin_key)
+         SELECT $1, $2, $3, $4, $5, x.plugin_id, x.version, x.state, x.endpoint, x.endpoints, $1 || ' ' || x.plugin_id || ' ' || x.version
            FROM jsonb_to_recordset($6::jsonb) AS x(plugin_id text, version text, state text, endpoint text, endpoints jsonb)`,
         [row.supervisor_id, domainId, row.is_public, row.name, row.hostname, JSON.stringify(plugins)],
       );

@@ -159,6 +159,18 @@ describe('plugin module: supervisors and endpoints', () => {
     sub.disconnect();
   });
 
+  it('list-plugins pages of any sort neither repeat nor skip a row', async () => {
+    const versions = Array.from({ length: 40 }, (_, i) => `1.${i}.0`);
+    const res = await publish({ hostname: 'host-pages', plugin_info: versions.map((v, i) => plugin(`plugin-page-${i % 3}`, v)) });
+    const seen: string[] = [];
+    for (let start = 1; start <= 40; start += 3) {
+      const page = await call('supervisor/list-plugins', { supervisor_id: res.body.supervisor_id, query: { sort: [{ key: 'state' }], page: { start, limit: 3 } } });
+      seen.push(...page.body.results.map((p: { plugin_id: string; version: string }) => `${p.plugin_id}@${p.version}`));
+    }
+    expect(seen.length).toBe(40);
+    expect(new Set(seen).size).toBe(40);
+  });
+
   it('concurrent first publishes of one hostname: one supervisor, and only its secret publishes', async () => {
     const racers = await Promise.all(Array.from({ length: 8 }, (_, i) => publish({ hostname: 'host-race', secret_key: `racer-${i}`, plugin_info: [plugin('plugin-race', `1.0.${i}`)] })));
     const statuses = racers.map((r) => r.status).sort();
