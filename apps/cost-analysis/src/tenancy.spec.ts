@@ -96,7 +96,7 @@ describe('tenancy of the cost worker (issue #32)', () => {
       expect(await ended('dA', a)).toMatchObject({ status: 'FAILURE', error_code: 'ERROR_JOB_TASK' });
       const failed = await task('dA', a);
       expect(failed).toMatchObject({ status: 'FAILURE', error_code: 'ERROR_FETCH_TOO_SLOW', created_count: 0 });
-      expect(failed.error_message).toMatch(/slower than 1 bytes\/s \(FETCH_MIN_BYTES_PER_SECOND\)/);
+      expect(failed.error_message).toBe('Fetching the file stopped: the source was slower than 1 bytes/s over 6 s (FETCH_MIN_BYTES_PER_SECOND).');
     }
   });
 

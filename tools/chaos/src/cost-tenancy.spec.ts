@@ -76,7 +76,7 @@ describe('cost worker tenancy: oversized and trickling sources of one domain bes
       redisUrl: redis.url,
       dir,
       logFile,
-      env: { JWT_PUBLIC_KEY: testKeys.publicPem, ALLOW_PRIVATE_URLS: 'true', FETCH_RATE_WINDOW_SECONDS: '5', WORKER_LOCK_DURATION_MS: '5000', WORKER_STALLED_INTERVAL_MS: '2000' },
+      env: { JWT_PUBLIC_KEY: testKeys.publicPem, OUTBOUND_ALLOW_PRIVATE: '127.0.0.0/8,::1', FETCH_RATE_WINDOW_SECONDS: '5', WORKER_LOCK_DURATION_MS: '5000', WORKER_STALLED_INTERVAL_MS: '2000' },
     });
     sup = apps.sup;
     cost = apps.url['cost-analysis'];

@@ -19,7 +19,7 @@ const TIMED_OUT = Symbol('timed out');
  * `minBytesPerSecond` over a window of `rateWindowMs`, the read fails at once (a PluginError naming the
  * bound, no retry: the source would do it again) and the response is destroyed. The rate counts only
  * the time spent waiting for the source, not the time the consumer (parse, COPY) keeps it waiting, so a
- * slow database never fails a fast source. Messages name the bound, never the bytes read.
+ * slow database never fails a fast source. Messages name the bound, never the bytes read nor how many.
  */
 export async function* guardBody(body: Readable, limits: BodyLimits, now: () => number = Date.now): AsyncGenerator<Buffer> {
   const it = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
@@ -49,7 +49,7 @@ export async function* guardBody(body: Readable, limits: BodyLimits, now: () => 
       }
       if (windowWait >= limits.rateWindowMs) {
         if (windowBytes < minWindowBytes) {
-          throw tooSlow(`the source sent ${windowBytes} bytes in ${limits.rateWindowMs / 1000} s, slower than ${limits.minBytesPerSecond} bytes/s (FETCH_MIN_BYTES_PER_SECOND)`);
+          throw tooSlow(`the source was slower than ${limits.minBytesPerSecond} bytes/s over ${limits.rateWindowMs / 1000} s (FETCH_MIN_BYTES_PER_SECOND)`);
         }
         windowBytes = 0;
         windowWait = 0;
