@@ -1,6 +1,6 @@
 // A worker process's /metrics (issue #31): real BullMQ queues and workers on the test Redis, the real
 // metrics server on a free port, scraped over HTTP as Prometheus does.
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { createLogger, observePluginCall } from '@platform/core';
 import { createQueue, createQueueConnection, createWorker } from '@platform/queue';
 import { createTestRedis, waitFor } from '@platform/testing';
@@ -83,6 +83,32 @@ describe("a worker's /metrics", () => {
     expect(second.server).toBeUndefined();
     expect(errors).toEqual(['b metrics server failed to listen; going on without /metrics']);
     first.close();
+  });
+
+  it('holds at most 64 connections: one more is closed at once, and the port still answers once they go', async () => {
+    const metrics = await serveWorkerMetrics({ service: 'bounded', port: 0, logger, queues: [], workers: [] });
+    const port = (metrics.server!.address() as AddressInfo).port;
+    const open = (): Promise<Socket> =>
+      new Promise((resolve, reject) => {
+        const s = connect(port, '127.0.0.1', () => resolve(s));
+        s.on('error', reject);
+      });
+    const held = await Promise.all(Array.from({ length: 64 }, open));
+    try {
+      await new Promise((r) => setTimeout(r, 100));
+      const extra = await open();
+      held.push(extra);
+      const closed = await new Promise<boolean>((resolve) => {
+        extra.once('close', () => resolve(true));
+        setTimeout(() => resolve(false), 2000);
+      });
+      expect(closed).toBe(true);
+      for (const s of held) s.destroy();
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status, () => 0)) === 200, 5000, 'the port answering again');
+    } finally {
+      for (const s of held) s.destroy();
+      metrics.close();
+    }
   });
 
   it('METRICS_PORT, by default the app port + 1000', () => {
