@@ -1,5 +1,5 @@
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
-import { createPool, logConnectionErrors } from './index';
+import { createPool, logConnectionErrors } from './pool';
 
 /**
  * Read replicas (issue #21, docs/decisions/database.md "Read replicas").

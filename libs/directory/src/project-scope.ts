@@ -1,7 +1,7 @@
 import type { AuthContext } from '@platform/auth';
 import { errors } from '@platform/errors';
 import type { Condition } from '@platform/query';
-import type { DirectoryClient } from './index';
+import type { DirectoryClient } from './client';
 
 /**
  * The projects a caller is limited to, the one rule every module applies (upstream's `user_projects`,

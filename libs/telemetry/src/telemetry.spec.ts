@@ -127,7 +127,9 @@ describe('startTelemetry in a process of its own', () => {
       if (out.status !== 0) throw new Error(`exit ${out.status}: ${out.stderr}`);
       const lines = out.stdout.trim().split('\n');
       expect({ lines: lines.length, stderr: out.stderr }).toEqual({ lines: 2, stderr: '' });
-      return lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+      // in the order of the calls, whatever order the destination flushed them in
+      const byMsg = new Map(lines.map((l) => JSON.parse(l) as Record<string, unknown>).map((l) => [l.msg, l]));
+      return ['outside', 'inside'].map((msg) => byMsg.get(msg) ?? {});
     };
     const [outside, inside] = lines({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_TRACES_EXPORTER: 'otlp' });
     expect(outside.trace_id).toBeUndefined();

@@ -1,7 +1,17 @@
-import type { RoleType } from '@platform/auth';
+import type { RoleType, Scope } from '@platform/auth';
 import { ApiError, errors } from '@platform/errors';
 import type { Prisma } from '../generated/prisma/client';
-import type { GrantInput } from './service';
+
+/** token/grant's request (identity v2 GrantTokenRequest). */
+export interface GrantInput {
+  grant_type: 'REFRESH_TOKEN' | 'SYSTEM_TOKEN';
+  token: string;
+  scope: Scope;
+  timeout?: number;
+  permissions?: string[];
+  domain_id?: string;
+  workspace_id?: string;
+}
 
 export const authFailure = () => errors.authenticateFailure('Authenticate failure. (credentials are invalid)');
 

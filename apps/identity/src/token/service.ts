@@ -11,7 +11,9 @@ import { OidcRejection, OidcUnavailable, OidcVerifier } from '../external-auth/o
 import { externalAuthSettings } from '../external-auth/service';
 import { databaseNowMs, lockForReading } from './grant-locks';
 import { findUserIgnoringCase } from '../common';
-import { authFailure, readGrant } from './grant';
+import { authFailure, readGrant, type GrantInput } from './grant';
+
+export type { GrantInput } from './grant';
 
 export interface IssueInput {
   credentials: Record<string, unknown>;
@@ -21,15 +23,6 @@ export interface IssueInput {
   verify_code?: string;
 }
 
-export interface GrantInput {
-  grant_type: 'REFRESH_TOKEN' | 'SYSTEM_TOKEN';
-  token: string;
-  scope: Scope;
-  timeout?: number;
-  permissions?: string[];
-  domain_id?: string;
-  workspace_id?: string;
-}
 
 
 /** The provider's token of an EXTERNAL issue: `credentials.access_token` or `credentials.id_token`, one of them. */

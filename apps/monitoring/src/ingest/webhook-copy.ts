@@ -2,7 +2,7 @@ import type Redis from 'ioredis';
 import type { Pool } from 'pg';
 import { retryWithBackoff, type Logger } from '@platform/core';
 import type { StoredPluginInfo } from '../plugins/plugin-info';
-import { keyDigest, type IngestWebhook } from './webhook-cache';
+import { keyDigest, type IngestWebhook } from './ingest-webhook';
 
 /**
  * The webhooks' copy in Redis: what the webhook URL needs to accept a delivery while PostgreSQL is

@@ -2,7 +2,7 @@ import { errors } from '@platform/errors';
 import { OutboundRefused, urlForDisplay } from '@platform/net';
 import { httpGet } from '../outbound';
 import type { Struct } from '../registry';
-import type { DataSourcePlugin } from './index';
+import type { DataSourcePlugin } from './types';
 
 const PLUGIN_ID = 'plugin-prometheus-mon-datasource';
 
