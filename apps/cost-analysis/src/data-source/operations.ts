@@ -36,8 +36,9 @@ const warehouseInfo = z.strictObject({
 });
 const dataSourceType = z.enum(['LOCAL', 'EXTERNAL', 'WAREHOUSE']);
 
-/** Codes of a data source type that has no plugin (LOCAL, WAREHOUSE): upstream's. */
-const TYPE_ERRORS = { 400: ['ERROR_NOT_ALLOW_PLUGIN_SETTINGS', 'ERROR_NOT_ALLOW_SYNC_COMMAND'] };
+// What a data source without a plugin (LOCAL, WAREHOUSE) refuses: upstream's codes.
+const NO_PLUGIN_SETTINGS = { 400: ['ERROR_NOT_ALLOW_PLUGIN_SETTINGS'] };
+const NO_SYNC = { 400: ['ERROR_NOT_ALLOW_SYNC_COMMAND'] };
 
 export function dataSourceOperations(service: DataSourceService) {
   return [
@@ -84,7 +85,7 @@ export function dataSourceOperations(service: DataSourceService) {
       access: write,
       schema: request({ data_source_id: id, version: z.string().trim().min(1).max(64).optional(), options: struct.optional(), upgrade_mode: upgrade_mode.optional() }),
       response: CostDataSourceInfo,
-      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS, TYPE_ERRORS),
+      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS, NO_PLUGIN_SETTINGS),
       handler: (input, { auth }) => service.updatePlugin(auth, input),
     }),
     operation({
@@ -120,7 +121,7 @@ export function dataSourceOperations(service: DataSourceService) {
       access: write,
       schema: request({ data_source_id: id, start: z.string().max(64).optional(), no_preload_cache: z.boolean().optional() }),
       response: JobInfo,
-      errors: mergeErrors(NOT_FOUND, TYPE_ERRORS, { 400: ['ERROR_DATA_SOURCE_STATE'], 409: ['ERROR_DUPLICATE_JOB'] }),
+      errors: mergeErrors(NOT_FOUND, NO_SYNC, { 400: ['ERROR_DATA_SOURCE_STATE'], 409: ['ERROR_DUPLICATE_JOB'] }),
       handler: (input, { auth }) => service.sync(auth, input),
     }),
     operation({
