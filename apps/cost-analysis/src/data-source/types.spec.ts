@@ -84,6 +84,14 @@ describe('data source types', () => {
     const ext = await ok('data-source/register', { name: 'ext-w', plugin_info, warehouse_info: { type: 'DATABRICKS' }, resource_group: 'WORKSPACE' });
     expect(ext).toMatchObject({ data_source_type: 'EXTERNAL', plugin_info: { plugin_id: PLUGIN } });
     expect(ext).not.toHaveProperty('warehouse_info');
+    // the ignored plugin_info is never verified: one EXTERNAL refuses (an unknown plugin, a refused URL)
+    // is accepted and dropped on LOCAL and WAREHOUSE
+    for (const bad of [{ plugin_id: 'plugin-no-such' }, { plugin_id: PLUGIN, options: { base_url: 'ftp://169.254.169.254/x.csv' } }]) {
+      const [status] = await refused('data-source/register', { name: 'ext-bad', plugin_info: bad, resource_group: 'WORKSPACE' });
+      expect([400, 404]).toContain(status);
+      const l = await ok('data-source/register', { name: `local-${bad.plugin_id}`, data_source_type: 'LOCAL', template: TEMPLATE, plugin_info: bad, resource_group: 'WORKSPACE' });
+      expect(l).not.toHaveProperty('plugin_info');
+    }
     // the ignored secret is not kept for a data source without a plugin
     const { rows } = await t.db.pool.query(`SELECT data_source_id, plugin_info, warehouse_info, secret_data::text AS s FROM data_source WHERE name IN ('local-p', 'wh-p')`);
     for (const r of rows) {
