@@ -49,7 +49,7 @@ export function dataSourceOperations(service: DataSourceService) {
         name,
         data_source_type: dataSourceType
           .optional()
-          .describe('EXTERNAL (default): a plugin collects the costs; LOCAL: no plugin, costs are uploaded; WAREHOUSE: costs live in a warehouse.'),
+          .describe('EXTERNAL (default): a plugin collects the costs; LOCAL: no plugin and no sync; WAREHOUSE: costs stay in a warehouse and are not synced here.'),
         provider: z.string().max(255).optional(),
         secret_type: z.enum(['MANUAL', 'USE_SERVICE_ACCOUNT_SECRET']).optional(),
         secret_filter: struct.optional(),

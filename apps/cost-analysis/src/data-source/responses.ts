@@ -34,7 +34,7 @@ export const CostDataSourceInfo = z
     state: z.enum(['ENABLED', 'DISABLED']),
     data_source_type: z
       .enum(['LOCAL', 'EXTERNAL', 'WAREHOUSE'])
-      .describe('EXTERNAL: a plugin collects its costs; LOCAL: costs are uploaded, no plugin; WAREHOUSE: costs are read from a warehouse.'),
+      .describe('EXTERNAL: a plugin collects its costs; LOCAL: no plugin and no sync; WAREHOUSE: costs stay in a warehouse and are not synced here.'),
     permissions: structOut,
     provider: z.string(),
     secret_type: z.enum(['MANUAL', 'USE_SERVICE_ACCOUNT_SECRET']),

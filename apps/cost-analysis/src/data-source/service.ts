@@ -83,16 +83,14 @@ export class DataSourceService {
 
   /**
    * What each type keeps (upstream's register): EXTERNAL needs plugin_info (REQUIRED
-   * plugin_info.plugin_id without it) and verifies it; LOCAL needs a template; WAREHOUSE needs
+   * plugin_info.plugin_id without it) and verifies it; LOCAL needs nothing more (its template is
+   * optional, as the proto marks it: see docs/decisions/cost-analysis.md); WAREHOUSE needs
    * warehouse_info.type. A type without a plugin ignores plugin_info, and a type other than WAREHOUSE
    * ignores warehouse_info, as upstream does.
    */
   private async typeFields(type: DataSourceType, input: RegisterInput) {
     const none = { plugin_info: null, warehouse_info: null, secret: {} };
-    if (type === 'LOCAL') {
-      if (!input.template || !Object.keys(input.template).length) throw errors.requiredParameter('template');
-      return none;
-    }
+    if (type === 'LOCAL') return none;
     if (type === 'WAREHOUSE') {
       if (!input.warehouse_info?.type) throw errors.requiredParameter('warehouse_info.type');
       return { ...none, warehouse_info: { type: input.warehouse_info.type } };

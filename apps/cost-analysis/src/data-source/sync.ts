@@ -39,7 +39,7 @@ export function asInvalid(e: unknown): never {
  */
 function notSyncable(ds: DataSourceRow): void {
   const id = ds.data_source_id;
-  if (ds.data_source_type === 'LOCAL') throw new ApiError(400, 'ERROR_NOT_ALLOW_SYNC_COMMAND', `A LOCAL data source does not sync: its costs are uploaded. (data_source_id = ${id})`);
+  if (ds.data_source_type === 'LOCAL') throw new ApiError(400, 'ERROR_NOT_ALLOW_SYNC_COMMAND', `A LOCAL data source has no plugin and does not sync. (data_source_id = ${id})`);
   if (ds.data_source_type === 'WAREHOUSE') {
     const type = (ds.warehouse_info as { type?: string } | null)?.type ?? '';
     throw new ApiError(

@@ -62,16 +62,14 @@ describe('data source types', () => {
     expect((await t.db.pool.query(`SELECT 1 FROM data_source WHERE name = 'wh-x'`)).rowCount).toBe(0);
   });
 
-  it('registers a LOCAL data source without plugin_info (a template is required, as upstream)', async () => {
+  it('registers a LOCAL data source without plugin_info, with or without a template (the proto marks it optional)', async () => {
     const ds = await ok('data-source/register', { name: 'local', data_source_type: 'LOCAL', template: TEMPLATE, resource_group: 'WORKSPACE' });
     expect(ds).toMatchObject({ data_source_type: 'LOCAL', template: TEMPLATE });
     expect(ds).not.toHaveProperty('plugin_info');
     expect(ds).not.toHaveProperty('warehouse_info');
-    expect(await refused('data-source/register', { name: 'local-x', data_source_type: 'LOCAL', resource_group: 'WORKSPACE' })).toEqual([
-      400,
-      'ERROR_REQUIRED_PARAMETER',
-      expect.stringContaining('(key = template)'),
-    ]);
+    const bare = await ok('data-source/register', { name: 'local-bare', data_source_type: 'LOCAL', resource_group: 'WORKSPACE' });
+    expect(bare).toMatchObject({ data_source_type: 'LOCAL', template: {} });
+    expect(bare).not.toHaveProperty('plugin_info');
   });
 
   it('ignores plugin_info on LOCAL and WAREHOUSE and warehouse_info on EXTERNAL and LOCAL, as upstream', async () => {

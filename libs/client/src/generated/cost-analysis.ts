@@ -578,7 +578,7 @@ export interface components {
             data_source_account_count?: number;
             data_source_id?: string;
             /**
-             * @description EXTERNAL: a plugin collects its costs; LOCAL: costs are uploaded, no plugin; WAREHOUSE: costs are read from a warehouse.
+             * @description EXTERNAL: a plugin collects its costs; LOCAL: no plugin and no sync; WAREHOUSE: costs stay in a warehouse and are not synced here.
              * @enum {string}
              */
             data_source_type?: "LOCAL" | "EXTERNAL" | "WAREHOUSE";
@@ -1710,7 +1710,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description EXTERNAL (default): a plugin collects the costs; LOCAL: no plugin, costs are uploaded; WAREHOUSE: costs live in a warehouse. */
+                    /** @description EXTERNAL (default): a plugin collects the costs; LOCAL: no plugin and no sync; WAREHOUSE: costs stay in a warehouse and are not synced here. */
                     data_source_type?: ("LOCAL" | "EXTERNAL" | "WAREHOUSE") | null | string | "";
                     domain_id?: string | null | "";
                     name: string;
