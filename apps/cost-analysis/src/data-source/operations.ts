@@ -140,7 +140,7 @@ export function dataSourceOperations(service: DataSourceService) {
         data_source_id: z.string().optional(),
         name: z.string().optional(),
         state: z.enum(['ENABLED', 'DISABLED']).optional(),
-        data_source_type: dataSourceType.optional(),
+        data_source_type: dataSourceType.optional().describe('Only data sources of this type (WAREHOUSE included, beyond upstream\'s query enum).'),
         provider: z.string().optional(),
         // upstream's DataSourceQuery has it (DOMAIN data sources shared with a workspace); we do not share
         // data sources that way yet: accepted empty, as proto3 clients send it, refused otherwise.

@@ -1573,6 +1573,7 @@ export interface operations {
                 "application/json": {
                     connected_workspace_id?: string | null | "";
                     data_source_id?: string | null | "";
+                    /** @description Only data sources of this type (WAREHOUSE included, beyond upstream's query enum). */
                     data_source_type?: ("LOCAL" | "EXTERNAL" | "WAREHOUSE") | null | string | "";
                     domain_id?: string | null | "";
                     name?: string | null | "";
