@@ -117,10 +117,12 @@ describe('cost-analysis: requests of proto3 clients', () => {
   });
 
   test('job/get, job/list (Status SCOPE_NONE is not set), job/stat', async () => {
-    expect((await ok('job/get', { job_id: doneJob })).changed).toEqual([
+    const done = await ok('job/get', { job_id: doneJob });
+    expect(done.changed).toEqual([
       { start: '2024-01', end: '2024-01' },
       { start: '2024-02', end: '2024-02' },
     ]);
+    expect(done.synced_accounts).toEqual([]); // upstream's JobInfo field: no built-in plugin routes by account
     const all = await ok('job/list', { query: QUERY, job_id: '', status: 'SCOPE_NONE', workspace_id: '', data_source_id: '' });
     expect(all.total_count).toBe(3);
     const timedOut = await ok('job/list', { query: QUERY, job_id: '', status: 'TIMEOUT', workspace_id: '', data_source_id: dsId });
@@ -181,5 +183,32 @@ describe('cost-analysis: requests of proto3 clients', () => {
     await ok('data-source/deregister', { data_source_id: dsId, cascade_delete_cost: false });
     expect((await ok('unified-cost/list', { query: QUERY, unified_cost_id: '' })).total_count).toBe(0);
     expect((await call('data-source/get', { data_source_id: dsId })).status).toBe(404);
+  });
+
+  test('data-source/register WAREHOUSE: warehouse_info answered, plugin_info absent; {type: NONE} is REQUIRED', async () => {
+    const base = { name: 'wh', provider: '', secret_type: 'SECRET_TYPE_NONE', template: {}, schedule: { state: 'NONE', hour: 0 }, tags: {}, resource_group: 'WORKSPACE', workspace_id: '' };
+    const ds = await ok('data-source/register', { ...base, data_source_type: 'WAREHOUSE', warehouse_info: { type: 'DATABRICKS' } });
+    expect(ds).toMatchObject({ data_source_type: 'WAREHOUSE', warehouse_info: { type: 'DATABRICKS' } });
+    expect(ds).not.toHaveProperty('plugin_info');
+    const unset = await call('data-source/register', { ...base, name: 'wh-2', data_source_type: 'WAREHOUSE', warehouse_info: { type: 'NONE' } });
+    expect([unset.status, unset.body.error.code, unset.body.error.message]).toEqual([400, 'ERROR_REQUIRED_PARAMETER', expect.stringContaining('warehouse_info.type')]);
+    const sync = await call('data-source/sync', { data_source_id: ds.data_source_id, start: '', no_preload_cache: false });
+    expect([sync.status, sync.body.error.code]).toEqual([400, 'ERROR_NOT_ALLOW_SYNC_COMMAND']);
+    await ok('data-source/deregister', { data_source_id: ds.data_source_id, cascade_delete_cost: false });
+  });
+
+  test("data-source/register in protobuf's JSON names: warehouseInfo, a LOCAL one without pluginInfo, an EXTERNAL one without is REQUIRED", async () => {
+    const wh = await ok('data-source/register', { name: 'wh-camel', dataSourceType: 'WAREHOUSE', warehouseInfo: { type: 'DATABRICKS' }, resourceGroup: 'WORKSPACE' });
+    expect(wh).toMatchObject({ data_source_type: 'WAREHOUSE', warehouse_info: { type: 'DATABRICKS' } });
+    expect((await ok('data-source/list', { dataSourceType: 'WAREHOUSE' })).results.map((d: { name: string }) => d.name)).toEqual(['wh-camel']);
+    const both = await call('data-source/register', { name: 'wh-both', dataSourceType: 'WAREHOUSE', warehouseInfo: { type: 'DATABRICKS' }, warehouse_info: { type: 'DATABRICKS' }, resourceGroup: 'WORKSPACE' });
+    expect([both.status, both.body.error.code, both.body.error.message]).toEqual([400, 'ERROR_INVALID_PARAMETER', expect.stringContaining('warehouseInfo')]);
+    const local = await ok('data-source/register', { name: 'local-camel', dataSourceType: 'LOCAL', template: { fieldNames: ['cost'] }, resourceGroup: 'WORKSPACE', secretType: 'SECRET_TYPE_NONE' });
+    expect(local).toMatchObject({ data_source_type: 'LOCAL', template: { fieldNames: ['cost'] } });
+    expect(local).not.toHaveProperty('plugin_info');
+    expect(local).not.toHaveProperty('warehouse_info');
+    const external = await call('data-source/register', { name: 'ext-camel', dataSourceType: 'EXTERNAL', resourceGroup: 'WORKSPACE' });
+    expect([external.status, external.body.error.code, external.body.error.message]).toEqual([400, 'ERROR_REQUIRED_PARAMETER', expect.stringContaining('plugin_info.plugin_id')]);
+    for (const ds of [wh, local]) await ok('data-source/deregister', { dataSourceId: ds.data_source_id });
   });
 });

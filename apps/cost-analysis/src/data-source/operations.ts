@@ -29,6 +29,17 @@ const pluginInfo = z.strictObject({
   metadata: struct.optional(),
 });
 
+// upstream's WarehouseInfo; `type` is checked by the service, as upstream's (REQUIRED warehouse_info.type
+// for a WAREHOUSE data source), so a proto3 client's `{type: NONE}` on another type is not refused.
+const warehouseInfo = z.strictObject({
+  type: z.enum(['DATABRICKS']).optional().describe("The warehouse's kind (upstream's WarehouseType; DATABRICKS)."),
+});
+const dataSourceType = z.enum(['LOCAL', 'EXTERNAL', 'WAREHOUSE']);
+
+// What a data source without a plugin (LOCAL, WAREHOUSE) refuses: upstream's codes.
+const NO_PLUGIN_SETTINGS = { 400: ['ERROR_NOT_ALLOW_PLUGIN_SETTINGS'] };
+const NO_SYNC = { 400: ['ERROR_NOT_ALLOW_SYNC_COMMAND'] };
+
 export function dataSourceOperations(service: DataSourceService) {
   return [
     operation({
@@ -36,12 +47,15 @@ export function dataSourceOperations(service: DataSourceService) {
       access: write,
       schema: request({
         name,
-        data_source_type: z.enum(['LOCAL', 'EXTERNAL']).optional(),
+        data_source_type: dataSourceType
+          .optional()
+          .describe('EXTERNAL (default): a plugin collects the costs; LOCAL: no plugin and no sync; WAREHOUSE: costs stay in a warehouse and are not synced here.'),
         provider: z.string().max(255).optional(),
         secret_type: z.enum(['MANUAL', 'USE_SERVICE_ACCOUNT_SECRET']).optional(),
         secret_filter: struct.optional(),
         template: struct.optional(),
-        plugin_info: pluginInfo,
+        plugin_info: pluginInfo.optional().describe('The plugin that collects the costs: required for EXTERNAL, ignored for LOCAL and WAREHOUSE (as upstream).'),
+        warehouse_info: warehouseInfo.optional().describe('The warehouse of a WAREHOUSE data source (its `type` required); ignored for other types.'),
         schedule: scheduleInput.optional(),
         tags: tags.optional(),
         resource_group: z.enum(['DOMAIN', 'WORKSPACE']),
@@ -71,7 +85,7 @@ export function dataSourceOperations(service: DataSourceService) {
       access: write,
       schema: request({ data_source_id: id, version: z.string().trim().min(1).max(64).optional(), options: struct.optional(), upgrade_mode: upgrade_mode.optional() }),
       response: CostDataSourceInfo,
-      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS),
+      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS, NO_PLUGIN_SETTINGS),
       handler: (input, { auth }) => service.updatePlugin(auth, input),
     }),
     operation({
@@ -107,7 +121,7 @@ export function dataSourceOperations(service: DataSourceService) {
       access: write,
       schema: request({ data_source_id: id, start: z.string().max(64).optional(), no_preload_cache: z.boolean().optional() }),
       response: JobInfo,
-      errors: mergeErrors(NOT_FOUND, { 400: ['ERROR_DATA_SOURCE_STATE'], 409: ['ERROR_DUPLICATE_JOB'] }),
+      errors: mergeErrors(NOT_FOUND, NO_SYNC, { 400: ['ERROR_DATA_SOURCE_STATE'], 409: ['ERROR_DUPLICATE_JOB'] }),
       handler: (input, { auth }) => service.sync(auth, input),
     }),
     operation({
@@ -126,7 +140,7 @@ export function dataSourceOperations(service: DataSourceService) {
         data_source_id: z.string().optional(),
         name: z.string().optional(),
         state: z.enum(['ENABLED', 'DISABLED']).optional(),
-        data_source_type: z.enum(['LOCAL', 'EXTERNAL']).optional(),
+        data_source_type: dataSourceType.optional().describe('Only data sources of this type (WAREHOUSE included, beyond upstream\'s query enum).'),
         provider: z.string().optional(),
         // upstream's DataSourceQuery has it (DOMAIN data sources shared with a workspace); we do not share
         // data sources that way yet: accepted empty, as proto3 clients send it, refused otherwise.

@@ -16,6 +16,7 @@ export const dataSourceResource = defineResource({
     secret_type: { column: 'secret_type', type: 'string', notNull: true },
     secret_filter: { column: 'secret_filter', type: 'json' },
     plugin_info: { column: 'plugin_info', type: 'json' },
+    warehouse_info: { column: 'warehouse_info', type: 'json' },
     template: { column: 'template', type: 'json' },
     permissions: { column: 'permissions', type: 'json' },
     tags: { column: 'tags', type: 'json' },
@@ -45,6 +46,7 @@ export interface DataSourceRow {
   secret_type: string;
   secret_filter: unknown;
   plugin_info: unknown;
+  warehouse_info: unknown;
   template: unknown;
   permissions: unknown;
   tags: unknown;
@@ -58,6 +60,13 @@ export interface DataSourceRow {
   schedule_hours: number[] | null;
   next_sync_at: Date | null;
 }
+
+/** upstream's WarehouseInfo: the warehouse a WAREHOUSE data source reads its costs from. */
+export interface WarehouseInfo {
+  type: string;
+}
+
+export type DataSourceType = 'LOCAL' | 'EXTERNAL' | 'WAREHOUSE';
 
 export interface PluginInfo {
   plugin_id: string;
@@ -80,7 +89,10 @@ export function toDataSourceInfo(r: DataSourceRow) {
     provider: r.provider,
     secret_type: r.secret_type,
     secret_filter: (r.secret_filter ?? {}) as Record<string, unknown>,
-    plugin_info: r.plugin_info as PluginInfo,
+    // Message fields upstream leaves unset are absent, as protobuf's JSON leaves them: plugin_info for
+    // LOCAL and WAREHOUSE, warehouse_info for LOCAL and EXTERNAL.
+    ...(r.plugin_info ? { plugin_info: r.plugin_info as PluginInfo } : {}),
+    ...(r.warehouse_info ? { warehouse_info: r.warehouse_info as WarehouseInfo } : {}),
     template: (r.template ?? {}) as Record<string, unknown>,
     tags: (r.tags ?? {}) as Record<string, unknown>,
     cost_tag_keys: r.cost_tag_keys ?? [],

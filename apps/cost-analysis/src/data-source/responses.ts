@@ -16,6 +16,11 @@ export const CostDataSourcePluginInfo = z
   })
   .meta({ id: 'DataSourcePluginInfo' });
 
+/** upstream's WarehouseInfo: the cost warehouse a WAREHOUSE data source reads (upstream's: Databricks). */
+export const CostDataSourceWarehouseInfo = z
+  .strictObject({ type: z.enum(['DATABRICKS']).describe("The warehouse's kind (upstream's WarehouseType).") })
+  .meta({ id: 'DataSourceWarehouseInfo' });
+
 /** When the scheduler syncs a data source: `hours` (UTC), `hour` the first of them (null with none). */
 export const ScheduleInfo = z
   .strictObject({ state: z.enum(['ENABLED', 'DISABLED']), hour: z.number().int().nullable(), hours: z.array(z.number().int()) })
@@ -27,12 +32,15 @@ export const CostDataSourceInfo = z
     data_source_id: z.string(),
     name: z.string(),
     state: z.enum(['ENABLED', 'DISABLED']),
-    data_source_type: z.enum(['LOCAL', 'EXTERNAL']),
+    data_source_type: z
+      .enum(['LOCAL', 'EXTERNAL', 'WAREHOUSE'])
+      .describe('EXTERNAL: a plugin collects its costs; LOCAL: no plugin and no sync; WAREHOUSE: costs stay in a warehouse and are not synced here.'),
     permissions: structOut,
     provider: z.string(),
     secret_type: z.enum(['MANUAL', 'USE_SERVICE_ACCOUNT_SECRET']),
     secret_filter: structOut,
-    plugin_info: CostDataSourcePluginInfo,
+    plugin_info: CostDataSourcePluginInfo.optional().describe('The plugin that collects the costs; absent for a LOCAL or WAREHOUSE data source, which has none.'),
+    warehouse_info: CostDataSourceWarehouseInfo.optional().describe('The warehouse a WAREHOUSE data source reads; absent for other types.'),
     template: structOut,
     tags: structOut,
     cost_tag_keys: z.array(z.string()),

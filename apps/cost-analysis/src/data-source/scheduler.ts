@@ -40,7 +40,7 @@ export class DataSourceScheduler {
   private async due(now: Date, after: [Date, string, string] | null): Promise<DataSourceRow[]> {
     const { rows } = await this.deps.pool.query<DataSourceRow & { schedule_hours: number[] | null }>(
       `SELECT * FROM data_source
-       WHERE next_sync_at <= $1 AND state = 'ENABLED' AND schedule_state = 'ENABLED'
+       WHERE next_sync_at <= $1 AND state = 'ENABLED' AND schedule_state = 'ENABLED' AND data_source_type = 'EXTERNAL'
          AND ($2::timestamptz IS NULL OR (next_sync_at, domain_id, data_source_id) > ($2, $3::text, $4::text))
        ORDER BY next_sync_at, domain_id, data_source_id LIMIT $5`,
       [now, after?.[0] ?? null, after?.[1] ?? null, after?.[2] ?? null, this.batch],

@@ -1,14 +1,14 @@
 import type { AuthContext } from '@platform/auth';
 import { generateId } from '@platform/core';
-import { errors } from '@platform/errors';
+import { ApiError, errors } from '@platform/errors';
 import { isUniqueViolation, withTransaction } from '@platform/db';
 import { applyOnly, runList, runStat, type Query, type StatisticsQuery, eqConditions } from '@platform/query';
 import type { CostAnalysisDeps } from '../deps';
-import type { Prisma } from '../generated/prisma/client';
+import { Prisma } from '../generated/prisma/client';
 import { toJobInfo } from '../job/repository';
 import { canSee, DOMAIN_WORKSPACE, visibility } from '../scope';
 import { lockDomainUnifiedCosts, rebuildUnifiedCosts } from '../unified-cost/builder';
-import { dataSourceResource, toDataSourceInfo, type DataSourceRow, type PluginInfo } from './repository';
+import { dataSourceResource, toDataSourceInfo, type DataSourceRow, type DataSourceType, type PluginInfo } from './repository';
 import { nextSyncAt, resolveSchedule, type Schedule, type ScheduleInput } from './schedule';
 import { openDataSourceSecret, sealDataSourceSecret } from './secret';
 import { asInvalid, CostJobs, type SyncInput } from './sync';
@@ -23,7 +23,8 @@ export interface RegisterInput {
   secret_type?: string;
   secret_filter?: Json;
   template?: Json;
-  plugin_info: { plugin_id: string; version?: string; options?: Json; secret_data?: Json; secret_id?: string; schema_id?: string; upgrade_mode?: string };
+  plugin_info?: { plugin_id: string; version?: string; options?: Json; secret_data?: Json; secret_id?: string; schema_id?: string; upgrade_mode?: string };
+  warehouse_info?: { type?: string };
   schedule?: ScheduleInput;
   tags?: Json;
   resource_group: 'DOMAIN' | 'WORKSPACE';
@@ -70,9 +71,42 @@ export class DataSourceService {
     return { state: ds.schedule_state === 'DISABLED' ? 'DISABLED' : 'ENABLED', hours: ds.schedule_hours ?? [] };
   }
 
-  /** The schedule columns, with the next slot counted from the clock's now. */
-  private scheduleData(dsState: string, schedule: Schedule) {
-    return { schedule_state: schedule.state, schedule_hours: schedule.hours, next_sync_at: nextSyncAt(dsState, schedule, this.deps.clock()) };
+  /**
+   * The schedule columns, with the next slot counted from the clock's now. Only an EXTERNAL data source
+   * has slots (upstream's scheduler syncs EXTERNAL ones only): LOCAL and WAREHOUSE keep their schedule
+   * as given but never come due.
+   */
+  private scheduleData(dsState: string, schedule: Schedule, type: string) {
+    const next = type === 'EXTERNAL' ? nextSyncAt(dsState, schedule, this.deps.clock()) : null;
+    return { schedule_state: schedule.state, schedule_hours: schedule.hours, next_sync_at: next };
+  }
+
+  /**
+   * What each type keeps (upstream's register): EXTERNAL needs plugin_info (REQUIRED
+   * plugin_info.plugin_id without it) and verifies it; LOCAL needs nothing more (its template is
+   * optional, as the proto marks it: see docs/decisions/cost-analysis.md); WAREHOUSE needs
+   * warehouse_info.type. A type without a plugin ignores plugin_info, and a type other than WAREHOUSE
+   * ignores warehouse_info, as upstream does.
+   */
+  private async typeFields(type: DataSourceType, input: RegisterInput) {
+    const none = { plugin_info: null, warehouse_info: null, secret: {} };
+    if (type === 'LOCAL') return none;
+    if (type === 'WAREHOUSE') {
+      if (!input.warehouse_info?.type) throw errors.requiredParameter('warehouse_info.type');
+      return { ...none, warehouse_info: { type: input.warehouse_info.type } };
+    }
+    if (!input.plugin_info) throw errors.requiredParameter('plugin_info.plugin_id');
+    const secret = input.plugin_info.secret_data ?? {};
+    // secret_id: upstream's id of the secret made from secret_data; here the id of the sealed
+    // secret_data. Without secret_data, a given secret_id is kept as the caller's reference (unresolved).
+    const secretId = Object.keys(secret).length ? generateId('secret') : (input.plugin_info.secret_id ?? '');
+    return { ...none, plugin_info: await this.pluginInfo(input.plugin_info, secret, secretId), secret };
+  }
+
+  /** Plugin settings of a data source without a plugin: upstream's ERROR_NOT_ALLOW_PLUGIN_SETTINGS. */
+  private withPlugin(ds: DataSourceRow): PluginInfo {
+    if (ds.data_source_type === 'EXTERNAL' && ds.plugin_info) return ds.plugin_info as PluginInfo;
+    throw new ApiError(400, 'ERROR_NOT_ALLOW_PLUGIN_SETTINGS', `A ${ds.data_source_type} data source has no plugin settings. (data_source_id = ${ds.data_source_id})`);
   }
 
   private where(ds: DataSourceRow) {
@@ -110,15 +144,9 @@ export class DataSourceService {
       if (!input.workspace_id) throw errors.requiredParameter('workspace_id');
       workspaceId = input.workspace_id;
     }
-    if (input.data_source_type && input.data_source_type !== 'EXTERNAL') {
-      throw errors.invalidParameter('data_source_type', 'only EXTERNAL (plugin) data sources are supported');
-    }
-    const secret = input.plugin_info.secret_data ?? {};
-    // secret_id: upstream's id of the secret made from secret_data; here the id of the sealed
-    // secret_data. Without secret_data, a given secret_id is kept as the caller's reference (unresolved).
-    const secretId = Object.keys(secret).length ? generateId('secret') : (input.plugin_info.secret_id ?? '');
+    const type = (input.data_source_type ?? 'EXTERNAL') as DataSourceType;
     const schedule = resolveSchedule(input.schedule ?? {}, { state: 'ENABLED', hours: [this.deps.config.defaultSyncHour] });
-    const plugin_info = await this.pluginInfo(input.plugin_info, secret, secretId);
+    const { plugin_info, warehouse_info, secret } = await this.typeFields(type, input);
     const dataSourceId = generateId('ds');
     try {
       const ds = await this.deps.prisma.dataSource.create({
@@ -128,15 +156,16 @@ export class DataSourceService {
           workspace_id: workspaceId,
           resource_group: input.resource_group,
           name: input.name,
-          data_source_type: 'EXTERNAL',
+          data_source_type: type,
           provider: input.provider ?? '',
           secret_type: input.secret_type ?? 'MANUAL',
           secret_filter: (input.secret_filter ?? {}) as Prisma.InputJsonValue,
           template: (input.template ?? {}) as Prisma.InputJsonValue,
-          plugin_info: plugin_info as unknown as Prisma.InputJsonValue,
+          plugin_info: plugin_info ? (plugin_info as unknown as Prisma.InputJsonValue) : Prisma.DbNull,
+          warehouse_info: warehouse_info ? (warehouse_info as unknown as Prisma.InputJsonValue) : Prisma.DbNull,
           secret_data: sealDataSourceSecret(this.deps.config.secretKeys, auth.domainId, dataSourceId, secret) as unknown as Prisma.InputJsonValue,
           tags: (input.tags ?? {}) as Prisma.InputJsonValue,
-          ...this.scheduleData('ENABLED', schedule),
+          ...this.scheduleData('ENABLED', schedule, type),
         },
       });
       return toDataSourceInfo(ds);
@@ -157,7 +186,7 @@ export class DataSourceService {
           ...(input.secret_filter !== undefined && { secret_filter: input.secret_filter as Prisma.InputJsonValue }),
           ...(input.template !== undefined && { template: input.template as Prisma.InputJsonValue }),
           ...(input.tags !== undefined && { tags: input.tags as Prisma.InputJsonValue }),
-          ...(schedule && this.scheduleData(ds.state, schedule)),
+          ...(schedule && this.scheduleData(ds.state, schedule, ds.data_source_type)),
           updated_at: new Date(),
         },
       });
@@ -171,7 +200,7 @@ export class DataSourceService {
   /** upstream's update_plugin: version, options and upgrade mode; metadata is refreshed from the plugin. */
   async updatePlugin(auth: AuthContext, input: { data_source_id: string; version?: string; options?: Json; upgrade_mode?: string }) {
     const ds = await this.writable(auth, input.data_source_id);
-    const current = ds.plugin_info as PluginInfo;
+    const current = this.withPlugin(ds);
     const plugin_info = await this.pluginInfo(
       {
         plugin_id: current.plugin_id,
@@ -196,7 +225,7 @@ export class DataSourceService {
     // that does not change leaves next_sync_at alone (an overdue slot stays due).
     const updated = await this.deps.prisma.dataSource.update({
       where: this.where(ds),
-      data: { state, ...(ds.state !== state && this.scheduleData(state, this.storedSchedule(ds))), updated_at: new Date() },
+      data: { state, ...(ds.state !== state && this.scheduleData(state, this.storedSchedule(ds), ds.data_source_type)), updated_at: new Date() },
     });
     return toDataSourceInfo(updated);
   }

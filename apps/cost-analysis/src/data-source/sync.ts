@@ -32,6 +32,24 @@ export function asInvalid(e: unknown): never {
   throw e;
 }
 
+/**
+ * Only an EXTERNAL data source syncs. LOCAL: upstream's ERROR_NOT_ALLOW_SYNC_COMMAND. WAREHOUSE: the same
+ * 400 before any job is made (upstream reads such costs from Databricks at query time, a connector
+ * this platform does not have); see docs/decisions/cost-analysis.md.
+ */
+function notSyncable(ds: DataSourceRow): void {
+  const id = ds.data_source_id;
+  if (ds.data_source_type === 'LOCAL') throw new ApiError(400, 'ERROR_NOT_ALLOW_SYNC_COMMAND', `A LOCAL data source has no plugin and does not sync. (data_source_id = ${id})`);
+  if (ds.data_source_type === 'WAREHOUSE') {
+    const type = (ds.warehouse_info as { type?: string } | null)?.type ?? '';
+    throw new ApiError(
+      400,
+      'ERROR_NOT_ALLOW_SYNC_COMMAND',
+      `A WAREHOUSE data source does not sync: its costs stay in the warehouse (${type}), and this platform has no warehouse connector to read them. (data_source_id = ${id})`,
+    );
+  }
+}
+
 class DuplicateJob extends Error {
   constructor(readonly running: JobRow) {
     super(`Data source ${running.data_source_id} already has a running job (${running.job_id}).`);
@@ -48,6 +66,7 @@ export class CostJobs {
 
   /** On demand (data-source/sync): errors are the caller's answer (400, 409). */
   async sync(ds: DataSourceRow, input: SyncInput): Promise<JobRow> {
+    notSyncable(ds);
     if (ds.state !== 'ENABLED') throw new ApiError(400, 'ERROR_DATA_SOURCE_STATE', `Data source ${ds.data_source_id} is disabled.`);
     const plan = await this.plan(ds, input.start).catch(asInvalid);
     const options = { start: input.start ?? null, no_preload_cache: input.no_preload_cache ?? false, sync_mode: 'MANUAL' };

@@ -52,6 +52,9 @@ export function toJobInfo(r: JobRow) {
     total_tasks: r.total_tasks,
     remained_tasks: r.remained_tasks,
     changed: (r.changed ?? []) as unknown[],
+    // upstream fills it from the plugin's get_tasks answer (account routing, e.g. AWS linked accounts);
+    // no built-in plugin answers one, so it is what upstream answers when the plugin sends none.
+    synced_accounts: [] as { account_id: string }[],
     data_source_id: r.data_source_id,
     resource_group: r.resource_group,
     domain_id: r.domain_id,

@@ -6,6 +6,11 @@ export const ChangedInfo = z
   .strictObject({ start: z.string(), end: z.string().nullable().optional(), filter: structOut.optional() })
   .meta({ id: 'ChangedInfo' });
 
+/** An account a sync collected: upstream's SyncedAccountInfo. */
+export const SyncedAccountInfo = z
+  .strictObject({ account_id: z.string().describe('The id of the account, as the plugin names it.') })
+  .meta({ id: 'SyncedAccountInfo' });
+
 /** JobInfo: one sync of a data source. */
 export const JobInfo = z
   .strictObject({
@@ -17,6 +22,9 @@ export const JobInfo = z
     total_tasks: z.number().int(),
     remained_tasks: z.number().int(),
     changed: z.array(ChangedInfo),
+    synced_accounts: z
+      .array(SyncedAccountInfo)
+      .describe("The accounts the plugin's get_tasks said the job syncs (upstream's); always empty here, as no built-in plugin routes by account."),
     data_source_id: z.string(),
     resource_group: z.enum(['DOMAIN', 'WORKSPACE']),
     domain_id: z.string(),

@@ -151,7 +151,7 @@ export interface paths {
         put?: never;
         /**
          * data-source sync
-         * @description Starts a collection of the data source now; answers at once, the work runs in the background. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `cost-analysis:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_DATA_SOURCE_STATE, 404 ERROR_NOT_FOUND, 409 ERROR_DUPLICATE_JOB.
+         * @description Starts a collection of the data source now; answers at once, the work runs in the background. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `cost-analysis:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_NOT_ALLOW_SYNC_COMMAND, 400 ERROR_DATA_SOURCE_STATE, 404 ERROR_NOT_FOUND, 409 ERROR_DUPLICATE_JOB.
          */
         post: operations["cost_analysis_v1_data_source_sync"];
         delete?: never;
@@ -191,7 +191,7 @@ export interface paths {
         put?: never;
         /**
          * data-source update-plugin
-         * @description Moves a data source to another plugin version or options; the plugin is initialised again. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `cost-analysis:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_COLUMN, 400 ERROR_INVALID_URL, 400 ERROR_OUTBOUND_REFUSED, 400 ERROR_INVALID_CSV, 404 ERROR_NOT_FOUND.
+         * @description Moves a data source to another plugin version or options; the plugin is initialised again. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `cost-analysis:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_COLUMN, 400 ERROR_INVALID_URL, 400 ERROR_OUTBOUND_REFUSED, 400 ERROR_INVALID_CSV, 400 ERROR_NOT_ALLOW_PLUGIN_SETTINGS, 404 ERROR_NOT_FOUND.
          */
         post: operations["cost_analysis_v1_data_source_update_plugin"];
         delete?: never;
@@ -577,8 +577,11 @@ export interface components {
             created_at?: string;
             data_source_account_count?: number;
             data_source_id?: string;
-            /** @enum {string} */
-            data_source_type?: "LOCAL" | "EXTERNAL";
+            /**
+             * @description EXTERNAL: a plugin collects its costs; LOCAL: no plugin and no sync; WAREHOUSE: costs stay in a warehouse and are not synced here.
+             * @enum {string}
+             */
+            data_source_type?: "LOCAL" | "EXTERNAL" | "WAREHOUSE";
             domain_id?: string;
             last_synchronized_at?: string;
             name?: string;
@@ -586,6 +589,7 @@ export interface components {
             permissions?: {
                 [key: string]: unknown;
             };
+            /** @description The plugin that collects the costs; absent for a LOCAL or WAREHOUSE data source, which has none. */
             plugin_info?: components["schemas"]["DataSourcePluginInfo"];
             provider?: string;
             /** @enum {string} */
@@ -605,6 +609,8 @@ export interface components {
                 [key: string]: unknown;
             };
             updated_at?: string;
+            /** @description The warehouse a WAREHOUSE data source reads; absent for other types. */
+            warehouse_info?: components["schemas"]["DataSourceWarehouseInfo"];
             workspace_id?: string;
         };
         DataSourcePluginInfo: {
@@ -624,6 +630,13 @@ export interface components {
         DataSourcesInfo: {
             results: components["schemas"]["DataSourceInfo"][];
             total_count: number;
+        };
+        DataSourceWarehouseInfo: {
+            /**
+             * @description The warehouse's kind (upstream's WarehouseType).
+             * @enum {string}
+             */
+            type?: "DATABRICKS";
         };
         /** @description Empty: the operation answers 200 with {} */
         Empty: Record<string, unknown>;
@@ -663,6 +676,8 @@ export interface components {
             resource_group?: "DOMAIN" | "WORKSPACE";
             /** @enum {string} */
             status?: "IN_PROGRESS" | "SUCCESS" | "FAILURE" | "TIMEOUT" | "CANCELED";
+            /** @description The accounts the plugin's get_tasks said the job syncs (upstream's); always empty here, as no built-in plugin routes by account. */
+            synced_accounts?: components["schemas"]["SyncedAccountInfo"][];
             total_tasks?: number;
             updated_at?: string;
             workspace_id?: string;
@@ -842,6 +857,10 @@ export interface components {
                 [key: string]: unknown;
             } | string | number | boolean | null)[];
             total_count?: number;
+        };
+        SyncedAccountInfo: {
+            /** @description The id of the account, as the plugin names it. */
+            account_id?: string;
         };
         TimeSeriesAnalyzeQuery: {
             add_fields?: ({
@@ -1554,7 +1573,8 @@ export interface operations {
                 "application/json": {
                     connected_workspace_id?: string | null | "";
                     data_source_id?: string | null | "";
-                    data_source_type?: ("LOCAL" | "EXTERNAL") | null | string | "";
+                    /** @description Only data sources of this type (WAREHOUSE included, beyond upstream's query enum). */
+                    data_source_type?: ("LOCAL" | "EXTERNAL" | "WAREHOUSE") | null | string | "";
                     domain_id?: string | null | "";
                     name?: string | null | "";
                     provider?: string | null | "";
@@ -1691,10 +1711,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    data_source_type?: ("LOCAL" | "EXTERNAL") | null | string | "";
+                    /** @description EXTERNAL (default): a plugin collects the costs; LOCAL: no plugin and no sync; WAREHOUSE: costs stay in a warehouse and are not synced here. */
+                    data_source_type?: ("LOCAL" | "EXTERNAL" | "WAREHOUSE") | null | string | "";
                     domain_id?: string | null | "";
                     name: string;
-                    plugin_info: {
+                    /** @description The plugin that collects the costs: required for EXTERNAL, ignored for LOCAL and WAREHOUSE (as upstream). */
+                    plugin_info?: {
                         metadata?: {
                             [key: string]: unknown;
                         } | null | Record<string, unknown>;
@@ -1709,7 +1731,7 @@ export interface operations {
                         secret_id?: string | null | "";
                         upgrade_mode?: ("AUTO" | "MANUAL" | "NONE") | null | string | "";
                         version?: string | null | "";
-                    };
+                    } | null | Record<string, unknown>;
                     provider?: string | null | "";
                     /** @enum {string} */
                     resource_group: "DOMAIN" | "WORKSPACE";
@@ -1727,6 +1749,11 @@ export interface operations {
                     } | null | Record<string, unknown>;
                     template?: {
                         [key: string]: unknown;
+                    } | null | Record<string, unknown>;
+                    /** @description The warehouse of a WAREHOUSE data source (its `type` required); ignored for other types. */
+                    warehouse_info?: {
+                        /** @description The warehouse's kind (upstream's WarehouseType; DATABRICKS). */
+                        type?: "DATABRICKS" | null | string | "";
                     } | null | Record<string, unknown>;
                     workspace_id?: string | null | "";
                 };
@@ -2040,7 +2067,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobInfo"];
                 };
             };
-            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_DATA_SOURCE_STATE */
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_NOT_ALLOW_SYNC_COMMAND, ERROR_DATA_SOURCE_STATE */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2049,7 +2076,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_DATA_SOURCE_STATE";
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_NOT_ALLOW_SYNC_COMMAND" | "ERROR_DATA_SOURCE_STATE";
                             /** @constant */
                             status?: 400;
                         };
@@ -2388,7 +2415,7 @@ export interface operations {
                     "application/json": components["schemas"]["DataSourceInfo"];
                 };
             };
-            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_COLUMN, ERROR_INVALID_URL, ERROR_OUTBOUND_REFUSED, ERROR_INVALID_CSV */
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_COLUMN, ERROR_INVALID_URL, ERROR_OUTBOUND_REFUSED, ERROR_INVALID_CSV, ERROR_NOT_ALLOW_PLUGIN_SETTINGS */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2397,7 +2424,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_COLUMN" | "ERROR_INVALID_URL" | "ERROR_OUTBOUND_REFUSED" | "ERROR_INVALID_CSV";
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_COLUMN" | "ERROR_INVALID_URL" | "ERROR_OUTBOUND_REFUSED" | "ERROR_INVALID_CSV" | "ERROR_NOT_ALLOW_PLUGIN_SETTINGS";
                             /** @constant */
                             status?: 400;
                         };

@@ -170,7 +170,7 @@ export const REQUIRED_KEYS: Record<(typeof OPERATION_PATHS)[number], readonly st
   '/cost-analysis/v1/data-source/enable': ["data_source_id"],
   '/cost-analysis/v1/data-source/get': ["data_source_id"],
   '/cost-analysis/v1/data-source/list': [],
-  '/cost-analysis/v1/data-source/register': ["name","plugin_info","resource_group"],
+  '/cost-analysis/v1/data-source/register': ["name","resource_group"],
   '/cost-analysis/v1/data-source/stat': ["query"],
   '/cost-analysis/v1/data-source/sync': ["data_source_id"],
   '/cost-analysis/v1/data-source/update': ["data_source_id"],
