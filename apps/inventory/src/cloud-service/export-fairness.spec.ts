@@ -32,10 +32,11 @@ describe('inventory cloud-service export: download slots are fair across domains
         .send({ provider: 'aws', cloud_service_group: 'EC2', cloud_service_type: 'Instance', name: 'vm', data: {} });
       expect(res.status).toBe(200);
     }
-    // 24 MB of names in domain A.
+    // 24 MB of random names in domain A (an Excel file, compressed, is still about half of that).
     await t.deps.pool.query(
       `INSERT INTO cloud_service (domain_id, cloud_service_id, workspace_id, name, provider, cloud_service_group, cloud_service_type, ref_cloud_service_type)
-       SELECT 'dA', 'cs-big-' || g, 'ws-1', repeat('x', 4000), 'aws', 'EC2', 'Instance', 'aws.EC2.Instance' FROM generate_series(1, 6000) g`,
+       SELECT 'dA', 'cs-big-' || g, 'ws-1', (SELECT string_agg(md5(random()::text || g || '.' || i), '') FROM generate_series(1, 125) i), 'aws', 'EC2', 'Instance', 'aws.EC2.Instance'
+       FROM generate_series(1, 6000) g`,
     );
     server = createServer(t.app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -52,11 +53,11 @@ describe('inventory cloud-service export: download slots are fair across domains
     await t.close();
   });
 
-  const exportUrl = async (who: string) => {
+  const exportUrl = async (who: string, file_format: 'CSV' | 'EXCEL' = 'CSV') => {
     const res = await request(t.app)
       .post('/inventory/v1/cloud-service/export')
       .set('Authorization', auth[who])
-      .send({ file_format: 'CSV', options: [{ name: 'x', query_type: 'SEARCH', search_query: { fields: ['name'] } }] });
+      .send({ file_format, options: [{ name: 'x', query_type: 'SEARCH', search_query: { fields: ['name'] } }] });
     expect(res.status).toBe(200);
     return new URL(res.body.download_url).pathname;
   };
@@ -103,27 +104,36 @@ describe('inventory cloud-service export: download slots are fair across domains
     expect(held.every((h) => !h.res.complete && !h.res.socket.destroyed)).toBe(true);
   });
 
-  it('cuts a download whose client reads slower than the minimum rate within the window, and its slot is taken again', async () => {
+  it('gives one domain its share and no more when its downloads race (six at once from two users)', async () => {
+    const urls = await Promise.all(['a1', 'a1', 'a1', 'a2', 'a2', 'a2'].map((who) => exportUrl(who)));
+    const raced = await Promise.all(urls.map((u) => openUnread(u)));
+    const statuses = raced.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 200, 429, 429, 429, 429]);
+    expect((await openUnread(await exportUrl('b1'))).status).toBe(200);
+  });
+
+  it.each(['CSV', 'EXCEL'] as const)('cuts a %s download whose client reads slower than the minimum rate within the window, and its slot is taken again', async (format) => {
     t.deps.config.export.minRate = { bytesPerSecond: 256 * 1024, windowMs: 300 };
     try {
-      const stalled = [await openUnread(await exportUrl('a1')), await openUnread(await exportUrl('a2'))];
+      const stalled = [await openUnread(await exportUrl('a1', format)), await openUnread(await exportUrl('a2', format))];
       expect(stalled.map((s) => s.status)).toEqual([200, 200]);
-      await new Promise((r) => setTimeout(r, 1_500)); // five windows, and the clients do not read
+      // Later downloads read at full speed: with this tiny window their TCP bursts could look like stalls.
+      t.deps.config.export.minRate = { bytesPerSecond: 0, windowMs: 0 };
+      // Domain A's slots come back once the server has cut the stalled clients (the Excel writer takes
+      // a few seconds to fill the socket buffers first); a reader that keeps up then gets the whole file.
+      const url = await exportUrl('a1'); // refused with 429 until then, valid for a retry
+      const again = await waitFor(async () => {
+        const d = await openUnread(url);
+        return d.status === 200 ? d : (await d.body(), undefined);
+      }, 25_000, "domain A's slot given back", 200);
       const cut = await Promise.all(stalled.map((s) => ended(s.res)));
       expect(cut).toEqual([false, false]); // the server closed them part-way
-      // The next download reads at full speed; with this tiny window its TCP bursts could look like stalls.
-      t.deps.config.export.minRate = { bytesPerSecond: 0, windowMs: 0 };
-      // Domain A's slots are free again: a reader that keeps up gets the whole file.
-      const again = await waitFor(async () => {
-        const d = await openUnread(await exportUrl('a1'));
-        return d.status === 200 ? d : (await d.body(), undefined);
-      }, 5_000, "domain A's slot given back");
       const text = await again.body();
-      expect(text.length).toBe('name\r\n'.length + 'vm\r\n'.length + 6000 * 4002);
+      expect(text.length).toBe('name\r\n'.length + 'vm\r\n'.length + 6000 * (32 * 125 + 2));
     } finally {
       t.deps.config.export.minRate = { bytesPerSecond: 0, windowMs: 0 };
     }
-  });
+  }, 60_000);
 
   it('does not cut a download that waits for the database, not for its client', async () => {
     t.deps.config.export.minRate = { bytesPerSecond: 256 * 1024, windowMs: 200 };

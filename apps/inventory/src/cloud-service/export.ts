@@ -255,32 +255,22 @@ export class CloudServiceExporter {
 
     // The read replica when there is one fresh enough for the requester (docs/decisions/database.md).
     const client = await this.deps.reads.connect({ domainId: record.domain_id, userId: record.user_id });
+    // The client may leave before the file is done (gone, or cut for reading too slowly): a writer may
+    // then never settle (exceljs waits for a stream nobody reads), so the download stops waiting for the
+    // file when the answer closes, and the connection is discarded (issue #32).
+    const closed = new Promise<never>((_, reject) => res.once('close', () => reject(new Error('output closed'))));
+    closed.catch(() => {});
     let failed: unknown;
     try {
-      // One snapshot for every sheet.
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      // Floats as the shortest text that reads back exactly (PostgreSQL's default, which export/csv-sql.ts
-      // relies on). No JIT: compiling the large cell expressions costs more than it saves. No parallel
-      // workers: an export streams in order (an index scan rather than a parallel sort of every row) and
-      // leaves the other cores to the service.
-      // An export reads every row in scope: it runs under the export statement timeout, not the API's.
-      await client.query(
-        `SET LOCAL extra_float_digits = 1; SET LOCAL jit = off; SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL statement_timeout = ${Number(dbTimeouts().export)}`,
-      );
-      const sheetName = sheetNamer();
-      for (const [i, p] of spec.options.entries()) {
-        const name = sheetName(p.name);
-        if (p.type === 'SEARCH') await withTimeZone(client, spec.timezone, () => this.writeSearch(client, p, i, name, record.domain_id, writer));
-        else await this.writeAnalyze(client, p, i, name, writer);
-      }
-      await client.query('COMMIT');
-      await writer.finish();
+      const file = this.writeFile(client, spec, record.domain_id, writer);
+      file.catch(() => {}); // settles after the race when the answer closed first
+      await Promise.race([file, closed]);
       if (!res.writableEnded) res.end();
     } catch (e) {
       failed = e;
-      await client.query('ROLLBACK').catch(() => {});
+      if (!res.destroyed) await client.query('ROLLBACK').catch(() => {});
     } finally {
-      client.release(failed !== undefined && !(failed instanceof ApiError));
+      client.release(failed !== undefined && (!(failed instanceof ApiError) || res.destroyed));
     }
     if (failed !== undefined) {
       // Headers and part of the file are out: the only honest signal left is to cut the connection.
@@ -291,6 +281,27 @@ export class CloudServiceExporter {
       }
       throw failed;
     }
+  }
+
+  /** Every option of the export into `writer`, in one read-only snapshot. */
+  private async writeFile(client: PoolClient, spec: StoredExport, domainId: string, writer: TableWriter): Promise<void> {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    // Floats as the shortest text that reads back exactly (PostgreSQL's default, which export/csv-sql.ts
+    // relies on). No JIT: compiling the large cell expressions costs more than it saves. No parallel
+    // workers: an export streams in order (an index scan rather than a parallel sort of every row) and
+    // leaves the other cores to the service.
+    // An export reads every row in scope: it runs under the export statement timeout, not the API's.
+    await client.query(
+      `SET LOCAL extra_float_digits = 1; SET LOCAL jit = off; SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL statement_timeout = ${Number(dbTimeouts().export)}`,
+    );
+    const sheetName = sheetNamer();
+    for (const [i, p] of spec.options.entries()) {
+      const name = sheetName(p.name);
+      if (p.type === 'SEARCH') await withTimeZone(client, spec.timezone, () => this.writeSearch(client, p, i, name, domainId, writer));
+      else await this.writeAnalyze(client, p, i, name, writer);
+    }
+    await client.query('COMMIT');
+    await writer.finish();
   }
 
   /**
