@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Operation } from './operation';
 import { operationDescription, tagDescription } from './openapi-text';
-import { ZERO_ENUM } from './proto3';
+import { jsonName, ZERO_ENUM } from './proto3';
 import { operationErrors } from './responses';
 
 const ERROR_REF = { $ref: '#/components/schemas/ErrorEnvelope' };
@@ -159,7 +159,7 @@ function acceptProto3(requests: unknown[], defs: Defs) {
     if (o.type !== 'object' || !props || typeof props !== 'object') return;
     const required = new Set(Array.isArray(o.required) ? (o.required as string[]) : []);
     for (const [key, p] of Object.entries(props)) {
-      const json = key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+      const json = jsonName(key);
       const named = json !== key ? { 'x-json-name': json } : {};
       if (required.has(key)) {
         if (json !== key) props[key] = { ...p, ...named };

@@ -89,6 +89,11 @@ function alias(v: unknown, pairs: readonly (readonly [string, string])[]): unkno
 /** The short names a query object also takes, for its document (`x-aliases`: short -> long). */
 const aliasesOf = (pairs: readonly (readonly [string, string])[]) => Object.fromEntries(pairs.map(([long, short]) => [short, long]));
 
+/** An object that also takes short names (`k` for `key`): read as the long ones, and declared to its document. */
+function aliased<T extends z.ZodType>(pairs: readonly (readonly [string, string])[], inner: T) {
+  return z.preprocess((v) => alias(v, pairs), inner.meta({ 'x-aliases': aliasesOf(pairs) }));
+}
+
 const CONDITION_ALIASES = [
   ['key', 'k'],
   ['value', 'v'],
@@ -112,10 +117,7 @@ export const ConditionSchema = z.preprocess(
 ).meta({ id: 'Condition' });
 export type Condition = { key: string; value: unknown; operator: string };
 
-const SortItemSchema = z.preprocess(
-  (v) => alias(v, [['key', 'k']]),
-  z.strictObject({ key: KeySchema, desc: z.boolean().nullish() }).meta({ 'x-aliases': aliasesOf([['key', 'k']]) }),
-);
+const SortItemSchema = aliased([['key', 'k']], z.strictObject({ key: KeySchema, desc: z.boolean().nullish() }));
 
 /**
  * `[{key, desc}]`, or core v1's Sort message `{key, desc, keys: [{key, desc}]}` (or a part of it),
@@ -174,90 +176,34 @@ export type Query = z.infer<typeof QuerySchema>;
 
 // ---------------------------------------------------------------- StatisticsQuery
 
-const KeyNameSchema = z.preprocess(
-  (v) =>
-    alias(v, [
-      ['key', 'k'],
-      ['name', 'n'],
-    ]),
-  z.strictObject({ key: KeySchema, name: KeySchema }).meta({ 'x-aliases': aliasesOf([
-      ['key', 'k'],
-      ['name', 'n'],
-    ]) }),
-);
+const KeyNameSchema = aliased([['key', 'k'], ['name', 'n']], z.strictObject({ key: KeySchema, name: KeySchema }));
 
-export const GroupKeySchema = z.preprocess(
-  (v) =>
-    alias(v, [
-      ['key', 'k'],
-      ['name', 'n'],
-    ]),
-  z.strictObject({ key: KeySchema, name: KeySchema, date_format: z.string().min(1).max(64).nullish() }).meta({ 'x-aliases': aliasesOf([
-      ['key', 'k'],
-      ['name', 'n'],
-    ]) }),
-);
+export const GroupKeySchema = aliased([['key', 'k'], ['name', 'n']], z.strictObject({ key: KeySchema, name: KeySchema, date_format: z.string().min(1).max(64).nullish() }));
 
-export const GroupFieldSchema = z.preprocess(
-  (v) =>
-    alias(v, [
-      ['key', 'k'],
-      ['name', 'n'],
-      ['operator', 'o'],
-    ]),
-  z.strictObject({
-    key: KeySchema.nullish(),
-    name: KeySchema,
-    operator: z.string().min(1).max(64),
-    fields: z.array(KeyNameSchema).max(QUERY_LIMITS.groupItems).nullish(),
-    conditions: z.array(ConditionSchema).max(QUERY_LIMITS.conditions).nullish(),
-  }).meta({ 'x-aliases': aliasesOf([
-      ['key', 'k'],
-      ['name', 'n'],
-      ['operator', 'o'],
-    ]) }),
-);
+export const GroupFieldSchema = aliased([['key', 'k'], ['name', 'n'], ['operator', 'o']], z.strictObject({
+  key: KeySchema.nullish(),
+  name: KeySchema,
+  operator: z.string().min(1).max(64),
+  fields: z.array(KeyNameSchema).max(QUERY_LIMITS.groupItems).nullish(),
+  conditions: z.array(ConditionSchema).max(QUERY_LIMITS.conditions).nullish(),
+}));
 
 export type ProjectOperand = string | number | { operator: string; fields: ProjectOperand[] };
 const ProjectOperandSchema: z.ZodType<ProjectOperand> = z.lazy(() =>
   z.union([
     KeySchema,
     z.number(),
-    z.preprocess(
-      (v) =>
-        alias(v, [
-          ['operator', 'o'],
-          ['fields', 'f'],
-        ]),
-      z.strictObject({ operator: z.string().min(1).max(64), fields: z.array(ProjectOperandSchema).max(QUERY_LIMITS.groupItems) }).meta({ 'x-aliases': aliasesOf([
-          ['operator', 'o'],
-          ['fields', 'f'],
-        ]) }),
-    ),
+    aliased([['operator', 'o'], ['fields', 'f']], z.strictObject({ operator: z.string().min(1).max(64), fields: z.array(ProjectOperandSchema).max(QUERY_LIMITS.groupItems) })),
   ]),
   // Named: it is recursive, so OpenAPI documents declare it once, as components.schemas.ProjectOperand.
 ).meta({ id: 'ProjectOperand' });
 
-export const ProjectFieldSchema = z.preprocess(
-  (v) =>
-    alias(v, [
-      ['key', 'k'],
-      ['name', 'n'],
-      ['operator', 'o'],
-      ['fields', 'f'],
-    ]),
-  z.strictObject({
-    key: KeySchema.nullish(),
-    name: KeySchema,
-    operator: z.string().min(1).max(64).nullish(),
-    fields: z.array(ProjectOperandSchema).max(QUERY_LIMITS.groupItems).nullish(),
-  }).meta({ 'x-aliases': aliasesOf([
-      ['key', 'k'],
-      ['name', 'n'],
-      ['operator', 'o'],
-      ['fields', 'f'],
-    ]) }),
-);
+export const ProjectFieldSchema = aliased([['key', 'k'], ['name', 'n'], ['operator', 'o'], ['fields', 'f']], z.strictObject({
+  key: KeySchema.nullish(),
+  name: KeySchema,
+  operator: z.string().min(1).max(64).nullish(),
+  fields: z.array(ProjectOperandSchema).max(QUERY_LIMITS.groupItems).nullish(),
+}));
 
 export const StageSchema = z.strictObject({
   group: z
@@ -291,21 +237,11 @@ export type StatisticsQuery = z.infer<typeof StatisticsQuerySchema>;
 
 // ---------------------------------------------------------------- AnalyzeQuery
 
-export const AnalyzeFieldSchema = z.preprocess(
-  (v) =>
-    alias(v, [
-      ['key', 'k'],
-      ['operator', 'o'],
-    ]),
-  z.strictObject({
-    key: KeySchema.nullish(),
-    operator: z.string().min(1).max(64),
-    fields: z.record(KeySchema, KeySchema).nullish(),
-  }).meta({ 'x-aliases': aliasesOf([
-      ['key', 'k'],
-      ['operator', 'o'],
-    ]) }),
-);
+export const AnalyzeFieldSchema = aliased([['key', 'k'], ['operator', 'o']], z.strictObject({
+  key: KeySchema.nullish(),
+  operator: z.string().min(1).max(64),
+  fields: z.record(KeySchema, KeySchema).nullish(),
+}));
 
 export const AnalyzeQuerySchema = z.strictObject({
   group_by: z.array(z.union([KeySchema, KeyNameSchema])).max(QUERY_LIMITS.groupItems).nullish(),
