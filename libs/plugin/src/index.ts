@@ -10,3 +10,4 @@ export * from './clients';
 export type * from './generated/messages';
 export * from './versions';
 export * from './resolver';
+export * from './choose';

@@ -1,0 +1,42 @@
+import Redis from 'ioredis';
+import { choosePlugin } from './choose';
+import { PluginEndpointResolver, type EndpointSource } from './resolver';
+import type { EndpointCandidate } from './versions';
+
+const builtin = { id: 'built-in' };
+const redis = new Redis({ lazyConnect: true, host: '127.0.0.1' });
+redis.on('error', () => {});
+afterAll(() => redis.disconnect());
+
+const resolverOf = (candidates: () => Promise<EndpointCandidate[]>) => {
+  const source: EndpointSource = { candidates: () => candidates() };
+  return new PluginEndpointResolver(redis, source);
+};
+const request = { domainId: 'domain-a', pluginId: 'plugin-x', version: '', upgradeMode: 'AUTO' as const };
+
+describe('choosePlugin', () => {
+  it('without a resolver, a built-in serves its id and any other id is a 404', async () => {
+    await expect(choosePlugin(undefined, builtin, request)).resolves.toEqual({ kind: 'builtin', plugin: builtin });
+    await expect(choosePlugin(undefined, undefined, request)).rejects.toMatchObject({ status: 404, code: 'ERROR_NOT_FOUND' });
+  });
+
+  it('a published version wins over a built-in of the same id', async () => {
+    const resolver = resolverOf(async () => [{ version: '1.0.0', endpoint: 'grpc://127.0.0.1:50051', is_public: false }]);
+    await expect(choosePlugin(resolver, builtin, request)).resolves.toMatchObject({ kind: 'remote', endpoint: 'grpc://127.0.0.1:50051', version: '1.0.0' });
+  });
+
+  it('nothing published: the built-in serves, and an id with no built-in is a 404', async () => {
+    const resolver = resolverOf(async () => []);
+    await expect(choosePlugin(resolver, builtin, request)).resolves.toEqual({ kind: 'builtin', plugin: builtin });
+    await expect(choosePlugin(resolver, undefined, request)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('a table that cannot be read is a 503, never a silent fall-back to the built-in', async () => {
+    const resolver = resolverOf(async () => {
+      throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+    });
+    const err = await choosePlugin(resolver, builtin, request).catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 503, code: 'ERROR_SERVICE_UNAVAILABLE' });
+    expect(String((err as Error).message)).not.toContain('ECONNREFUSED');
+  });
+});

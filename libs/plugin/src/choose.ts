@@ -1,0 +1,37 @@
+import { ApiError, errors } from '@platform/errors';
+import type { PluginEndpointResolver, ResolveRequest } from './resolver';
+import type { UpgradeMode } from './versions';
+
+/**
+ * Which plugin serves a data source, webhook or external auth (docs/decisions/plugins.md "Built-in
+ * ids"): a version published for the domain (or by a public supervisor) wins, even under a built-in's
+ * id; a built-in serves only when nothing is published for that id. Without a resolver (a module run
+ * with no plugin module) only built-ins exist. A table that cannot be read is an error (503), never
+ * a silent fall-back to the built-in: a domain that published its own plugin must not get another.
+ */
+export type PluginChoice<B> =
+  | { kind: 'builtin'; plugin: B }
+  | { kind: 'remote'; endpoint: string; version: string; updated_version: string };
+
+export interface ChooseRequest {
+  domainId: string;
+  pluginId: string;
+  /** The version asked for; '' with AUTO means the newest. */
+  version?: string;
+  upgradeMode?: UpgradeMode;
+}
+
+export async function choosePlugin<B>(resolver: PluginEndpointResolver | undefined, builtin: B | undefined, r: ChooseRequest): Promise<PluginChoice<B>> {
+  if (resolver) {
+    const request: ResolveRequest = { domainId: r.domainId, pluginId: r.pluginId, version: r.version ?? '', upgradeMode: r.upgradeMode ?? 'AUTO' };
+    try {
+      const found = await resolver.resolve(request);
+      return { kind: 'remote', endpoint: found.endpoint, version: found.version, updated_version: found.updated_version };
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw errors.unavailable('Plugin endpoints cannot be read now; retry later.');
+      if (err.status !== 404 || builtin === undefined) throw err;
+    }
+  }
+  if (builtin === undefined) throw errors.notFound('plugin_id', r.pluginId);
+  return { kind: 'builtin', plugin: builtin };
+}
