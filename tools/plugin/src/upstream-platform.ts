@@ -155,13 +155,15 @@ async function main(p: Platform): Promise<void> {
   check('after the plugin restarts, a sync succeeds with the same sum', back.status === 'SUCCESS' && Math.abs((await total()) - CSV_TOTAL) < 1e-6, await total());
 
   // ---- monitoring: init metadata, events, posts while the plugin is down
-  const hook = await post('/monitoring/v1/webhook/create', { name: 'upstream alertmanager', plugin_info: { plugin_id: 'plugin-prometheus-mon-webhook' } }, token);
+  p.admin('project', 'create', '--domain-id', 'domain-local', '--workspace-id', 'workspace-local', '--project-id', 'project-walk', '--name', 'Walk');
+  const hook = await post('/monitoring/v1/webhook/create', { name: 'upstream alertmanager', plugin_info: { plugin_id: 'plugin-prometheus-mon-webhook' }, project_id: 'project-walk' }, token);
   check('webhook/create through the upstream plugin', hook.status === 200, hook.body);
   check("Webhook.init's metadata is answered", typeof hook.body?.plugin_info?.metadata === 'object' && Object.keys(hook.body?.plugin_info?.metadata ?? {}).length > 0, hook.body?.plugin_info);
   const events = async () => {
     const r = await post('/monitoring/v1/event/list', { webhook_id: hook.body.webhook_id }, token);
     return (r.body?.results ?? []) as { event_key: string; event_type: string; title: string }[];
   };
+  if (hook.status !== 200) return;
   const postAlerts = (body: unknown) => fetch(hook.body.webhook_url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const a = await postAlerts(alertmanager([{ fingerprint: 'walk0000000000a1', name: 'NodeDown' }, { fingerprint: 'walk0000000000a2', name: 'DiskFull', resolved: true }]));
   check('a post is accepted', a.status < 300, a.status);
