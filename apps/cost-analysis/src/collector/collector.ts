@@ -384,7 +384,7 @@ export class Collector {
       const { rows } = await client.query(`WITH d AS (DELETE FROM cost WHERE ${where} RETURNING billed_month) SELECT DISTINCT billed_month FROM d`, values);
       for (const r of rows) months.add(r.billed_month);
     }
-    await rebuildUnifiedCosts(client, this.deps, job.domain_id, [...months], { dataSourceId: job.data_source_id });
+    await rebuildUnifiedCosts(client, this.deps, job.domain_id, [...months]);
     await client.query(
       `UPDATE job SET status = 'SUCCESS', changed = $3::jsonb, finished_at = clock_timestamp(), updated_at = clock_timestamp() WHERE domain_id = $1 AND job_id = $2`,
       [job.domain_id, job.job_id, JSON.stringify(compact)],

@@ -251,7 +251,7 @@ export class DataSourceService {
       if (cascade) {
         const { rows } = await client.query(`WITH c AS (DELETE FROM cost WHERE domain_id = $1 AND data_source_id = $2 RETURNING billed_month) SELECT DISTINCT billed_month FROM c`, d);
         await client.query(`DELETE FROM data_source WHERE domain_id = $1 AND data_source_id = $2`, d);
-        await rebuildUnifiedCosts(client, this.deps, ds.domain_id, rows.map((r) => r.billed_month), { dataSourceId: ds.data_source_id });
+        await rebuildUnifiedCosts(client, this.deps, ds.domain_id, rows.map((r) => r.billed_month));
       } else {
         await client.query(`DELETE FROM data_source WHERE domain_id = $1 AND data_source_id = $2`, d);
       }

@@ -31,11 +31,10 @@ export async function rebuildUnifiedCosts(
   deps: { config: CostAnalysisConfig; directory: DirectoryClient },
   domainId: string,
   months: string[],
-  o: { now?: Date; dataSourceId?: string } = {},
+  now = new Date(),
 ): Promise<number> {
   const list = [...new Set(months)].sort();
   if (!list.length) return 0;
-  const now = o.now ?? new Date();
   const { config } = deps;
   const { rates, overridden } = await effectiveRates(db, config, domainId);
   const confirmed = list.map((m) => now >= confirmationDate(m, config.aggregationDay));
@@ -46,14 +45,12 @@ export async function rebuildUnifiedCosts(
 
   const values: unknown[] = [domainId, list, confirmed, aggregationDates, rateCodes, rateValues, day(now), overridden ? `${config.exchange.source} (domain rates)` : config.exchange.source, now];
   const p = (v: unknown) => `$${values.push(v)}`;
-  // A unified row is one data source's (data_source_id is a grouping key), so a job rebuilds only its own.
-  const scope = o.dataSourceId === undefined ? '' : ` AND data_source_id = ${p(o.dataSourceId)}`;
-  const names = await directoryNames(db, deps.directory, domainId, list, o.dataSourceId);
+  const names = await directoryNames(db, deps.directory, domainId, list);
   const amount = (cur: string) => `(g.amount * ${p(rates[cur])}::float8 / r.rate)`;
   const costJson = `jsonb_build_object(${targets.map((c) => `${p(c)}::text, ${amount(c)}`).join(', ')})`;
   const typed = TYPED_CURRENCIES.map((c) => (targets.includes(c) ? amount(c) : 'NULL::float8'));
 
-  await db.query(`DELETE FROM unified_cost WHERE domain_id = $1 AND billed_month = ANY($2::text[])${o.dataSourceId === undefined ? '' : ' AND data_source_id = $3'}`, o.dataSourceId === undefined ? [domainId, list] : [domainId, list, o.dataSourceId]);
+  await db.query(`DELETE FROM unified_cost WHERE domain_id = $1 AND billed_month = ANY($2::text[])`, [domainId, list]);
   // unified_cost_id: `uc-` and 12 hex digits, as before: a random 48-bit start per rebuild (random():
   // PostgreSQL 15's xoshiro, seeded per session from the strong source), then consecutive. Ids that
   // follow each other land on the same B-tree leaf pages of the primary key; a random id per row
@@ -76,7 +73,7 @@ export async function rebuildUnifiedCosts(
      FROM (SELECT floor(random() * 281474976710656)::bigint AS start) AS b, (
        SELECT workspace_id, project_id, service_account_id, data_source_id, provider, region_code, region_key, product,
               usage_type, usage_unit, billed_month, currency, sum(cost) AS amount, sum(usage_quantity) AS quantity
-       FROM cost WHERE domain_id = $1 AND billed_month = ANY($2::text[])${scope}
+       FROM cost WHERE domain_id = $1 AND billed_month = ANY($2::text[])
        GROUP BY workspace_id, project_id, service_account_id, data_source_id, provider, region_code, region_key,
                 product, usage_type, usage_unit, billed_month, currency
      ) AS g
@@ -94,16 +91,16 @@ export async function rebuildUnifiedCosts(
  * falls back to the id when unknown), as JSON objects for the INSERT: written once with the rows, not
  * by an UPDATE that rewrote every row after it.
  */
-async function directoryNames(db: Queryable, directory: DirectoryClient, domainId: string, months: string[], dataSourceId?: string) {
+async function directoryNames(db: Queryable, directory: DirectoryClient, domainId: string, months: string[]) {
   const { rows } = await db.query<{ project_id: string; workspace_id: string }>(
-    `SELECT DISTINCT project_id, workspace_id FROM cost WHERE domain_id = $1 AND billed_month = ANY($2::text[])${dataSourceId === undefined ? '' : ' AND data_source_id = $3'}`,
-    dataSourceId === undefined ? [domainId, months] : [domainId, months, dataSourceId],
+    `SELECT DISTINCT project_id, workspace_id FROM cost WHERE domain_id = $1 AND billed_month = ANY($2::text[])`,
+    [domainId, months],
   );
   const projects = new Map<string, string>();
   const workspaces = new Map<string, string>();
   for (const r of rows) {
-    if (r.project_id && !projects.has(r.project_id)) projects.set(r.project_id, (await directory.getProject(domainId, r.project_id))?.name ?? r.project_id);
-    if (r.workspace_id && !workspaces.has(r.workspace_id)) workspaces.set(r.workspace_id, (await directory.getWorkspace(domainId, r.workspace_id))?.name ?? r.workspace_id);
+    if (r.project_id && !projects.has(r.project_id)) projects.set(r.project_id, (await directory.getProject(domainId, r.project_id))?.name || r.project_id);
+    if (r.workspace_id && !workspaces.has(r.workspace_id)) workspaces.set(r.workspace_id, (await directory.getWorkspace(domainId, r.workspace_id))?.name || r.workspace_id);
   }
   // Object.fromEntries defines own properties: an id such as `__proto__` stays a plain key.
   return { projects: JSON.stringify(Object.fromEntries(projects)), workspaces: JSON.stringify(Object.fromEntries(workspaces)) };
