@@ -6,7 +6,7 @@ import { isOutboundRefused, OutboundRefused } from '@platform/net';
 import type { IdentityDeps } from '../deps';
 import { Prisma } from '../generated/prisma/client';
 import { fetchDiscovery, isSecureOrListed, OidcMisconfigured, OidcUnavailable, type DiscoveryDocument, type OidcSettings } from './oidc';
-import { chooseAuthPlugin, OIDC_PLUGIN_ID, upgradeModeOf } from './plugins';
+import { chooseAuthPlugin, upgradeModeOf } from './plugins';
 import { sealExternalAuthSecret } from './secret';
 
 export { OIDC_PLUGIN_ID } from './plugins';
