@@ -234,7 +234,8 @@ export function compose() {
   // The read-only role of the plugin module's table, made (idempotently) once its migration ran.
   services['plugin-db-reader'] = {
     image: 'postgres:15',
-    command: ['psql', '-h', 'postgres', '-U', 'postgres', '-d', dbName('plugin'), '-v', 'ON_ERROR_STOP=1', ...PLUGIN_READER_GRANTS.flatMap((q) => ['-c', q])],
+    // `$$` is compose's escape of `$` (the DO block's dollar quotes).
+    command: ['psql', '-h', 'postgres', '-U', 'postgres', '-d', dbName('plugin'), '-v', 'ON_ERROR_STOP=1', ...PLUGIN_READER_GRANTS.flatMap((q) => ['-c', q.replaceAll('$', '$$$$')])],
     depends_on: { 'plugin-migrate': { condition: 'service_completed_successfully' } },
     restart: 'no',
   };

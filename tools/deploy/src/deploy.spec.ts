@@ -383,7 +383,9 @@ describe('deployment files', () => {
       const db = await createTempDatabase({ app: 'plugin' });
       try {
         const args: string[] = compose().services['plugin-db-reader'].command;
-        const statements = args.filter((_a, i) => args[i - 1] === '-c').map((q) => q.replace('DATABASE platform_plugin', `DATABASE ${db.name}`));
+        // As compose passes them: `$$` in the file is one `$` (its interpolation escape).
+        const statements = args.filter((_a, i) => args[i - 1] === '-c').map((q) => q.replaceAll('$$', '$').replace('DATABASE platform_plugin', `DATABASE ${db.name}`));
+        expect(statements[0]).toMatch(/^DO \$\$ BEGIN .* END \$\$$/);
         for (let round = 0; round < 2; round++) for (const q of statements) await db.pool.query(q); // idempotent
         const reader = new Client({ connectionString: db.url.replace('postgres@', 'platform_plugin_reader@') });
         reader.on('error', () => {});
