@@ -142,6 +142,9 @@ export async function startPlatform(o: PlatformOptions): Promise<Platform> {
   await redis.flushdb();
   const dbs: Record<string, TempDatabase> = {};
   for (const app of apps) dbs[app] = await createTempDatabase({ app });
+  // The plugin module's table, which the modules that call plugins read (PLUGIN_DATABASE_URL): this
+  // run's own even when the plugin app is not started (then nothing is published: built-ins serve).
+  if (!dbs.plugin) dbs.plugin = await createTempDatabase({ app: 'plugin' });
 
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   const privatePem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
@@ -189,6 +192,8 @@ export async function startPlatform(o: PlatformOptions): Promise<Platform> {
     PORT: String(portOf(app, replica)),
     HOST: '127.0.0.1', // loopback only, as `npm start` runs them (libs/http serve)
     DATABASE_URL: dbs[app].url,
+    // Every module resolves plugin endpoints from this run's plugin module's table.
+    PLUGIN_DATABASE_URL: dbs.plugin.url,
     ...(modules[app].nodeOptions && { NODE_OPTIONS: modules[app].nodeOptions }),
   });
   const fileOf = (app: string, kind: 'api' | 'worker') => path.join(root, 'dist/apps', app, kind === 'api' ? 'main.js' : 'worker.js');

@@ -50,8 +50,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Set (replace) the domain's external authentication: an OpenID Connect provider whose tokens log users in
-         * @description Set (replace) the domain's external authentication: an OpenID Connect provider whose tokens log users in. Callable with an access token of DOMAIN_ADMIN (permission `identity:ExternalAuth.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_OUTBOUND_REFUSED.
+         * Set (replace) the domain's external authentication: a published ExternalAuth plugin (asked for its metadata), or the built-in OpenID Connect
+         * @description Set (replace) the domain's external authentication: a published ExternalAuth plugin (asked for its metadata), or the built-in OpenID Connect. Callable with an access token of DOMAIN_ADMIN (permission `identity:ExternalAuth.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_OUTBOUND_REFUSED, 400 ERROR_INVALID_ARGUMENT, 400 ERROR_PLUGIN_AUTHENTICATION_FAILURE, 400 ERROR_PLUGIN_UNIMPLEMENTED, 400 ERROR_INVALID_PLUGIN_ENDPOINT, 400 ERROR_INVALID_PARAMETER, 403 ERROR_PERMISSION_DENIED, 404 ERROR_NOT_FOUND, 409 ERROR_ALREADY_EXISTS, 409 ERROR_PLUGIN_FAILURE, 413 ERROR_PLUGIN_REQUEST_TOO_LARGE, 429 ERROR_PLUGIN_RESOURCE_EXHAUSTED, 502 ERROR_PLUGIN_FAILURE, 502 ERROR_PLUGIN_INVALID_RESPONSE, 502 ERROR_PLUGIN_RESPONSE_TOO_LARGE, 503 ERROR_SERVICE_UNAVAILABLE, 503 ERROR_PLUGIN_UNAVAILABLE.
          */
         post: operations["identity_v2_external_auth_set"];
         delete?: never;
@@ -651,7 +651,7 @@ export interface paths {
         put?: never;
         /**
          * Issue an access and a refresh token from credentials
-         * @description Issue an access and a refresh token from credentials. Needs no token. Notable errors: 401 ERROR_AUTHENTICATE_FAILURE, 401 ERROR_LOGIN_BLOCKED, 401 ERROR_MFA_REQUIRED, 401 ERROR_INVALID_CREDENTIALS, 429 ERROR_TOO_MANY_REQUESTS, 503 ERROR_SERVICE_UNAVAILABLE.
+         * @description Issue an access and a refresh token from credentials. Needs no token. Notable errors: 401 ERROR_AUTHENTICATE_FAILURE, 401 ERROR_LOGIN_BLOCKED, 401 ERROR_MFA_REQUIRED, 401 ERROR_INVALID_CREDENTIALS, 429 ERROR_TOO_MANY_REQUESTS, 503 ERROR_SERVICE_UNAVAILABLE, 503 ERROR_PLUGIN_UNAVAILABLE.
          */
         post: operations["identity_v2_token_issue"];
         delete?: never;
@@ -1017,7 +1017,7 @@ export interface components {
                 status: number;
             };
         };
-        /** @description A domain's external authentication (single sign-on with an OpenID Connect provider). */
+        /** @description A domain's external authentication (single sign-on through an ExternalAuth plugin or the built-in OpenID Connect). */
         ExternalAuthInfo: {
             /** @description The domain (the caller's) whose external auth this is. */
             domain_id: string;
@@ -1031,35 +1031,28 @@ export interface components {
             /** @description When the external auth was last set (ISO 8601); `''` when none is set. */
             updated_at: string;
         };
-        /** @description How tokens of the OpenID provider are checked and mapped to platform users. */
-        ExternalAuthOidcOptions: {
-            /** @description The client registered at the provider for this platform; tokens must name it in `aud` (or `azp`). */
-            client_id: string;
-            /** @description The OpenID provider's issuer URL; tokens must carry it as `iss`. */
-            issuer: string;
-            /** @description The token (or userinfo) claim whose value is the platform user_id. */
-            user_id_claim: string;
-        };
         /** @description The external auth plugin of a domain and its options; secret_data is never answered. */
         ExternalAuthPluginInfo: {
-            /** @description What the provider's discovery document said when the auth was set: issuer, authorization/token/userinfo/end-session endpoints, jwks_uri, client_id. */
+            /** @description What the plugin's init answered when the auth was set (the built-in OIDC: the provider's issuer, authorization/token/userinfo/end-session endpoints, jwks_uri, client_id). */
             metadata: {
                 [key: string]: unknown;
             };
-            /** @description The plugin options as set. */
-            options: components["schemas"]["ExternalAuthOidcOptions"];
-            /** @description The external auth plugin: `plugin-oidc-identity-auth`, the one built in. */
+            /** @description The plugin options as set (the built-in OIDC: issuer, client_id, user_id_claim). */
+            options: {
+                [key: string]: unknown;
+            };
+            /** @description The external auth plugin: a published one, or `plugin-oidc-identity-auth` (built in). */
             plugin_id: string;
-            /** @description Always `''`: the plugin's options need no schema. */
+            /** @description upstream's schema of secret_data as set (`''` when none was given). */
             schema_id: string;
             /** @description Always `''`: secret_data is kept sealed in identity, not in a secret service. */
             secret_id: string;
             /**
-             * @description upstream's plugin upgrade mode (informational: the plugin is built in).
+             * @description upstream's plugin upgrade mode: AUTO follows the newest published version at every login, MANUAL keeps `version`.
              * @enum {string}
              */
             upgrade_mode: "AUTO" | "MANUAL" | "NONE";
-            /** @description The plugin version the caller asked for (informational: the plugin is built in). */
+            /** @description The version in use when the auth was set: the published version the plugin module answered (the newest with AUTO); the one asked for with the built-in. */
             version: string;
         };
         GrantTokenInfo: {
@@ -1746,27 +1739,21 @@ export interface operations {
                     domain_id?: string | null | "";
                     /** @description The plugin to authenticate the domain's users with, and its options. */
                     plugin_info: {
-                        /** @description Options of the OIDC plugin. */
+                        /** @description The plugin's options, a free Struct sent to its init and authorize (at most 64 KiB). The built-in OIDC takes exactly {issuer, client_id, user_id_claim (default email)}; `auto_user_sync: true` creates a user on first login (upstream). */
                         options: {
-                            /** @description The client registered at the provider for this platform: tokens must name it in `aud` (or `azp`). */
-                            client_id: string;
-                            /** @description The OpenID provider's issuer URL, exactly as its discovery document and tokens name it (e.g. https://sso.example.com/realms/acme); https unless its host is on OUTBOUND_ALLOW_PRIVATE. */
-                            issuer: string;
-                            /** @description The claim whose value is the platform user_id (default `email`; `sub` or `preferred_username` are common). */
-                            user_id_claim?: string | null | "";
+                            [key: string]: unknown;
                         };
-                        /** @description The external auth plugin: only `plugin-oidc-identity-auth` (built in) exists. */
+                        /** @description The external auth plugin: one published for the domain (plugin module), or `plugin-oidc-identity-auth`, built in, while nothing is published under that id. */
                         plugin_id: string;
-                        /** @description upstream's schema of secret_data (ignored: the plugin has one fixed form). */
+                        /** @description upstream's schema of secret_data, kept and sent to the plugin's authorize. */
                         schema_id?: string | null | "";
-                        /** @description Secrets of the plugin, sealed at rest and never answered. */
+                        /** @description The plugin's secrets, a free Struct (the built-in OIDC: {client_secret}); sealed at rest, sent only to the plugin's authorize, never answered. */
                         secret_data?: {
-                            /** @description The client's secret at the provider; kept sealed, never answered. */
-                            client_secret?: string | null | "";
+                            [key: string]: unknown;
                         } | null | Record<string, unknown>;
-                        /** @description upstream's upgrade mode (informational: the plugin is built in). */
+                        /** @description upstream's upgrade mode: AUTO (default; NONE is AUTO) follows the newest published version, MANUAL keeps `version`. */
                         upgrade_mode?: ("AUTO" | "MANUAL" | "NONE") | null | string | "";
-                        /** @description The plugin version (informational: the plugin is built in). */
+                        /** @description The plugin version: with MANUAL exactly this one; with AUTO (default) the newest published is used and answered. */
                         version?: string | null | "";
                     };
                 };
@@ -1782,7 +1769,7 @@ export interface operations {
                     "application/json": components["schemas"]["ExternalAuthInfo"];
                 };
             };
-            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_OUTBOUND_REFUSED */
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_OUTBOUND_REFUSED, ERROR_PLUGIN_AUTHENTICATION_FAILURE, ERROR_PLUGIN_UNIMPLEMENTED, ERROR_INVALID_PLUGIN_ENDPOINT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1791,7 +1778,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_OUTBOUND_REFUSED";
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_OUTBOUND_REFUSED" | "ERROR_PLUGIN_AUTHENTICATION_FAILURE" | "ERROR_PLUGIN_UNIMPLEMENTED" | "ERROR_INVALID_PLUGIN_ENDPOINT";
                             /** @constant */
                             status?: 400;
                         };
@@ -1830,7 +1817,39 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: ERROR_ALREADY_EXISTS, ERROR_PLUGIN_FAILURE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_ALREADY_EXISTS" | "ERROR_PLUGIN_FAILURE";
+                            /** @constant */
+                            status?: 409;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE, ERROR_PLUGIN_REQUEST_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1839,7 +1858,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            code?: "ERROR_PAYLOAD_TOO_LARGE" | "ERROR_PLUGIN_REQUEST_TOO_LARGE";
                             /** @constant */
                             status?: 413;
                         };
@@ -1862,7 +1881,39 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            /** @description Too many requests: ERROR_PLUGIN_RESOURCE_EXHAUSTED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PLUGIN_RESOURCE_EXHAUSTED";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    };
+                };
+            };
+            /** @description A plugin or upstream failed: ERROR_PLUGIN_FAILURE, ERROR_PLUGIN_INVALID_RESPONSE, ERROR_PLUGIN_RESPONSE_TOO_LARGE */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PLUGIN_FAILURE" | "ERROR_PLUGIN_INVALID_RESPONSE" | "ERROR_PLUGIN_RESPONSE_TOO_LARGE";
+                            /** @constant */
+                            status?: 502;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE, ERROR_PLUGIN_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1871,7 +1922,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            code?: "ERROR_SERVICE_UNAVAILABLE" | "ERROR_PLUGIN_UNAVAILABLE";
                             /** @constant */
                             status?: 503;
                         };
@@ -6218,9 +6269,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description LOCAL (default): a password; EXTERNAL: a token of the domain's OpenID provider; MFA: the second step with verify_code. */
+                    /** @description LOCAL (default): a password; EXTERNAL: through the domain's external auth (a published plugin, or the built-in OIDC); MFA: the second step with verify_code. */
                     auth_type?: ("LOCAL" | "EXTERNAL" | "MFA") | null | string | "";
-                    /** @description LOCAL: {user_id, password}; MFA: {user_id} (with verify_code); EXTERNAL: {access_token} or {id_token}, a token of the domain's OpenID provider (external-auth/set). */
+                    /** @description LOCAL: {user_id, password}; MFA: {user_id} (with verify_code); EXTERNAL: what the domain's auth plugin takes (sent to its authorize, at most 16 KiB), with the built-in OIDC {access_token} or {id_token}, a token of the domain's OpenID provider (external-auth/set). */
                     credentials: {
                         [key: string]: unknown;
                     };
@@ -6320,7 +6371,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE, ERROR_PLUGIN_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6329,7 +6380,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            code?: "ERROR_SERVICE_UNAVAILABLE" | "ERROR_PLUGIN_UNAVAILABLE";
                             /** @constant */
                             status?: 503;
                         };
