@@ -85,9 +85,12 @@ export class RoleBindingService {
     input: { user_id: string; role_id: string; resource_group: ResourceGroup; workspace_id?: string },
     tx?: Prisma.TransactionClient,
   ): Promise<RoleBindingRow> {
-    const db = tx ?? this.deps.prisma;
-    const role = findRole(input.role_id);
-    checkRoleFits(role.role_type, input.resource_group);
+    // The role is read under its reading lock (a custom role cannot be deleted while this binding is
+    // made), so the binding needs a transaction of its own unless the caller gave one.
+    if (!tx) return this.deps.prisma.$transaction((t) => this.createRecord(domainId, input, t));
+    const db = tx;
+    const role = await findRole(db, domainId, input.role_id, { lock: true });
+    checkRoleFits(role.role_type as RoleType, input.resource_group);
     let workspaceId = '';
     if (input.resource_group === 'WORKSPACE') {
       if (!input.workspace_id) throw errors.requiredParameter('workspace_id');
@@ -133,11 +136,13 @@ export class RoleBindingService {
   async updateRole(auth: AuthContext, input: { role_binding_id: string; role_id: string }) {
     const b = await this.visible(auth, input.role_binding_id);
     if (b.user_id === auth.userId) throw bySelf();
-    const role = findRole(input.role_id);
-    checkRoleFits(role.role_type, b.resource_group as ResourceGroup);
     const updated = await this.deps.prisma.$transaction(async (tx) => {
       // One step with its revocation: no token/grant reading the old role can straddle it (token/grant-locks.ts).
       await this.revokeWhatItGave(tx, b);
+      // The new role (managed, or a custom role of the binding's domain) under its reading lock, taken
+      // after the user's (the order every transaction keeps): it cannot be deleted under the binding.
+      const role = await findRole(tx, b.domain_id, input.role_id, { lock: true });
+      checkRoleFits(role.role_type as RoleType, b.resource_group as ResourceGroup);
       return tx.roleBinding.update({ where: { role_binding_id: b.role_binding_id }, data: { role_id: role.role_id, role_type: role.role_type } });
     });
     return toRoleBindingInfo(updated);
