@@ -89,6 +89,9 @@ describe('auth', () => {
     const custom = { roleType: 'WORKSPACE_MEMBER', permissions: ['inventory:'] } as AuthContext;
     expect(isAllowed(custom, { permission: 'inventory:CloudService.read', roles: ['WORKSPACE_MEMBER'] })).toBe(true);
     expect(isAllowed(custom, { permission: 'cost-analysis:CostQuerySet.read', roles: ['WORKSPACE_MEMBER'] })).toBe(false);
+    // An operation upstream declares without a permission: the role type alone decides.
+    expect(isAllowed(custom, { permission: '', roles: ['WORKSPACE_MEMBER'] })).toBe(true);
+    expect(isAllowed(custom, { permission: '', roles: ['DOMAIN_ADMIN'] })).toBe(false);
     const ctx = { roleType: 'WORKSPACE_MEMBER', permissions: ['*'] } as AuthContext;
     expect(isAllowed(ctx, { permission: 'x', roles: ['WORKSPACE_OWNER'] })).toBe(false);
     expect(isAllowed(ctx, { permission: 'x', roles: ['WORKSPACE_MEMBER'] })).toBe(true);

@@ -17,7 +17,11 @@ export interface AuthContext {
   userType: 'USER' | 'APP';
 }
 
-/** Who may call an operation: the role types allowed and the permission needed (upstream's pair). */
+/**
+ * Who may call an operation: the role types allowed and the permission needed (upstream's pair). An
+ * empty `permission` is an operation upstream declares without one (`@transaction()`, e.g.
+ * endpoint/list): any token of the role types passes, whatever permissions it carries.
+ */
 export interface Access {
   permission: string;
   roles: readonly RoleType[];
@@ -45,5 +49,6 @@ export const PERMISSION_PATTERN = /^(?:\*|[a-z][a-z0-9-]{0,63}:[A-Za-z0-9.]{0,19
 
 export function isAllowed(ctx: AuthContext, access: Access): boolean {
   if (!access.roles.includes(ctx.roleType)) return false;
+  if (access.permission === '') return true;
   return ctx.permissions.some((p) => permissionMatches(p, access.permission));
 }
