@@ -33,7 +33,7 @@ export function roleBindingOperations(service: RoleBindingService) {
       summary: 'Change the role of a binding (within its resource group); the user\'s tokens stop working and they grant again',
       schema: request({ role_binding_id: bindingId, role_id: id.describe('The new role (managed, or a custom role of the domain), of a role type that fits the binding\'s resource group.') }),
       response: RoleBindingInfo,
-      errors: { ...NOT_FOUND, 400: RULES },
+      errors: { ...NOT_FOUND, 400: [...RULES, 'ERROR_LAST_DOMAIN_ADMIN_CANNOT_DELETE'] },
       handler: (input, { auth }) => service.updateRole(auth, input),
     }),
     operation({

@@ -182,6 +182,21 @@ describe('identity custom roles', () => {
     // Requested permissions narrow within the role's (prefix match), never widen.
     const narrowed = await grant(await login('limited'), { scope: 'DOMAIN', permissions: ['identity:User.read', 'identity:Workspace.read'] });
     expect(decodeJwt(narrowed.body.access_token).permissions).toEqual(['identity:User.read']);
+    // A custom DOMAIN_ADMIN role never counts as the domain's last admin: 'admin' holds the only managed one.
+    const ghost = await bearer({ domainId: 'd1', roleType: 'DOMAIN_ADMIN', userId: 'ghost' });
+    const lastDisable = await request(t.app).post('/identity/v2/user/disable').set('Authorization', ghost).send({ user_id: 'admin' });
+    expect([lastDisable.status, lastDisable.body.error.code]).toEqual([400, 'ERROR_LAST_ADMIN_CANNOT_DISABLED_DELETED']);
+    const adminBinding = await t.prisma.roleBinding.findFirstOrThrow({ where: { domain_id: 'd1', user_id: 'admin', workspace_id: '' } });
+    const demote = await rb('update-role', ghost, { role_binding_id: adminBinding.role_binding_id, role_id: daRole });
+    expect([demote.status, demote.body.error.code]).toEqual([400, 'ERROR_LAST_DOMAIN_ADMIN_CANNOT_DELETE']);
+    // A refused change ends nothing: the admin's token still works.
+    expect((await rb('get', admin, { role_binding_id: adminBinding.role_binding_id })).body.role_id).toBe('managed-domain-admin');
+    const misfitChange = await rb('update-role', ghost, { role_binding_id: adminBinding.role_binding_id, role_id: wsRole });
+    expect(misfitChange.status).toBe(400);
+    expect((await role('list', admin)).status).toBe(200);
+    // The custom admin's own binding can go: it keeps nobody administrable.
+    const limitedBinding = await t.prisma.roleBinding.findFirstOrThrow({ where: { domain_id: 'd1', user_id: 'limited', workspace_id: '' } });
+    expect((await rb('delete', ghost, { role_binding_id: limitedBinding.role_binding_id })).status).toBe(200);
   });
 
   it('an empty permission list gives the role type\'s rights; an inventory-only role carries only inventory:', async () => {
