@@ -571,7 +571,7 @@ export interface paths {
         put?: never;
         /**
          * Change the role of a binding (within its resource group); the user's tokens stop working and they grant again
-         * @description Change the role of a binding (within its resource group); the user's tokens stop working and they grant again. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `identity:RoleBinding.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_NOT_ALLOWED_ROLE_TYPE, 400 ERROR_NOT_ALLOWED_TO_UPDATE_OR_DELETE_ROLE_BY_SELF, 404 ERROR_NOT_FOUND.
+         * @description Change the role of a binding (within its resource group); the user's tokens stop working and they grant again. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `identity:RoleBinding.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_NOT_ALLOWED_ROLE_TYPE, 400 ERROR_NOT_ALLOWED_TO_UPDATE_OR_DELETE_ROLE_BY_SELF, 400 ERROR_LAST_DOMAIN_ADMIN_CANNOT_DELETE, 404 ERROR_NOT_FOUND.
          */
         post: operations["identity_v2_role_binding_update_role"];
         delete?: never;
@@ -5806,7 +5806,7 @@ export interface operations {
                     "application/json": components["schemas"]["RoleBindingInfo"];
                 };
             };
-            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_NOT_ALLOWED_ROLE_TYPE, ERROR_NOT_ALLOWED_TO_UPDATE_OR_DELETE_ROLE_BY_SELF */
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_NOT_ALLOWED_ROLE_TYPE, ERROR_NOT_ALLOWED_TO_UPDATE_OR_DELETE_ROLE_BY_SELF, ERROR_LAST_DOMAIN_ADMIN_CANNOT_DELETE */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5815,7 +5815,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_NOT_ALLOWED_ROLE_TYPE" | "ERROR_NOT_ALLOWED_TO_UPDATE_OR_DELETE_ROLE_BY_SELF";
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_NOT_ALLOWED_ROLE_TYPE" | "ERROR_NOT_ALLOWED_TO_UPDATE_OR_DELETE_ROLE_BY_SELF" | "ERROR_LAST_DOMAIN_ADMIN_CANNOT_DELETE";
                             /** @constant */
                             status?: 400;
                         };
