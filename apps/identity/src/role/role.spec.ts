@@ -256,6 +256,18 @@ describe('identity custom roles', () => {
     expect((await role('delete', admin, { role_id: id })).status).toBe(200);
     expect((await role('get', admin, { role_id: id })).status).toBe(404);
     expect((await rb('create', admin, { user_id: 'brief', role_id: id, resource_group: 'WORKSPACE', workspace_id: 'ws-2' })).status).toBe(404);
+    // Changes racing a delete answer 200 or 404, never a 5xx.
+    for (let i = 0; i < 4; i++) {
+      const racy = (await role('create', admin, { name: `Deleted under ${i}`, role_type: 'WORKSPACE_MEMBER' })).body.role_id;
+      const answers = await Promise.all([
+        role('delete', admin, { role_id: racy }),
+        role('disable', admin, { role_id: racy }),
+        role('enable', admin, { role_id: racy }),
+        role('update', admin, { role_id: racy, permissions: ['identity:'] }),
+      ]);
+      expect(answers[0].status).toBe(200);
+      for (const a of answers.slice(1)) expect([200, 404]).toContain(a.status);
+    }
   });
 
   it('a binding racing a delete: either the binding fails or the delete does, never a binding to a deleted role', async () => {

@@ -163,9 +163,7 @@ export class RoleService {
     const permissions = dedupe(input.permissions);
     try {
       const r = await this.deps.prisma.$transaction(async (tx) => {
-        await lockForChange(tx, { kind: 'role', domainId: auth.domainId, roleId: before.role_id });
-        const now = await tx.role.findUnique({ where: { role_id: before.role_id } });
-        if (!now) throw errors.notFound('role_id', before.role_id);
+        const now = await this.lockedRole(tx, auth, before.role_id);
         // New permissions: tokens granted with the old ones end (the holders grant again and get the new ones).
         if (permissions !== undefined && !sameSet(permissions, now.permissions)) {
           await revokeInTransaction(tx, this.effects, { kind: 'role', domainId: auth.domainId, roleId: now.role_id });
@@ -188,9 +186,20 @@ export class RoleService {
     }
   }
 
+  /** Under the role's lock (alone): the role as it is now, or ERROR_NOT_FOUND (deleted meanwhile). */
+  private async lockedRole(tx: Prisma.TransactionClient, auth: AuthContext, roleId: string) {
+    await lockForChange(tx, { kind: 'role', domainId: auth.domainId, roleId });
+    const now = await tx.role.findUnique({ where: { role_id: roleId } });
+    if (!now || now.domain_id !== auth.domainId) throw errors.notFound('role_id', roleId);
+    return now;
+  }
+
   async enable(auth: AuthContext, roleId: string) {
     const before = await this.custom(auth, roleId);
-    const r = await this.deps.prisma.role.update({ where: { role_id: before.role_id }, data: { state: 'ENABLED', updated_at: new Date() } });
+    const r = await this.deps.prisma.$transaction(async (tx) => {
+      const now = await this.lockedRole(tx, auth, before.role_id);
+      return tx.role.update({ where: { role_id: now.role_id }, data: { state: 'ENABLED', updated_at: new Date() } });
+    });
     return toRoleInfo({ ...r, is_managed: false });
   }
 
@@ -203,8 +212,9 @@ export class RoleService {
   async disable(auth: AuthContext, roleId: string) {
     const before = await this.custom(auth, roleId);
     const r = await this.deps.prisma.$transaction(async (tx) => {
-      await revokeInTransaction(tx, this.effects, { kind: 'role', domainId: auth.domainId, roleId: before.role_id });
-      return tx.role.update({ where: { role_id: before.role_id }, data: { state: 'DISABLED', updated_at: new Date() } });
+      const now = await this.lockedRole(tx, auth, before.role_id);
+      await revokeInTransaction(tx, this.effects, { kind: 'role', domainId: auth.domainId, roleId: now.role_id });
+      return tx.role.update({ where: { role_id: now.role_id }, data: { state: 'DISABLED', updated_at: new Date() } });
     });
     return toRoleInfo({ ...r, is_managed: false });
   }
@@ -213,7 +223,7 @@ export class RoleService {
   async delete(auth: AuthContext, roleId: string) {
     const before = await this.custom(auth, roleId);
     await this.deps.prisma.$transaction(async (tx) => {
-      await lockForChange(tx, { kind: 'role', domainId: auth.domainId, roleId: before.role_id });
+      await this.lockedRole(tx, auth, before.role_id);
       const bound = await tx.roleBinding.findFirst({ where: { domain_id: auth.domainId, role_id: before.role_id }, select: { role_binding_id: true } });
       if (bound) throw errors.conflict('ERROR_ROLE_IN_USED_AT_ROLE_BINDING', `Role is in used at RoleBinding. (role_id = ${before.role_id})`);
       await tx.role.deleteMany({ where: { role_id: before.role_id, domain_id: auth.domainId } });
