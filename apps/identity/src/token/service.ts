@@ -1,4 +1,4 @@
-import type { RoleType, Scope, TokenClaims } from '@platform/auth';
+import { permissionMatches, type RoleType, type Scope, type TokenClaims } from '@platform/auth';
 import { ApiError, errors, pluginErrors } from '@platform/errors';
 import { UNSAFE_TEXT } from '@platform/http';
 import type { Identity } from '@platform/plugin';
@@ -6,7 +6,7 @@ import type { IdentityDeps } from '../deps';
 import { verifyPassword } from './password';
 import { verifyTotp } from './totp';
 import { openMfaSecret } from '../mfa/secret';
-import { managedRole } from './roles';
+import { findRole, rolePermissions as grantedPermissions } from '../role/service';
 import { AttemptCounter } from './attempts';
 import { IssueRateLimits } from './rate-limits';
 import { OidcRejection, OidcUnavailable, OidcVerifier } from '../external-auth/oidc';
@@ -347,13 +347,22 @@ export class TokenService {
     const read = await this.deps.prisma.$transaction(async (tx) => {
       await lockForReading(tx, domainId, claims.user_id, lockedWorkspace);
       const role = await readGrant(tx, claims, input);
-      return { ...role, issuedAtMs: await databaseNowMs(tx) };
+      // The role's permissions, read under its lock (the last one taken): a disable or a change of
+      // permissions either waits for this grant (whose token it then revokes: issue time <= T) or
+      // came before it and is read here. A disabled role grants nothing.
+      let rolePermissions = ['*'];
+      if (role.roleId) {
+        const r = await findRole(tx, domainId, role.roleId, { lock: true }).catch(() => undefined);
+        if (!r || r.state !== 'ENABLED') throw errors.permissionDenied(`Role ${role.roleId} is disabled or gone; no token is granted with it.`);
+        rolePermissions = grantedPermissions(r);
+      }
+      return { ...role, rolePermissions, issuedAtMs: await databaseNowMs(tx) };
     });
-    const { roleType, roleId, workspaceId } = read;
+    const { roleType, roleId, workspaceId, rolePermissions } = read;
 
-    const rolePermissions = roleType === 'USER' ? ['*'] : managedRole(roleType).permissions;
+    // Requested permissions narrow the token to those the role covers (upstream's prefix match).
     const permissions = input.permissions?.length
-      ? input.permissions.filter((p) => rolePermissions.some((rp) => rp === '*' || rp === p))
+      ? input.permissions.filter((p) => rolePermissions.some((rp) => permissionMatches(rp, p)))
       : rolePermissions;
     if (input.permissions?.length && permissions.length === 0) throw errors.permissionDenied('None of the requested permissions is granted by the role.');
 

@@ -11,7 +11,7 @@ export interface paths {
         put?: never;
         /**
          * endpoint list
-         * @description Lists the endpoints the caller may see, filtered, sorted and paged by `query` (Query); `count_only` answers the count alone. `only` (or `query.only`, `query.minimal`) cuts the answer to some fields. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER, USER (permission `identity:Endpoint.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         * @description Lists the endpoints the caller may see, filtered, sorted and paged by `query` (Query); `count_only` answers the count alone. `only` (or `query.only`, `query.minimal`) cuts the answer to some fields. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER, USER (no permission needed); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
          */
         post: operations["identity_v1_endpoint_list"];
         delete?: never;
@@ -571,9 +571,89 @@ export interface paths {
         put?: never;
         /**
          * Change the role of a binding (within its resource group); the user's tokens stop working and they grant again
-         * @description Change the role of a binding (within its resource group); the user's tokens stop working and they grant again. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `identity:RoleBinding.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_NOT_ALLOWED_ROLE_TYPE, 400 ERROR_NOT_ALLOWED_TO_UPDATE_OR_DELETE_ROLE_BY_SELF, 404 ERROR_NOT_FOUND.
+         * @description Change the role of a binding (within its resource group); the user's tokens stop working and they grant again. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `identity:RoleBinding.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_NOT_ALLOWED_ROLE_TYPE, 400 ERROR_NOT_ALLOWED_TO_UPDATE_OR_DELETE_ROLE_BY_SELF, 400 ERROR_LAST_DOMAIN_ADMIN_CANNOT_DELETE, 404 ERROR_NOT_FOUND.
          */
         post: operations["identity_v2_role_binding_update_role"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/role/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a custom role of the caller's domain (a generated `role-…` id)
+         * @description Create a custom role of the caller's domain (a generated `role-…` id). Callable with an access token of DOMAIN_ADMIN (permission `identity:Role.write`); a caller never reaches another domain's data. Notable errors: 409 ERROR_ALREADY_EXISTS.
+         */
+        post: operations["identity_v2_role_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/role/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a custom role that no role binding names
+         * @description Delete a custom role that no role binding names. Callable with an access token of DOMAIN_ADMIN (permission `identity:Role.write`); a caller never reaches another domain's data. Notable errors: 403 ERROR_PERMISSION_DENIED, 404 ERROR_NOT_FOUND, 409 ERROR_ROLE_IN_USED_AT_ROLE_BINDING.
+         */
+        post: operations["identity_v2_role_delete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/role/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable a custom role: no token is granted with it, and the ones granted stop working at once in every module
+         * @description Disable a custom role: no token is granted with it, and the ones granted stop working at once in every module. Callable with an access token of DOMAIN_ADMIN (permission `identity:Role.write`); a caller never reaches another domain's data. Notable errors: 403 ERROR_PERMISSION_DENIED, 404 ERROR_NOT_FOUND.
+         */
+        post: operations["identity_v2_role_disable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/role/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a custom role: tokens can be granted with it again
+         * @description Enable a custom role: tokens can be granted with it again. Callable with an access token of DOMAIN_ADMIN (permission `identity:Role.write`); a caller never reaches another domain's data. Notable errors: 403 ERROR_PERMISSION_DENIED, 404 ERROR_NOT_FOUND.
+         */
+        post: operations["identity_v2_role_enable"];
         delete?: never;
         options?: never;
         head?: never;
@@ -590,8 +670,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * One managed role
-         * @description One managed role. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `identity:Role.read`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         * One role: a managed role or a custom role of the caller's domain
+         * @description One role: a managed role or a custom role of the caller's domain. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `identity:Role.read`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
          */
         post: operations["identity_v2_role_get"];
         delete?: never;
@@ -610,10 +690,70 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * The managed roles (DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER), filtered by a query and the fields given
-         * @description The managed roles (DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER), filtered by a query and the fields given. `only` (or `query.only`, `query.minimal`) cuts the answer to some fields. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `identity:Role.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         * The managed roles and the domain's custom roles, filtered by a query and the fields given
+         * @description The managed roles and the domain's custom roles, filtered by a query and the fields given. `only` (or `query.only`, `query.minimal`) cuts the answer to some fields. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `identity:Role.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
          */
         post: operations["identity_v2_role_list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/role/list-basic-role": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The roles of the caller's domain without their permissions, for any signed-in user (upstream's BasicRoleInfo)
+         * @description The roles of the caller's domain without their permissions, for any signed-in user (upstream's BasicRoleInfo). `only` (or `query.only`, `query.minimal`) cuts the answer to some fields. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER, USER (permission `identity:Role.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
+        post: operations["identity_v2_role_list_basic_role"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/role/stat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * role stat
+         * @description Aggregates the roles the caller may see with a statistics query (distinct values, or aggregate stages). Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `identity:Role.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
+        post: operations["identity_v2_role_stat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/role/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rename a custom role or replace its permissions, page access or tags; new permissions end the tokens granted with the old ones
+         * @description Rename a custom role or replace its permissions, page access or tags; new permissions end the tokens granted with the old ones. Callable with an access token of DOMAIN_ADMIN (permission `identity:Role.write`); a caller never reaches another domain's data. Notable errors: 403 ERROR_PERMISSION_DENIED, 404 ERROR_NOT_FOUND, 409 ERROR_ALREADY_EXISTS.
+         */
+        post: operations["identity_v2_role_update"];
         delete?: never;
         options?: never;
         head?: never;
@@ -984,6 +1124,32 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        BasicRoleInfo: {
+            /** @description When the custom role was created (empty for managed roles). */
+            created_at?: string;
+            /** @description The role's domain. */
+            domain_id?: string;
+            /** @description Display name. */
+            name?: string;
+            /** @description The role id. */
+            role_id?: string;
+            /**
+             * @description The role type.
+             * @enum {string}
+             */
+            role_type?: "DOMAIN_ADMIN" | "WORKSPACE_OWNER" | "WORKSPACE_MEMBER";
+            /**
+             * @description Whether tokens can be granted with the role.
+             * @enum {string}
+             */
+            state?: "ENABLED" | "DISABLED";
+            /** @description When the custom role last changed (empty for managed roles). */
+            updated_at?: string;
+        };
+        BasicRolesInfo: {
+            results: components["schemas"]["BasicRoleInfo"][];
+            total_count: number;
+        };
         Condition: {
             /** @description Short for `key`. */
             k?: string;
@@ -1198,27 +1364,27 @@ export interface components {
             total_count: number;
         };
         RoleInfo: {
-            /** @description Empty: managed roles are built in, not created. */
+            /** @description When the custom role was created (empty for managed roles, which are built in). */
             created_at?: string;
-            /** @description The caller's domain. */
+            /** @description The role's domain. */
             domain_id?: string;
-            /** @description A built-in role that cannot be changed (always true here). */
+            /** @description A built-in role, which cannot be changed, disabled or deleted. */
             is_managed?: boolean;
-            /** @description Display name. */
+            /** @description Display name, unique in the domain. */
             name?: string;
-            /** @description Console pages the role opens (`*`: all). */
+            /** @description Console pages the role opens (`*`: all); kept for the console, not checked by the API. */
             page_access?: string[];
-            /** @description Permissions granted (`*`: every permission the role type allows). */
+            /** @description Permissions granted, each a prefix of the permissions it covers (`inventory:` covers `inventory:CloudService.read`); `*` or an empty list: every permission the role type allows. */
             permissions?: string[];
-            /** @description The role id (managed-domain-admin, managed-workspace-owner, managed-workspace-member). */
+            /** @description The role id: managed-domain-admin, managed-workspace-owner, managed-workspace-member, or a custom role's `role-…`. */
             role_id?: string;
             /**
-             * @description What the role is: it decides which operations its holders may call.
+             * @description What the role is: it decides which operations its holders may call and which resource group it binds.
              * @enum {string}
              */
             role_type?: "DOMAIN_ADMIN" | "WORKSPACE_OWNER" | "WORKSPACE_MEMBER";
             /**
-             * @description Always ENABLED.
+             * @description DISABLED: no token is granted with the role, and those granted before stopped working.
              * @enum {string}
              */
             state?: "ENABLED" | "DISABLED";
@@ -1226,7 +1392,7 @@ export interface components {
             tags?: {
                 [key: string]: unknown;
             };
-            /** @description Empty: managed roles never change. */
+            /** @description When the custom role last changed (empty for managed roles). */
             updated_at?: string;
         };
         RolesInfo: {
@@ -4948,7 +5114,7 @@ export interface operations {
                      * @enum {string}
                      */
                     resource_group: "DOMAIN" | "WORKSPACE";
-                    /** @description A managed role: managed-domain-admin, managed-workspace-owner or managed-workspace-member. */
+                    /** @description The role: managed-domain-admin, managed-workspace-owner, managed-workspace-member, or a custom role of the domain whose role type fits the resource group. */
                     role_id: string;
                     /** @description The user who gets the role. */
                     user_id: string;
@@ -5676,7 +5842,7 @@ export interface operations {
                     domain_id?: string | null | "";
                     /** @description The role binding. */
                     role_binding_id: string;
-                    /** @description The new role. */
+                    /** @description The new role (managed, or a custom role of the domain), of a role type that fits the binding's resource group. */
                     role_id: string;
                 };
             };
@@ -5691,7 +5857,7 @@ export interface operations {
                     "application/json": components["schemas"]["RoleBindingInfo"];
                 };
             };
-            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_NOT_ALLOWED_ROLE_TYPE, ERROR_NOT_ALLOWED_TO_UPDATE_OR_DELETE_ROLE_BY_SELF */
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_NOT_ALLOWED_ROLE_TYPE, ERROR_NOT_ALLOWED_TO_UPDATE_OR_DELETE_ROLE_BY_SELF, ERROR_LAST_DOMAIN_ADMIN_CANNOT_DELETE */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5700,7 +5866,632 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_NOT_ALLOWED_ROLE_TYPE" | "ERROR_NOT_ALLOWED_TO_UPDATE_OR_DELETE_ROLE_BY_SELF";
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_NOT_ALLOWED_ROLE_TYPE" | "ERROR_NOT_ALLOWED_TO_UPDATE_OR_DELETE_ROLE_BY_SELF" | "ERROR_LAST_DOMAIN_ADMIN_CANNOT_DELETE";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_role_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string | null | "";
+                    /** @description Display name, unique in the domain. */
+                    name: string;
+                    /** @description Console pages the role opens; kept for the console, not checked by the API. */
+                    page_access?: string[] | null | unknown[];
+                    /** @description What the role's holders may call, within their role type (an empty list: everything their role type allows). */
+                    permissions?: string[] | null | unknown[];
+                    /**
+                     * @description The role type the role binds as: DOMAIN_ADMIN (resource group DOMAIN) or a workspace role (WORKSPACE).
+                     * @enum {string}
+                     */
+                    role_type: "DOMAIN_ADMIN" | "WORKSPACE_OWNER" | "WORKSPACE_MEMBER";
+                    /** @description Free-form labels. */
+                    tags?: {
+                        [key: string]: unknown;
+                    } | null | Record<string, unknown>;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: ERROR_ALREADY_EXISTS */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_ALREADY_EXISTS";
+                            /** @constant */
+                            status?: 409;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_role_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string | null | "";
+                    /** @description The role. */
+                    role_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Empty"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: ERROR_ROLE_IN_USED_AT_ROLE_BINDING */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_ROLE_IN_USED_AT_ROLE_BINDING";
+                            /** @constant */
+                            status?: 409;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_role_disable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string | null | "";
+                    /** @description The role. */
+                    role_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_role_enable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string | null | "";
+                    /** @description The role. */
+                    role_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED";
                             /** @constant */
                             status?: 400;
                         };
@@ -6041,6 +6832,454 @@ export interface operations {
                             code?: "ERROR_PERMISSION_DENIED";
                             /** @constant */
                             status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_role_list_basic_role: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string | null | "";
+                    /** @description Only roles with this name. */
+                    name?: string | null | "";
+                    /** @description Filter, sort, page, keyword, only. */
+                    query?: components["schemas"]["Query"] | null | Record<string, unknown>;
+                    /** @description Only this role. */
+                    role_id?: string | null | "";
+                    /** @description Only roles of this type. */
+                    role_type?: ("DOMAIN_ADMIN" | "WORKSPACE_OWNER" | "WORKSPACE_MEMBER") | null | string | "";
+                    /** @description Only roles in this state. */
+                    state?: ("ENABLED" | "DISABLED") | null | string | "";
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BasicRolesInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_QUERY_TIMEOUT, ERROR_INVALID_COLUMN */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_QUERY_TIMEOUT" | "ERROR_INVALID_COLUMN";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_role_stat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string | null | "";
+                    query: components["schemas"]["StatisticsQuery"];
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatResult"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_QUERY_TIMEOUT, ERROR_INVALID_COLUMN */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_QUERY_TIMEOUT" | "ERROR_INVALID_COLUMN";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_role_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string | null | "";
+                    /** @description New display name, unique in the domain. */
+                    name?: string | null | "";
+                    /** @description Console pages the role opens; kept for the console, not checked by the API. */
+                    page_access?: string[] | null | unknown[];
+                    /** @description What the role's holders may call, within their role type (an empty list: everything their role type allows). */
+                    permissions?: string[] | null | unknown[];
+                    /** @description The role. */
+                    role_id: string;
+                    /** @description New labels (replace the old ones). */
+                    tags?: {
+                        [key: string]: unknown;
+                    } | null | Record<string, unknown>;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: ERROR_ALREADY_EXISTS */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_ALREADY_EXISTS";
+                            /** @constant */
+                            status?: 409;
                         };
                     };
                 };
