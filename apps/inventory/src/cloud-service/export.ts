@@ -61,7 +61,7 @@ interface StoredExport {
 }
 
 const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
-const noData = () => new ApiError(400, 'ERROR_NO_DATA_TO_EXPORT', 'No data to export.');
+const noData = () => errors.notAllowed('ERROR_NO_DATA_TO_EXPORT', 'No data to export.');
 
 function setIn(obj: unknown, path: string[], value: unknown): unknown {
   if (path.length === 0) return value;
@@ -170,9 +170,7 @@ export class CloudServiceExporter {
       where: { domain_id: auth.domainId, user_id: auth.userId, expires_at: { gt: new Date() } },
     });
     if (pending >= config.export.maxPendingPerUser) {
-      throw new ApiError(429, 'ERROR_TOO_MANY_EXPORTS', `Too many exports at once: ${config.export.maxPendingPerUser} of yours are pending; retry when one has expired.`, {
-        retryAfterSeconds: 60,
-      });
+      throw errors.tooManyRequests('ERROR_TOO_MANY_EXPORTS', `Too many exports at once: ${config.export.maxPendingPerUser} of yours are pending; retry when one has expired.`, 60);
     }
     const timezone = input.timezone ?? 'UTC';
     // The name must be an IANA zone that both Node and PostgreSQL (which formats the timestamps) know.
