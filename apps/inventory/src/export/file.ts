@@ -31,16 +31,24 @@ function dig(v: unknown, path: string[]): unknown {
 }
 
 /**
- * Runs `fn` with the session's time zone set to `timezone` (timestamps then format in it, a cheaper way
- * than converting each), and back to what it was after (analyze sheets group dates as before).
+ * Runs a SEARCH option's `fn` with the session's time zone set to `timezone` (timestamps then format in
+ * it, a cheaper way than converting each) and sorts disabled, and back to what they were after (analyze
+ * sheets group dates as before). Without sorts the planner streams the rows in the order of an index
+ * when one serves the order, as for a literal: the scope's values reach COPY as settings (copy-out.ts),
+ * which the planner cannot estimate, and it preferred reading the whole table and sorting it (on the
+ * benchmark's 1M rows, a sort of every row in the export's memory, on disk). An order no index serves
+ * is still sorted.
  */
-async function withTimeZone<T>(client: PoolClient, timezone: string, fn: () => Promise<T>): Promise<T> {
-  const { rows } = await client.query(`SELECT current_setting('TimeZone') AS tz, set_config('TimeZone', $1, true)`, [timezone]);
+async function searchSettings<T>(client: PoolClient, timezone: string, fn: () => Promise<T>): Promise<T> {
+  const { rows } = await client.query(
+    `SELECT current_setting('TimeZone') AS tz, current_setting('enable_sort') AS sort, set_config('TimeZone', $1, true), set_config('enable_sort', 'off', true)`,
+    [timezone],
+  );
   try {
     return await fn();
   } finally {
     // After a failure the connection may be gone (and is discarded): nothing to restore.
-    await client.query(`SELECT set_config('TimeZone', $1, true)`, [rows[0].tz]).catch(() => {});
+    await client.query(`SELECT set_config('TimeZone', $1, true), set_config('enable_sort', $2, true)`, [rows[0].tz, rows[0].sort]).catch(() => {});
   }
 }
 
@@ -61,7 +69,7 @@ export class ExportFile {
     const sheetName = sheetNamer();
     for (const [i, p] of spec.options.entries()) {
       const name = sheetName(p.name);
-      if (p.type === 'SEARCH') await withTimeZone(client, spec.timezone, () => this.writeSearch(client, p, i, name, domainId, writer));
+      if (p.type === 'SEARCH') await searchSettings(client, spec.timezone, () => this.writeSearch(client, p, i, name, domainId, writer));
       else await this.writeAnalyze(client, p, i, name, writer);
     }
     await client.query('COMMIT');
@@ -94,7 +102,7 @@ export class ExportFile {
       const cell: ExportCell = unwound
         ? { kind: s.field.type, sql: col, opts, nodeOnly: true }
         : s.field.type === 'datetime'
-          ? { kind: 'datetime', sql: `to_char(${col}, 'YYYY-MM-DD HH24:MI:SS')`, opts } // in the session's time zone, the export's (see withTimeZone)
+          ? { kind: 'datetime', sql: `to_char(${col}, 'YYYY-MM-DD HH24:MI:SS')`, opts } // in the session's time zone, the export's (see searchSettings)
           : s.path.length > 0
             ? { kind: 'json', sql: col, path: s.path, opts }
             : { kind: s.field.type, sql: col, opts };
