@@ -194,9 +194,21 @@ function onceParams(param: Param): Param {
   };
 }
 
+/**
+ * The operator and operand reading `path` below a jsonb value: one key with `->` / `->>` (a text key,
+ * cheaper than the path form, which takes its array apart on every row), else `#>` / `#>>`. Both read
+ * an object's key; on an array, `->` of a text key is NULL where `#>` takes the key as an index, so a
+ * key that looks like an index keeps the path form.
+ */
+function jsonPath(path: string[], p: Param, one: '->' | '->>', many: '#>' | '#>>'): string {
+  if (path.length === 1 && !/^\s*[+-]?[0-9]+\s*$/.test(path[0])) return `${one} ${p(path[0], 'text')}`;
+  return `${many} ${p(path, 'text[]')}`;
+}
+
 /** SQL of the raw value of cell k in `alias` (what Node formats): a path's value, or the column. */
 function rawOf(c: ExportCell, k: number, alias: string, p: Param) {
-  return c.kind === 'json' && c.path && c.path.length > 0 ? `(${alias}.r${k} #> ${p(c.path, 'text[]')})` : `${alias}.r${k}`;
+  if (c.kind !== 'json' || !c.path || c.path.length === 0) return `${alias}.r${k}`;
+  return `(${alias}.r${k} ${jsonPath(c.path, p, '->', '#>')})`;
 }
 
 /**
@@ -244,7 +256,7 @@ export function csvCopySelect(rows: string, cells: ExportCell[], param: Param): 
   const values: string[] = [];
   cells.forEach((c, k) => {
     values.push(`${c.sql} AS r${k}`);
-    if (c.kind === 'json') values.push(`(${c.sql} #>> ${c.path && c.path.length > 0 ? p(c.path, 'text[]') : "'{}'"}) AS s${k}`);
+    if (c.kind === 'json') values.push(`(${c.sql} ${c.path && c.path.length > 0 ? jsonPath(c.path, p, '->>', '#>>') : "#>> '{}'"}) AS s${k}`);
     if (c.kind === 'string_array' && plain(c)) values.push(`array_to_string(${c.sql}, E'\\n') AS n${k}`);
   });
   const level1 = `SELECT ${values.join(', ')} FROM (${rows}) AS x OFFSET 0`;
