@@ -209,6 +209,18 @@ describe('CSV written by PostgreSQL equals the CSV Node writes', () => {
 });
 
 describe('the pieces', () => {
+  test("a one-key path reads with ->, as #> reads it, but where the key is an array index (kept in the path form)", async () => {
+    const docs = [{ k: 1 }, { k: [1, 'a'] }, { k: null }, {}, [1, 2], 'k', 5, null, { '0': 'zero', k: { k: 'x' } }, ['a', 'b']];
+    const { rows } = await db.pool.query(
+      `SELECT (j -> 'k') IS NOT DISTINCT FROM (j #> '{k}') AS k, (j ->> 'k') IS NOT DISTINCT FROM (j #>> '{k}') AS kt,
+              (j -> '0') IS NOT DISTINCT FROM (j #> '{0}') AS zero
+         FROM unnest($1::jsonb[]) AS u(j)`,
+      [docs.map((d) => JSON.stringify(d))],
+    );
+    expect(rows.every((r) => r.k && r.kt)).toBe(true);
+    expect(rows.some((r) => !r.zero)).toBe(true); // ['a', 'b'] #> '{0}' is "a"; -> '0' is NULL
+  });
+
   test('JS_WHITESPACE is what String.prototype.trim removes, over every code point', () => {
     const set = new Set(JS_WHITESPACE);
     for (let c = 0; c <= 0x10ffff; c++) {
