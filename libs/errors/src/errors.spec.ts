@@ -56,3 +56,29 @@ describe('pluginError', () => {
     expect(pluginError('INVALID_ARGUMENT', `ERROR_X: ${'a'.repeat(100_000)}`).message.length).toBeLessThanOrEqual(1000);
   });
 });
+
+describe('named helpers', () => {
+  it('keep the caller’s upstream code with the status of their meaning', () => {
+    const cases: [ApiError, number, string][] = [
+      [errors.wrongState('ERROR_WORKSPACE_STATE', 'w'), 400, 'ERROR_WORKSPACE_STATE'],
+      [errors.notAllowed('ERROR_RELATED_PROJECT_EXIST', 'p'), 400, 'ERROR_RELATED_PROJECT_EXIST'],
+      [errors.duplicated('ERROR_DUPLICATED_ROLE_BINDING', 'd'), 400, 'ERROR_DUPLICATED_ROLE_BINDING'],
+      [errors.unauthenticated('ERROR_MFA_REQUIRED', 'm'), 401, 'ERROR_MFA_REQUIRED'],
+      [errors.pluginRejected('ERROR_X', 'x'), 400, 'ERROR_X'],
+      [errors.verifyPluginFailure('no'), 400, 'ERROR_VERIFY_PLUGIN_FAILURE'],
+      [errors.invalidPluginVersion('plugin_info.version', 'v'), 400, 'ERROR_INVALID_PLUGIN_VERSION'],
+      [errors.invalidSchema('schema', 'bad'), 400, 'ERROR_INVALID_SCHEMA'],
+    ];
+    for (const [e, status, code] of cases) expect([e.status, e.code]).toEqual([status, code]);
+    expect(errors.verifyPluginFailure('no').message).toBe('Fail to verify plugin: no');
+    expect(errors.invalidSchema('schema', 'bad')).toMatchObject({ message: 'Invalid JSON Schema. (key = schema, reason = bad)', details: { key: 'schema' } });
+    expect(errors.invalidPluginVersion('k', 'v').details).toEqual({ key: 'k' });
+  });
+
+  it('requiredParameter names a reason when given; tooManyRequests carries Retry-After when given', () => {
+    expect(errors.requiredParameter('a').message).toBe('Required parameter. (key = a)');
+    expect(errors.requiredParameter('a', 'why')).toMatchObject({ message: 'Required parameter. (key = a, reason = why)', details: { key: 'a' } });
+    expect(errors.tooManyRequests('ERROR_TOO_MANY_EXPORTS', 'm', 5)).toMatchObject({ status: 429, details: { retryAfterSeconds: 5 } });
+    expect(errors.tooManyRequests('ERROR_TOO_MANY_REQUESTS', 'm').details).toBeUndefined();
+  });
+});

@@ -5,7 +5,9 @@ import type { CompileOptions } from './list';
 import type { Resource } from './resource';
 import { QUERY_LIMITS, type AnalyzeQuery, type Condition, type TimeSeriesAnalyzeQuery } from './schemas';
 import { Ctx, type CompiledSql } from './sql';
-import { finalOrder, finalSelect, compilePipeline, GROUP_OPERATORS, type GroupFieldIR, type GroupKeyIR, type StageIR } from './stat';
+import { GROUP_OPERATORS } from './group';
+import { compilePipeline, finalOrder, finalSelect } from './pipeline';
+import type { GroupFieldIR, GroupKeyIR, StageIR } from './stage';
 import { formatDate, parsePeriodBound } from './time';
 
 export interface CompiledAnalyze extends CompiledSql {

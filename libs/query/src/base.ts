@@ -1,5 +1,5 @@
 import { ApiError, errors, isApiError } from '@platform/errors';
-import { Scope, type Col, type Ref } from './filter';
+import { Scope, type Col, type Ref } from './scope';
 import type { Resource } from './resource';
 import type { SortItem } from './schemas';
 import type { Ctx } from './sql';

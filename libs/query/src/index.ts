@@ -27,7 +27,7 @@ export type { CompiledStat } from './stat';
 export { compileAnalyze, runAnalyze } from './analyze';
 export type { CompiledAnalyze } from './analyze';
 export { applyOnly, applyGetOnly, OnlySchema, resolveOnly } from './only';
-export { FILTER_OPERATORS } from './filter';
+export { FILTER_OPERATORS } from './operators';
 export { parseIso8601, parseTimediff } from './time';
 export type { CompiledSql } from './sql';
 export { listInMemory } from './memory';

@@ -1,6 +1,7 @@
 import { errors } from '@platform/errors';
 import { baseScope, compileSort, execute, pageWindow, type SqlRunner } from './base';
-import { arrayOrNull, compileCondition, compileWhere, Scope, type Col } from './filter';
+import { compileCondition, compileWhere } from './filter';
+import { arrayOrNull, Scope, type Col } from './scope';
 import { splitKey, type Resource } from './resource';
 import type { Condition, Query } from './schemas';
 import { Ctx, type CompiledSql } from './sql';

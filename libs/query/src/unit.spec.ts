@@ -1,7 +1,7 @@
 import { applyOnly, defineResource, parseIso8601, parseQuery, parseTimediff, resolveOnly, splitKey } from './index';
 import { resource } from './test/fixture';
 import { parsePeriodBound } from './time';
-import { strftimeToPg } from './stat';
+import { strftimeToPg } from './group';
 import { baseScope } from './base';
 import { Ctx } from './sql';
 

@@ -3,7 +3,9 @@
 // export request, then the streamed download), with the app's peak RSS, against PostgreSQL's own
 // `COPY (SELECT the same columns, same order) TO STDOUT WITH CSV` through psql.
 //   node tools/build/build-app.mjs inventory && node tools/bench/inventory/export.mjs
-//   (BENCH_ROWS, BENCH_NODE_ARGS)    targets: app peak RSS < 250 MB, speed >= 0.5x COPY
+//   (BENCH_ROWS, BENCH_ROUNDS (5), BENCH_NODE_ARGS)    targets: app peak RSS < 250 MB, speed >= 1.0x COPY
+// Both sides are read the same way (bytes and lines counted), in alternating pairs; the figure is the
+// median of the pairs' ratios (COPY time / app time), so a drift of the shared machine hits both.
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { dbUrl, ensureData, peakRssMb, rows, startApp, token } from './lib/setup.mjs';
@@ -35,18 +37,26 @@ function post(path, body) {
   });
 }
 
-/** Downloads a URL, counting bytes and lines, keeping nothing. */
+/** Reads a stream to its end, counting bytes and lines, keeping nothing. */
+function count(stream) {
+  return new Promise((resolve, reject) => {
+    let bytes = 0;
+    let lines = 0;
+    stream.on('data', (c) => {
+      bytes += c.length;
+      for (let i = c.indexOf(10); i !== -1; i = c.indexOf(10, i + 1)) lines++;
+    });
+    stream.on('end', () => resolve({ bytes, lines }));
+    stream.on('error', reject);
+  });
+}
+
+/** Downloads a URL, counting bytes and lines. */
 function drain(url) {
   return new Promise((resolve, reject) => {
     http.get(url, (r) => {
       if (r.statusCode !== 200) return reject(new Error(`download answered ${r.statusCode}`));
-      let bytes = 0;
-      let lines = 0;
-      r.on('data', (c) => {
-        bytes += c.length;
-        for (let i = c.indexOf(10); i !== -1; i = c.indexOf(10, i + 1)) lines++;
-      });
-      r.on('end', () => resolve({ bytes, lines }));
+      count(r).then(resolve, reject);
     }).on('error', reject);
   });
 }
@@ -55,9 +65,10 @@ function copy() {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const p = spawn('psql', [dbUrl, '-X', '-q', '-c', copySql], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let bytes = 0;
-    p.stdout.on('data', (c) => (bytes += c.length));
-    p.on('exit', (code) => (code === 0 ? resolve({ bytes, ms: performance.now() - started }) : reject(new Error(`psql exited ${code}`))));
+    const counted = count(p.stdout);
+    p.on('exit', (code) =>
+      code === 0 ? counted.then((got) => resolve({ ...got, ms: performance.now() - started }), reject) : reject(new Error(`psql exited ${code}`)),
+    );
   });
 }
 
@@ -72,22 +83,24 @@ async function viaApp() {
   return { ...got, ms: performance.now() - started, answered };
 }
 
-console.log(`export of ${rows} cloud services to CSV (${fields.length} columns), app (node ${process.env.BENCH_NODE_ARGS ?? '--max-old-space-size=128'}) vs COPY, alternating, 3 rounds`);
+const rounds = Number(process.env.BENCH_ROUNDS || 5);
+console.log(`export of ${rows} cloud services to CSV (${fields.length} columns), app (node ${process.env.BENCH_NODE_ARGS ?? '--max-old-space-size=128'}) vs COPY, alternating, ${rounds} rounds`);
 const ratios = [];
-for (let round = 1; round <= 3; round++) {
+for (let round = 1; round <= rounds; round++) {
   const c = await copy();
   const a = await viaApp();
   console.log(
-    `  #${round}  COPY ${(c.ms / 1000).toFixed(2)} s (${(c.bytes / 1e6).toFixed(0)} MB)   app ${(a.ms / 1000).toFixed(2)} s (${(a.bytes / 1e6).toFixed(0)} MB, ` +
+    `  #${round}  COPY ${(c.ms / 1000).toFixed(2)} s (${(c.bytes / 1e6).toFixed(0)} MB, ${c.lines} lines)   app ${(a.ms / 1000).toFixed(2)} s (${(a.bytes / 1e6).toFixed(0)} MB, ` +
       `${a.lines} lines incl. header and in-cell line breaks; request answered in ${a.answered.toFixed(0)} ms)   speed app/COPY ${(c.ms / a.ms).toFixed(2)}`,
   );
   ratios.push(c.ms / a.ms);
 }
 const peak = await peakRssMb(app.proc.pid);
 ratios.sort((a, b) => a - b);
-console.log(`median speed app/COPY: ${ratios[1].toFixed(2)} (target >= 0.5)`);
+const median = ratios[Math.floor(ratios.length / 2)];
+console.log(`speed app/COPY: median ${median.toFixed(2)}, min ${ratios[0].toFixed(2)}, max ${ratios[ratios.length - 1].toFixed(2)} (target >= 1.0)`);
 console.log(`app peak RSS: ${peak.toFixed(0)} MB (at start ${rssAtStart.toFixed(0)} MB) (target < 250 MB)`);
-record({ measure: 'CSV export speed vs COPY TO (median of 3, inverse time)', ours: ratios[1], unit: '', ratio: ratios[1], goal: '≥ 0.5×', met: ratios[1] >= 0.5 });
+record({ measure: `CSV export speed vs COPY TO (median of ${rounds} pairs, inverse time)`, ours: median, unit: '', ratio: median, goal: '≥ 1.0×', met: median >= 1.0 });
 record({ measure: 'CSV export peak RSS', ours: peak, unit: 'MB', goal: '< 250 MB', met: peak < 250 });
 await app.stop();
 process.exit(0);

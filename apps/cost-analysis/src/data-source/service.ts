@@ -1,6 +1,6 @@
 import type { AuthContext } from '@platform/auth';
 import { generateId } from '@platform/core';
-import { ApiError, errors } from '@platform/errors';
+import { errors } from '@platform/errors';
 import { isUniqueViolation, withTransaction } from '@platform/db';
 import { applyOnly, runList, runStat, type Query, type StatisticsQuery, eqConditions } from '@platform/query';
 import type { CostAnalysisDeps } from '../deps';
@@ -106,7 +106,7 @@ export class DataSourceService {
   /** Plugin settings of a data source without a plugin: upstream's ERROR_NOT_ALLOW_PLUGIN_SETTINGS. */
   private withPlugin(ds: DataSourceRow): PluginInfo {
     if (ds.data_source_type === 'EXTERNAL' && ds.plugin_info) return ds.plugin_info as PluginInfo;
-    throw new ApiError(400, 'ERROR_NOT_ALLOW_PLUGIN_SETTINGS', `A ${ds.data_source_type} data source has no plugin settings. (data_source_id = ${ds.data_source_id})`);
+    throw errors.notAllowed('ERROR_NOT_ALLOW_PLUGIN_SETTINGS', `A ${ds.data_source_type} data source has no plugin settings. (data_source_id = ${ds.data_source_id})`);
   }
 
   private where(ds: DataSourceRow) {

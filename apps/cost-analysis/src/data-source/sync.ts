@@ -28,7 +28,7 @@ type Plan = { tasks: PluginTask[]; changed: ChangedInfo[] };
 
 /** A plugin's complaint about its options, as the 400 a caller can act on. */
 export function asInvalid(e: unknown): never {
-  if (e instanceof PluginError) throw new ApiError(400, e.code, e.message);
+  if (e instanceof PluginError) throw errors.pluginRejected(e.code, e.message);
   throw e;
 }
 
@@ -39,11 +39,10 @@ export function asInvalid(e: unknown): never {
  */
 function notSyncable(ds: DataSourceRow): void {
   const id = ds.data_source_id;
-  if (ds.data_source_type === 'LOCAL') throw new ApiError(400, 'ERROR_NOT_ALLOW_SYNC_COMMAND', `A LOCAL data source has no plugin and does not sync. (data_source_id = ${id})`);
+  if (ds.data_source_type === 'LOCAL') throw errors.notAllowed('ERROR_NOT_ALLOW_SYNC_COMMAND', `A LOCAL data source has no plugin and does not sync. (data_source_id = ${id})`);
   if (ds.data_source_type === 'WAREHOUSE') {
     const type = (ds.warehouse_info as { type?: string } | null)?.type ?? '';
-    throw new ApiError(
-      400,
+    throw errors.notAllowed(
       'ERROR_NOT_ALLOW_SYNC_COMMAND',
       `A WAREHOUSE data source does not sync: its costs stay in the warehouse (${type}), and this platform has no warehouse connector to read them. (data_source_id = ${id})`,
     );
@@ -67,7 +66,7 @@ export class CostJobs {
   /** On demand (data-source/sync): errors are the caller's answer (400, 409). */
   async sync(ds: DataSourceRow, input: SyncInput): Promise<JobRow> {
     notSyncable(ds);
-    if (ds.state !== 'ENABLED') throw new ApiError(400, 'ERROR_DATA_SOURCE_STATE', `Data source ${ds.data_source_id} is disabled.`);
+    if (ds.state !== 'ENABLED') throw errors.wrongState('ERROR_DATA_SOURCE_STATE', `Data source ${ds.data_source_id} is disabled.`);
     const plan = await this.plan(ds, input.start).catch(asInvalid);
     const options = { start: input.start ?? null, no_preload_cache: input.no_preload_cache ?? false, sync_mode: 'MANUAL' };
     try {

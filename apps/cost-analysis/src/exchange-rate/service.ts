@@ -1,5 +1,5 @@
 import type { AuthContext } from '@platform/auth';
-import { ApiError, errors } from '@platform/errors';
+import { errors } from '@platform/errors';
 import type { Queryable } from '../db';
 import type { CostAnalysisConfig } from '../config';
 import { isIsoCurrency, isValidRate } from '../currency';
@@ -93,7 +93,7 @@ export class ExchangeRateService {
       data: { state, updated_at: new Date() },
     });
     // upstream: only an override has a state to change.
-    if (count === 0) throw new ApiError(400, 'ERROR_CHANGE_STATE', `Exchange rate of ${input.currency} has no override to ${state === 'ENABLED' ? 'enable' : 'disable'}; set one first.`);
+    if (count === 0) throw errors.wrongState('ERROR_CHANGE_STATE', `Exchange rate of ${input.currency} has no override to ${state === 'ENABLED' ? 'enable' : 'disable'}; set one first.`);
     return effective(domainId, input.currency, defaultRate, (await this.override(domainId, input.currency)) ?? undefined);
   }
 

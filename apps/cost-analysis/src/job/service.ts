@@ -1,7 +1,7 @@
 import { withTransaction, type ReadRouter, type ReadRunner } from '@platform/db';
 import type { Pool } from 'pg';
 import type { AuthContext } from '@platform/auth';
-import { ApiError, errors } from '@platform/errors';
+import { errors } from '@platform/errors';
 import type { Queue } from '@platform/queue';
 import { applyOnly, runList, runStat, type Query, type StatisticsQuery, eqConditions } from '@platform/query';
 import type { CollectTaskData } from '../collector/queue';
@@ -49,7 +49,7 @@ export class JobService {
         `UPDATE job SET status = 'CANCELED', finished_at = now(), updated_at = now() WHERE domain_id = $1 AND job_id = $2 AND status = 'IN_PROGRESS' RETURNING *`,
         [job.domain_id, job.job_id],
       );
-      if (!rows[0]) throw new ApiError(400, 'ERROR_JOB_STATE', `Job ${id} is ${job.status}; only an IN_PROGRESS job can be canceled. (job_state = ${job.status})`);
+      if (!rows[0]) throw errors.wrongState('ERROR_JOB_STATE', `Job ${id} is ${job.status}; only an IN_PROGRESS job can be canceled. (job_state = ${job.status})`);
       const t = await client.query<{ job_task_id: string }>(
         `UPDATE job_task SET status = 'CANCELED', finished_at = now(), updated_at = now()
          WHERE domain_id = $1 AND job_id = $2 AND status IN ('PENDING', 'IN_PROGRESS') RETURNING job_task_id`,

@@ -1,7 +1,7 @@
 import type { ReadRunner } from '@platform/db';
 import type { AuthContext } from '@platform/auth';
 import { generateId, isoOrEmpty } from '@platform/core';
-import { ApiError, errors } from '@platform/errors';
+import { errors } from '@platform/errors';
 import { applyOnly, resolveOnly, runList, runStat, type Condition, type Query, type StatisticsQuery, eqConditions } from '@platform/query';
 import type { IdentityDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
@@ -69,7 +69,7 @@ export class ProjectGroupService {
   }
 
   private writable(g: ProjectGroupRow) {
-    if (g.is_managed) throw new ApiError(403, 'ERROR_PERMISSION_DENIED', `Project group ${g.project_group_id} is managed and cannot be changed.`);
+    if (g.is_managed) throw errors.permissionDenied(`Project group ${g.project_group_id} is managed and cannot be changed.`);
     return g;
   }
 
@@ -118,7 +118,7 @@ export class ProjectGroupService {
     return this.locked(auth, async (tx) => {
       const g = this.writable(await this.visible(auth, input.project_group_id, tx));
       if (input.parent_group_id === g.project_group_id) {
-        throw new ApiError(400, 'ERROR_NOT_ALLOWED_TO_CHANGE_PARENT_GROUP_TO_SUB_PROJECT_GROUP', 'A project group cannot be its own parent.');
+        throw errors.notAllowed('ERROR_NOT_ALLOWED_TO_CHANGE_PARENT_GROUP_TO_SUB_PROJECT_GROUP', 'A project group cannot be its own parent.');
       }
       const parent = await this.visible(auth, input.parent_group_id, tx).catch(() => {
         throw errors.notFound('parent_group_id', input.parent_group_id);
@@ -136,8 +136,7 @@ export class ProjectGroupService {
         parent.project_group_id,
       );
       if (below.length) {
-        throw new ApiError(
-          400,
+        throw errors.notAllowed(
           'ERROR_NOT_ALLOWED_TO_CHANGE_PARENT_GROUP_TO_SUB_PROJECT_GROUP',
           `Project group ${parent.project_group_id} is a descendant of ${g.project_group_id}; moving under it would make a cycle.`,
         );
@@ -154,9 +153,9 @@ export class ProjectGroupService {
     await this.locked(auth, async (tx) => {
       const g = this.writable(await this.visible(auth, id, tx));
       const child = await tx.projectGroup.findFirst({ where: { domain_id: g.domain_id, parent_group_id: g.project_group_id }, select: { project_group_id: true } });
-      if (child) throw new ApiError(400, 'ERROR_RELATED_PROJECT_GROUP_EXIST', `Project group ${id} has child project groups (${child.project_group_id}).`);
+      if (child) throw errors.notAllowed('ERROR_RELATED_PROJECT_GROUP_EXIST', `Project group ${id} has child project groups (${child.project_group_id}).`);
       const project = await tx.project.findFirst({ where: { domain_id: g.domain_id, project_group_id: g.project_group_id }, select: { project_id: true } });
-      if (project) throw new ApiError(400, 'ERROR_RELATED_PROJECT_EXIST', `Project group ${id} has projects (${project.project_id}).`);
+      if (project) throw errors.notAllowed('ERROR_RELATED_PROJECT_EXIST', `Project group ${id} has projects (${project.project_id}).`);
       await tx.projectGroup.delete({ where: { domain_id_project_group_id: { domain_id: g.domain_id, project_group_id: g.project_group_id } } });
     });
   }

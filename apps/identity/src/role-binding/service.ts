@@ -1,6 +1,6 @@
 import type { AuthContext, RoleType } from '@platform/auth';
 import { generateId, isoOrEmpty } from '@platform/core';
-import { ApiError, errors } from '@platform/errors';
+import { errors } from '@platform/errors';
 import { applyOnly, resolveOnly, runList, runStat, type Query, type StatisticsQuery, eqConditions } from '@platform/query';
 import type { IdentityDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
@@ -36,7 +36,7 @@ export interface RoleBindingListInput {
   user_id?: string;
 }
 
-const notAllowedRoleType = (message: string) => new ApiError(400, 'ERROR_NOT_ALLOWED_ROLE_TYPE', message);
+const notAllowedRoleType = (message: string) => errors.notAllowed('ERROR_NOT_ALLOWED_ROLE_TYPE', message);
 /**
  * What a binding's change ends: the tokens that binding gave, the user's tokens in its workspace (an
  * owner's binding games end nothing elsewhere); a DOMAIN_ADMIN binding gave every token of the user.
@@ -44,9 +44,9 @@ const notAllowedRoleType = (message: string) => new ApiError(400, 'ERROR_NOT_ALL
 const bindingRevocation = (b: RoleBindingRow): Revocation =>
   b.workspace_id ? { kind: 'binding', domainId: b.domain_id, userId: b.user_id, workspaceId: b.workspace_id } : { kind: 'user', domainId: b.domain_id, userId: b.user_id };
 
-const lastAdmin = () => new ApiError(400, 'ERROR_LAST_DOMAIN_ADMIN_CANNOT_DELETE', 'The last managed DOMAIN_ADMIN role binding of a domain (of an enabled user) cannot be deleted or changed to another role.');
+const lastAdmin = () => errors.notAllowed('ERROR_LAST_DOMAIN_ADMIN_CANNOT_DELETE', 'The last managed DOMAIN_ADMIN role binding of a domain (of an enabled user) cannot be deleted or changed to another role.');
 
-const bySelf = () => new ApiError(400, 'ERROR_NOT_ALLOWED_TO_UPDATE_OR_DELETE_ROLE_BY_SELF', 'You cannot change or delete your own role binding.');
+const bySelf = () => errors.notAllowed('ERROR_NOT_ALLOWED_TO_UPDATE_OR_DELETE_ROLE_BY_SELF', 'You cannot change or delete your own role binding.');
 
 /** A role fits a resource group: DOMAIN_ADMIN binds the domain, the workspace roles a workspace. */
 function checkRoleFits(roleType: RoleType, group: ResourceGroup) {
@@ -104,8 +104,8 @@ export class RoleBindingService {
     const existing = await db.roleBinding.findFirst({ where: { domain_id: domainId, user_id: input.user_id, workspace_id: workspaceId } });
     const duplicated = () =>
       workspaceId
-        ? new ApiError(400, 'ERROR_DUPLICATED_WORKSPACE_ROLE_BINDING', `User ${input.user_id} already has a role in workspace ${workspaceId}.`)
-        : new ApiError(400, 'ERROR_DUPLICATED_ROLE_BINDING', `User ${input.user_id} is already DOMAIN_ADMIN.`);
+        ? errors.duplicated('ERROR_DUPLICATED_WORKSPACE_ROLE_BINDING', `User ${input.user_id} already has a role in workspace ${workspaceId}.`)
+        : errors.duplicated('ERROR_DUPLICATED_ROLE_BINDING', `User ${input.user_id} is already DOMAIN_ADMIN.`);
     if (existing) throw duplicated();
     try {
       return await db.roleBinding.create({

@@ -1,5 +1,5 @@
 import type { RoleType, Scope } from '@platform/auth';
-import { ApiError, errors } from '@platform/errors';
+import { errors } from '@platform/errors';
 import type { Prisma } from '../generated/prisma/client';
 
 /** token/grant's request (identity v2 GrantTokenRequest). */
@@ -57,7 +57,7 @@ export async function readGrant(
       if (!input.workspace_id) throw errors.requiredParameter('workspace_id');
       const ws = await tx.workspace.findUnique({ where: { domain_id_workspace_id: { domain_id: domainId, workspace_id: input.workspace_id } } });
       if (!ws) throw errors.notFound('workspace_id', input.workspace_id);
-      if (ws.state !== 'ENABLED') throw new ApiError(400, 'ERROR_WORKSPACE_STATE', `Workspace ${ws.workspace_id} is disabled.`);
+      if (ws.state !== 'ENABLED') throw errors.wrongState('ERROR_WORKSPACE_STATE', `Workspace ${ws.workspace_id} is disabled.`);
       if (domainAdmin) return { roleType: 'WORKSPACE_OWNER', roleId: domainAdmin.role_id, workspaceId: ws.workspace_id };
       const binding = bindings.find((b) => b.workspace_id === ws.workspace_id && b.resource_group === 'WORKSPACE');
       if (!binding) throw errors.permissionDenied(`No role in workspace ${ws.workspace_id}.`);

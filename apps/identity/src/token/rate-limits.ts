@@ -1,6 +1,6 @@
 import type Redis from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { ApiError } from '@platform/errors';
+import { ApiError, errors } from '@platform/errors';
 import type { RateLimitSetting } from '../config';
 
 /**
@@ -45,5 +45,5 @@ async function consume(limiter: RateLimiterRedis, key: string): Promise<void> {
 }
 
 export function tooManyRequests(retryAfterSeconds: number): ApiError {
-  return new ApiError(429, 'ERROR_TOO_MANY_REQUESTS', `Too many requests; retry in ${retryAfterSeconds} seconds.`, { retryAfterSeconds });
+  return errors.tooManyRequests('ERROR_TOO_MANY_REQUESTS', `Too many requests; retry in ${retryAfterSeconds} seconds.`, retryAfterSeconds);
 }

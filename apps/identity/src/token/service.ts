@@ -51,7 +51,7 @@ function externalToken(credentials: Record<string, unknown>): string {
 const MAX_PLUGIN_CREDENTIALS_BYTES = 16 * 1024;
 
 const loginBlocked = (limit: number, seconds: number) =>
-  new ApiError(401, 'ERROR_LOGIN_BLOCKED', `Login is blocked after ${limit} failed attempts; retry in at most ${seconds} seconds.`);
+  errors.unauthenticated('ERROR_LOGIN_BLOCKED', `Login is blocked after ${limit} failed attempts; retry in at most ${seconds} seconds.`);
 
 export class TokenService {
   private readonly rateLimits: IssueRateLimits;
@@ -105,7 +105,7 @@ export class TokenService {
     if (!tokens) {
       // The password was right and a TOTP code is still to come: neither a failure nor a success.
       await this.loginAttempts.release(loginKey);
-      throw new ApiError(401, 'ERROR_MFA_REQUIRED', 'MFA is required: issue again with auth_type MFA and verify_code.');
+      throw errors.unauthenticated('ERROR_MFA_REQUIRED', 'MFA is required: issue again with auth_type MFA and verify_code.');
     }
     await this.loginAttempts.succeed(loginKey);
     return tokens;
@@ -140,7 +140,7 @@ export class TokenService {
         counter !== undefined && (await redis.set(this.key('mfa-used', input.domain_id, `${userId}:${counter}`), '1', 'EX', 120, 'NX')) === 'OK';
       if (!fresh) {
         await this.mfaAttempts.fail(mfaKey);
-        throw new ApiError(401, 'ERROR_INVALID_CREDENTIALS', 'Invalid credentials. (verify_code)');
+        throw errors.unauthenticated('ERROR_INVALID_CREDENTIALS', 'Invalid credentials. (verify_code)');
       }
       await this.mfaAttempts.succeed(mfaKey);
       await redis.del(pendingKey);
@@ -339,7 +339,7 @@ export class TokenService {
   async grant(input: GrantInput) {
     const claims = await this.deps.verifier.verify(input.token);
     if (input.grant_type !== 'REFRESH_TOKEN' || claims.token_type !== 'REFRESH_TOKEN') {
-      throw new ApiError(400, 'ERROR_INVALID_GRANT_TYPE', `Grant type ${input.grant_type} does not match the token (${claims.token_type}).`);
+      throw errors.notAllowed('ERROR_INVALID_GRANT_TYPE', `Grant type ${input.grant_type} does not match the token (${claims.token_type}).`);
     }
     if (input.domain_id && input.domain_id !== claims.domain_id) throw authFailure();
     const domainId = claims.domain_id;

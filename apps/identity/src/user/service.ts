@@ -1,6 +1,6 @@
 import type { AuthContext } from '@platform/auth';
 import { isoOrEmpty } from '@platform/core';
-import { ApiError, errors } from '@platform/errors';
+import { errors } from '@platform/errors';
 import { applyOnly, resolveOnly, runList, runStat, type Query, type StatisticsQuery, eqConditions } from '@platform/query';
 import type { IdentityDeps } from '../deps';
 import type { Prisma, PrismaClient } from '../generated/prisma/client';
@@ -157,7 +157,7 @@ export class UserService {
     let passwordHash: string | undefined;
     if (input.password !== undefined) {
       if (u.auth_type !== 'LOCAL') {
-        throw new ApiError(400, 'ERROR_UNABLE_TO_RESET_PASSWORD_IN_EXTERNAL_AUTH', `User ${u.user_id} logs in through the identity provider and has no password.`);
+        throw errors.notAllowed('ERROR_UNABLE_TO_RESET_PASSWORD_IN_EXTERNAL_AUTH', `User ${u.user_id} logs in through the identity provider and has no password.`);
       }
       checkPassword(input.password);
       passwordHash = await hashPassword(input.password);
@@ -196,7 +196,7 @@ export class UserService {
       if (!current) throw errors.notFound('user_id', u.user_id);
       if (admin && current.state === 'ENABLED') {
         const n = await otherEnabledAdmins(tx, u.domain_id, u.user_id);
-        if (n === 0) throw new ApiError(400, LAST_ADMIN, `User ${u.user_id} is the last enabled DOMAIN_ADMIN of the domain.`);
+        if (n === 0) throw errors.notAllowed(LAST_ADMIN, `User ${u.user_id} is the last enabled DOMAIN_ADMIN of the domain.`);
       }
       return fn(tx, await revokeInTransaction(tx, this.effects, { kind: 'user', ...ids(u) }));
     });

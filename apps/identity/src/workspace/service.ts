@@ -1,6 +1,6 @@
 import type { AuthContext } from '@platform/auth';
 import { generateId, isoOrEmpty } from '@platform/core';
-import { ApiError, errors } from '@platform/errors';
+import { errors } from '@platform/errors';
 import { applyOnly, resolveOnly, runList, runStat, type Query, type StatisticsQuery, eqConditions } from '@platform/query';
 import type { IdentityDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
@@ -148,7 +148,7 @@ export class WorkspaceService {
    */
   async delete(auth: AuthContext, workspaceId: string) {
     const w = await this.find(auth.domainId, workspaceId);
-    if (w.is_managed) throw new ApiError(403, 'ERROR_PERMISSION_DENIED', `Workspace ${workspaceId} is managed and cannot be deleted.`);
+    if (w.is_managed) throw errors.permissionDenied(`Workspace ${workspaceId} is managed and cannot be deleted.`);
     await this.deps.prisma.$transaction(async (tx) => {
       await revokeInTransaction(tx, this.effects, { kind: 'workspace', domainId: w.domain_id, workspaceId: w.workspace_id });
       const where = { domain_id: w.domain_id, workspace_id: w.workspace_id };

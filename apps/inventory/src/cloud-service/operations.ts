@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { WORKSPACE_ROLES, type RoleType } from '@platform/auth';
 import { AnalyzeResult, Empty, id, mergeErrors, name, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation, stringList, struct, tags } from '@platform/http';
 import { AnalyzeQuerySchema, ConditionSchema, KeySchema, PageSchema, QUERY_LIMITS, QuerySchema, SortSchema, UnwindSchema } from '@platform/query';
-import type { CloudServiceExporter } from './export';
+import type { CloudServiceExporter } from '../export/service';
 import type { CloudServiceService } from './service';
 import { CloudServiceInfo, CloudServicesInfo, ExportInfo } from './responses';
 

@@ -1,6 +1,6 @@
 import type { AuthContext } from '@platform/auth';
 import { generateId, isoOrEmpty } from '@platform/core';
-import { ApiError, errors } from '@platform/errors';
+import { errors } from '@platform/errors';
 import { applyOnly, resolveOnly, runAnalyze, runList, runStat, type AnalyzeQuery, type Condition, type Query, type StatisticsQuery, eqConditions } from '@platform/query';
 import type { InventoryDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
@@ -108,7 +108,7 @@ const LIST_FIELDS = [
 const ANALYZE_MAX_LIMIT = 1000;
 
 export const alreadyDeleted = (id: string) =>
-  new ApiError(400, 'ERROR_RESOURCE_ALREADY_DELETED', `Cloud service ${id} is already deleted.`);
+  errors.wrongState('ERROR_RESOURCE_ALREADY_DELETED', `Cloud service ${id} is already deleted.`);
 
 /** Upstream's collection information; there is no collector here, so only the time is known. */
 const collectionInfo = (now: Date) => ({ collector_id: '', secret_id: '', service_account_id: '', last_collected_at: now.toISOString() });

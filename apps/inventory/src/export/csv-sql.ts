@@ -1,4 +1,4 @@
-import { csvSafeSql } from '@platform/core';
+import { CSV_FORMULA_TRIGGERS, csvSafeSql } from '@platform/core';
 import type { FieldType } from '@platform/query';
 import { cellText, type CellOptions } from './format';
 
@@ -194,9 +194,21 @@ function onceParams(param: Param): Param {
   };
 }
 
+/**
+ * The operator and operand reading `path` below a jsonb value: one key with `->` / `->>` (a text key,
+ * cheaper than the path form, which takes its array apart on every row), else `#>` / `#>>`. Both read
+ * an object's key; on an array, `->` of a text key is NULL where `#>` takes the key as an index, so a
+ * key that looks like an index keeps the path form.
+ */
+function jsonPath(path: string[], p: Param, one: '->' | '->>', many: '#>' | '#>>'): string {
+  if (path.length === 1 && !/^\s*[+-]?[0-9]+\s*$/.test(path[0])) return `${one} ${p(path[0], 'text')}`;
+  return `${many} ${p(path, 'text[]')}`;
+}
+
 /** SQL of the raw value of cell k in `alias` (what Node formats): a path's value, or the column. */
 function rawOf(c: ExportCell, k: number, alias: string, p: Param) {
-  return c.kind === 'json' && c.path && c.path.length > 0 ? `(${alias}.r${k} #> ${p(c.path, 'text[]')})` : `${alias}.r${k}`;
+  if (c.kind !== 'json' || !c.path || c.path.length === 0) return `${alias}.r${k}`;
+  return `(${alias}.r${k} ${jsonPath(c.path, p, '->', '#>')})`;
 }
 
 /**
@@ -209,75 +221,108 @@ export function rawSelect(rows: string, cells: ExportCell[], extra: { sql: strin
   return `SELECT ${[...cells.map((c, k) => rawOf(c, k, 'y', p)), ...extra.map((e) => `y.${e.name}`)].join(', ')} FROM (SELECT ${values.join(', ')} FROM (${rows}) AS x) AS y`;
 }
 
+/** First characters after which a plain text is written as it is: no formula trigger, not blank. */
+const TRIGGERS = CSV_FORMULA_TRIGGERS.map((ch) => ch.charCodeAt(0));
+/** Code points a plain string's text may not start with to be its own cell: control and blank characters, triggers. */
+const STRING_SLOW_FIRST = [
+  ...new Set([...Array.from({ length: 33 }, (_, i) => i), ...TRIGGERS, ...[...JS_WHITESPACE].map((ch) => ch.codePointAt(0)!)]),
+].sort((a, b) => a - b);
+/**
+ * First characters of a JSON value's `#>>` text that can only be a string or true/false, and not start a
+ * formula: printable ASCII but digits, '-', '[' and '{' (a number, array, object) and the triggers.
+ */
+const JSON_FAST_FIRST = Array.from({ length: 94 }, (_, i) => i + 33).filter(
+  (c) => !(c >= 48 && c <= 57) && ![45, 91, 123].includes(c) && !TRIGGERS.includes(c),
+);
+/** Printable ASCII but space and the triggers: a first character after which a text is not blank and safe. */
+const PRINTABLE_SAFE_FIRST = Array.from({ length: 94 }, (_, i) => i + 33).filter((c) => !TRIGGERS.includes(c));
+/** `ascii(x)` in (or not in) a constant set: nine values or more make PostgreSQL probe a hash table. */
+const firstIn = (x: string, codes: number[], negate = false) => `ascii(${x}) ${negate ? '<> ALL' : '= ANY'}('{${codes.join(',')}}'::int[])`;
+
 /**
  * The SELECT for `COPY (...) TO STDOUT WITH (FORMAT csv)` of `copyable` cells: per row a first column,
  * NULL (an empty field) unless a value is left to Node, then it is the JSON array of the row's raw
- * values; then one column per cell, its text.
+ * values; then one column per cell, its guarded text.
+ *
+ * Two levels: the values, each computed once (y); then each cell's text. A plain field's cell takes a
+ * cheap test on its first character (`fast`): when it holds, the value's text is the cell as it is
+ * (exact, and nothing for the formula guard to do); otherwise a sub-select computes the exact text
+ * once and applies the guard (csvSafeSql). Most cells pass the test, so a row costs PostgreSQL one
+ * function call and a hash probe per cell beside the plain SELECT (measured: docs/benchmarks.md).
  */
 export function csvCopySelect(rows: string, cells: ExportCell[], param: Param): string {
   const p = onceParams(param);
   const plain = (c: ExportCell) => !c.opts.prefix && !c.opts.postfix && cellText(null, c.opts) === '';
-  // Level 1 (y): the values, each computed once.
   const values: string[] = [];
   cells.forEach((c, k) => {
     values.push(`${c.sql} AS r${k}`);
-    if (c.kind === 'json') values.push(`(${c.sql} #>> ${c.path && c.path.length > 0 ? p(c.path, 'text[]') : "'{}'"}) AS s${k}`);
+    if (c.kind === 'json') values.push(`(${c.sql} ${c.path && c.path.length > 0 ? jsonPath(c.path, p, '->>', '#>>') : "#>> '{}'"}) AS s${k}`);
     if (c.kind === 'string_array' && plain(c)) values.push(`array_to_string(${c.sql}, E'\\n') AS n${k}`);
   });
   const level1 = `SELECT ${values.join(', ')} FROM (${rows}) AS x OFFSET 0`;
 
-  // Level 2: each cell's text, the plain one when a cheap test (`fast`) shows it is right; and the
-  // first column, for a row with a value left to Node (only JSON values and numbers can be).
   const parts = cells.map((c, k) => {
-    const exact = new Exact(c.opts, p);
-    const value = exact.of(c.kind, c.kind === 'json' ? rawOf(c, k, 'y', p) : `y.r${k}`, `y.s${k}`);
-    const hard = (v: string) => (c.kind === 'json' || c.kind === 'number' ? `${v} = ${HARD_SQL}` : null);
+    const exact = new Exact(c.opts, p).of(c.kind, c.kind === 'json' ? rawOf(c, k, 'y', p) : `y.r${k}`, `y.s${k}`);
+    const numeric = numericOf(c, k, p);
+    const guarded = `(SELECT ${csvSafeSql('e.t', numeric ? 'e.m' : undefined)} FROM (SELECT ${exact} AS t${numeric ? `, ${numeric} AS m` : ''}) AS e)`;
+    // Only JSON values and float numbers can be left to Node (HARD).
+    const canBeHard = c.kind === 'json' || c.kind === 'number';
     const fast = plain(c) ? fastText(c, k, p) : null;
-    if (!fast) return { text: value, hard: hard(`(${value})`) };
-    if (fast.when === null) return { text: fast.text, hard: null };
-    // The exact text, and its test, only where the cheap test fails.
-    return { text: `CASE WHEN ${fast.when} THEN ${fast.text} ELSE ${value} END`, hard: hard(`CASE WHEN ${fast.when} THEN '' ELSE ${value} END`) };
+    if (!fast) return { text: guarded, hard: canBeHard ? `${exact} = ${HARD_SQL}` : null };
+    return {
+      text: `CASE WHEN ${fast.when} THEN ${fast.text} ELSE ${guarded} END`,
+      hard: canBeHard ? `CASE WHEN ${fast.when} THEN FALSE ELSE ${exact} = ${HARD_SQL} END` : null,
+    };
   });
   const hard = parts.map((x) => x.hard).filter(Boolean);
   const raw = `json_build_array(${cells.map((c, k) => rawOf(c, k, 'y', p)).join(', ')})::text`;
   const first = hard.length ? `CASE WHEN ${hard.join(' OR ')} THEN ${raw} END` : 'NULL::text';
-  // Whether a cell's text is a typed number's, as csvCell (export/format.ts) keeps it a number: a
-  // number column's value or a JSON number, without prefix or postfix. Only asked of a text that
-  // begins with '-' (a JSON value's text is tested first, the cheap way).
-  const numeric = cells.map((c, k) => {
-    if (c.opts.prefix || c.opts.postfix) return null;
-    if (c.kind === 'number' || c.kind === 'integer') return `y.r${k} IS NOT NULL`;
-    if (c.kind === 'json') return `CASE WHEN ascii(y.s${k}) = 45 THEN jsonb_typeof(${rawOf(c, k, 'y', p)}) = 'number' ELSE FALSE END`;
-    return null;
-  });
-  const level2 = [`${first} AS h`, ...parts.map((x, k) => `${x.text} AS c${k}`), ...numeric.flatMap((m, k) => (m ? [`${m} AS m${k}`] : []))];
-  // Level 3: the formula guard on each cell's text (@platform/core's csvSafeSql, the rule csvLine
-  // applies in Node), over the texts computed once (OFFSET 0: not folded into level 2).
-  const guarded = cells.map((_c, k) => csvSafeSql(`z.c${k}`, numeric[k] ? `z.m${k}` : undefined));
-  return `SELECT z.h, ${guarded.join(', ')} FROM (SELECT ${level2.join(', ')} FROM (${level1}) AS y OFFSET 0) AS z`;
+  return `SELECT ${first} AS h, ${parts.map((x) => x.text).join(', ')} FROM (${level1}) AS y`;
 }
 
-/** The plain text of a cell of a plain field (`text`) and when it is right (`when`, null: always), in level 1 (`y`). */
-function fastText(c: ExportCell, k: number, p: Param): { text: string; when: string | null } | null {
-  const first = (x: string) => `ascii(${x})`;
+/**
+ * Whether a cell's text is a typed number's, which the guard leaves as it is (csvCell in export/format.ts
+ * keeps it a number): a number column's value or a JSON number, without prefix or postfix.
+ */
+function numericOf(c: ExportCell, k: number, p: Param): string | null {
+  if (c.opts.prefix || c.opts.postfix) return null;
+  if (c.kind === 'number' || c.kind === 'integer') return `y.r${k} IS NOT NULL`;
+  if (c.kind === 'json') return `jsonb_typeof(${rawOf(c, k, 'y', p)}) = 'number'`;
+  return null;
+}
+
+/**
+ * The text of a cell of a plain field (`text`) and when it is the cell as it is (`when`): exact, and
+ * not starting a formula. Read from level 1 (`y`).
+ */
+function fastText(c: ExportCell, k: number, p: Param): { text: string; when: string } | null {
+  const y = `y.r${k}`;
   switch (c.kind) {
-    case 'string': // printable ASCII first: not blank
-      return { text: `y.r${k}`, when: `${first(`y.r${k}`)} BETWEEN 33 AND ${FIRST_WIDE_WS - 1}` };
-    case 'datetime':
-      return { text: `y.r${k}`, when: null };
-    case 'json': {
-      // A letter or punctuation first: a string or true/false (not '-', a digit, '[' or '{': maybe a number, array, object).
-      const f = first(`y.s${k}`);
-      return {
-        text: `y.s${k}`,
-        when: `(${f} BETWEEN 58 AND 90 OR ${f} BETWEEN 97 AND 122 OR ${f} IN (33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 46, 47, 92, 93, 94, 95, 96, 124, 125, 126))`,
-      };
-    }
+    case 'string': // not blank, not a trigger
+      return { text: y, when: firstIn(y, STRING_SLOW_FIRST, true) };
+    case 'datetime': // formatted, starting with the year's digits (NULL: the exact way, blank)
+      return { text: y, when: `ascii(${y}) BETWEEN 48 AND 57` };
+    case 'integer': // a typed number: never guarded
+      return { text: `(${y})::text`, when: `${y} IS NOT NULL` };
+    case 'boolean':
+      return { text: `CASE WHEN ${y} THEN 'true' ELSE 'false' END`, when: `${y} IS NOT NULL` };
+    case 'json': // a string or true/false
+      return { text: `y.s${k}`, when: firstIn(`y.s${k}`, JSON_FAST_FIRST) };
     case 'string_array': {
-      // The elements one per line, when no line is empty or starts with other than printable ASCII
-      // (so no element is blank; an element holding a line break may look suspect: it takes the exact way).
+      // The elements one per line, when none is blank and the first is no trigger. Up to three
+      // elements, their first characters tell it (printable ASCII but space: not blank; an element
+      // holding a line break is still one value); beyond, no line may be empty or start with other than
+      // printable ASCII (a regular expression, dearer). An array not indexed from 1 reads NULL there:
+      // the exact way.
+      const n = `y.n${k}`;
+      const first = firstIn(`${y}[1]`, PRINTABLE_SAFE_FIRST);
+      const next = (i: number) => `ascii(${y}[${i}]) BETWEEN 33 AND 126`;
       const suspect = p(`(?:^|\n)(?:[^!-~]|$)`, 'text');
-      return { text: `nullif(y.n${k}, '')`, when: `(y.n${k} = '' OR y.n${k} !~ ${suspect})` };
+      const many = `(${n} = '' OR (${n} !~ ${suspect} AND ascii(${n}) <> ALL('{${TRIGGERS.join(',')}}'::int[])))`;
+      return {
+        text: `nullif(${n}, '')`,
+        when: `CASE cardinality(${y}) WHEN 1 THEN ${first} WHEN 2 THEN ${first} AND ${next(2)} WHEN 3 THEN ${first} AND ${next(2)} AND ${next(3)} ELSE ${many} END`,
+      };
     }
     default:
       return null;

@@ -1,4 +1,4 @@
-import { ApiError } from '@platform/errors';
+import { errors } from '@platform/errors';
 
 export interface SlotBounds {
   /** Downloads the process streams at once. */
@@ -43,7 +43,7 @@ export class DownloadSlots {
           : this.total >= this.b.max
             ? `${this.b.max} exports are downloading`
             : undefined;
-    if (why) throw new ApiError(429, 'ERROR_TOO_MANY_EXPORTS', `Too many exports at once: ${why}; retry when one has finished.`, { retryAfterSeconds: 5 });
+    if (why) throw errors.tooManyRequests('ERROR_TOO_MANY_EXPORTS', `Too many exports at once: ${why}; retry when one has finished.`, 5);
     this.total += 1;
     this.byDomain.set(domainId, ours + 1);
     this.byUser.set(user, mine + 1);

@@ -1,6 +1,6 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { repeatFilter, type Logger } from '@platform/core';
-import { ApiError, errors } from '@platform/errors';
+import { errors } from '@platform/errors';
 import { injectTrace } from '@platform/telemetry';
 import type { Struct } from '../plugins/registry';
 import type { DeliveryEnqueuer } from './enqueue';
@@ -21,7 +21,7 @@ const denied = () => errors.permissionDenied('Permission denied: unknown webhook
 
 /** Past the key check: only an enabled webhook takes deliveries (only the right key learns its state). */
 function enabled(webhook: IngestWebhook, webhookId: string): IngestWebhook {
-  if (webhook.state !== 'ENABLED') throw new ApiError(400, 'ERROR_WEBHOOK_STATE_DISABLED', `Webhook state is disabled. (webhook_id = ${webhookId})`);
+  if (webhook.state !== 'ENABLED') throw errors.wrongState('ERROR_WEBHOOK_STATE_DISABLED', `Webhook state is disabled. (webhook_id = ${webhookId})`);
   return webhook;
 }
 

@@ -1,4 +1,4 @@
-import { ApiError, errors } from '@platform/errors';
+import { errors } from '@platform/errors';
 
 /** How a plugin instance follows new plugin versions: AUTO moves to the latest, MANUAL and NONE stay. */
 export const UPGRADE_MODES = ['AUTO', 'MANUAL', 'NONE'] as const;
@@ -80,9 +80,7 @@ export class PluginRegistry<P extends PluginBase> {
     if (mode === 'AUTO') return this.latest(p);
     if (!version) throw errors.requiredParameter('plugin_info.version');
     if (!p.versions.includes(version)) {
-      throw new ApiError(400, 'ERROR_INVALID_PLUGIN_VERSION', `Plugin version is invalid. (plugin_id = ${p.plugin_id}, version = ${version})`, {
-        key: 'plugin_info.version',
-      });
+      throw errors.invalidPluginVersion('plugin_info.version', `Plugin version is invalid. (plugin_id = ${p.plugin_id}, version = ${version})`);
     }
     return version;
   }

@@ -3,7 +3,7 @@ import Ajv2019 from 'ajv/dist/2019';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import draft06 from 'ajv/dist/refs/json-schema-draft-06.json';
-import { ApiError } from '@platform/errors';
+import { ApiError, errors } from '@platform/errors';
 
 const DRAFT_07 = /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/;
 const DRAFT_06 = /^https?:\/\/json-schema\.org\/draft-06\/schema#?$/;
@@ -11,7 +11,7 @@ const DRAFT_2019 = /^https?:\/\/json-schema\.org\/draft\/2019-09\/schema#?$/;
 const DRAFT_2020 = /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/;
 
 export function invalidSchema(key: string, reason: string): ApiError {
-  return new ApiError(400, 'ERROR_INVALID_SCHEMA', `Invalid JSON Schema. (key = ${key}, reason = ${reason})`, { key });
+  return errors.invalidSchema(key, reason);
 }
 
 type Dialect = 'draft-06' | 'draft-07' | '2019-09' | '2020-12';

@@ -1,6 +1,6 @@
 import type { AuthContext } from '@platform/auth';
 import { isUniqueViolation } from '@platform/db';
-import { ApiError, errors } from '@platform/errors';
+import { errors } from '@platform/errors';
 import { applyOnly, resolveOnly, runList, runStat, type Condition, type Query, type StatisticsQuery, applyGetOnly, eqConditions } from '@platform/query';
 import type { RepositoryDeps } from '../deps';
 import { assertJsonSchema } from './json-schema';
@@ -35,9 +35,7 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a ?? {}) === JSON.string
 /** MANUAL and AUTOMATIC need somewhere to sync from. */
 function checkSync(mode: string, options: SyncOptions) {
   if (mode !== 'NONE' && Object.keys(options).length === 0) {
-    throw new ApiError(400, 'ERROR_REQUIRED_PARAMETER', `Required parameter. (key = sync_options, reason = sync_mode ${mode} needs one of github, git or gitlab)`, {
-      key: 'sync_options',
-    });
+    throw errors.requiredParameter('sync_options', `sync_mode ${mode} needs one of github, git or gitlab`);
   }
 }
 
@@ -107,7 +105,7 @@ export class SchemaService {
   async sync(auth: AuthContext, schemaId: string) {
     const s = await this.find(auth.domainId, schemaId);
     if (s.sync_mode === 'NONE') {
-      throw new ApiError(400, 'ERROR_SYNC_MODE_NONE', `Schema ${schemaId} has sync_mode NONE: it has no remote to sync from.`);
+      throw errors.wrongState('ERROR_SYNC_MODE_NONE', `Schema ${schemaId} has sync_mode NONE: it has no remote to sync from.`);
     }
     return toSchemaInfo(await this.syncRow(s));
   }

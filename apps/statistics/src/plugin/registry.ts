@@ -54,7 +54,7 @@ export function parseAt<T>(schema: z.ZodType<T>, value: unknown, path: string[])
 }
 
 export function verifyFailure(reason: string): ApiError {
-  return new ApiError(400, 'ERROR_VERIFY_PLUGIN_FAILURE', `Fail to verify plugin: ${reason}`);
+  return errors.verifyPluginFailure(reason);
 }
 
 export class PluginRegistry {
@@ -82,12 +82,7 @@ export class PluginRegistry {
   version(plugin: StoragePlugin, version: string | undefined, key: string): string {
     if (version === undefined || version === '') return plugin.versions[plugin.versions.length - 1];
     if (!plugin.versions.includes(version)) {
-      throw new ApiError(
-        400,
-        'ERROR_INVALID_PLUGIN_VERSION',
-        `Plugin ${plugin.plugin_id} has no version ${version} (known: ${plugin.versions.join(', ')}). (key = ${key})`,
-        { key },
-      );
+      throw errors.invalidPluginVersion(key, `Plugin ${plugin.plugin_id} has no version ${version} (known: ${plugin.versions.join(', ')}). (key = ${key})`);
     }
     return version;
   }

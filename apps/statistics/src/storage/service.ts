@@ -1,6 +1,6 @@
 import type { AuthContext } from '@platform/auth';
 import { generateId, isoOrEmpty } from '@platform/core';
-import { ApiError, errors } from '@platform/errors';
+import { errors } from '@platform/errors';
 import { resolveOnly, runList, runStat, applyOnly, type Condition, type Query, type StatisticsQuery, applyGetOnly, eqConditions } from '@platform/query';
 import type { StatisticsDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
@@ -62,7 +62,7 @@ export class StorageService {
 
   private pluginOf(s: StorageRow): StoredPluginInfo {
     const p = s.plugin_info as Partial<StoredPluginInfo> | null;
-    if (!p?.plugin_id) throw new ApiError(400, 'ERROR_STORAGE_HAS_NO_PLUGIN', `Storage ${s.storage_id} was registered without a plugin.`);
+    if (!p?.plugin_id) throw errors.wrongState('ERROR_STORAGE_HAS_NO_PLUGIN', `Storage ${s.storage_id} was registered without a plugin.`);
     return { ...EMPTY_PLUGIN, ...p };
   }
 
@@ -156,7 +156,7 @@ export class StorageService {
   async verifyPlugin(auth: AuthContext, storageId: string) {
     const s = await this.find(auth, storageId);
     if (s.state !== 'ENABLED') {
-      throw new ApiError(400, 'ERROR_STORAGE_STATE_DISABLED', `Storage ${s.storage_id} is disabled: its plugin may not be used.`);
+      throw errors.wrongState('ERROR_STORAGE_STATE_DISABLED', `Storage ${s.storage_id} is disabled: its plugin may not be used.`);
     }
     const p = this.pluginOf(s);
     const def = this.deps.plugins.get(p.plugin_id, 'plugin_info.plugin_id');
