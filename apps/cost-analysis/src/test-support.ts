@@ -12,6 +12,7 @@ import { startCollectionWorker } from './collector/worker';
 import { loadConfig, type CostAnalysisConfig } from './config';
 import type { CostAnalysisDeps } from './deps';
 import { builtinPlugins } from './plugin/builtins';
+import type { RemotePlugins } from './plugin/registry';
 import { startScheduler } from './data-source/scheduler';
 import { LOOPBACK_ONLY } from '@platform/net';
 
@@ -30,7 +31,7 @@ export class TestClock {
  */
 export async function createTestCostAnalysis(
   overrides: Partial<CostAnalysisConfig> = {},
-  o: { db?: TempDatabase; readReplicaUrl?: string } = {},
+  o: { db?: TempDatabase; readReplicaUrl?: string; remote?: RemotePlugins } = {},
 ) {
   const db = o.db ?? (await createTempDatabase({ app: 'cost-analysis' }));
   const r = createTestRedis('cost');
@@ -60,7 +61,7 @@ export async function createTestCostAnalysis(
     redis: r.redis,
     directory: new DirectoryClient(r.redis, config.directoryPrefix),
     queue,
-    plugins: builtinPlugins(config),
+    plugins: builtinPlugins(config).useRemote(o.remote),
     verifier: testVerifier,
     clock: clock.now,
   };

@@ -7,6 +7,7 @@ import { scheduleInput } from './schedule';
 import type { DataSourceService } from './service';
 import { CostDataSourceInfo, CostDataSourcesInfo } from './responses';
 import { JobInfo } from '../job/responses';
+import { PLUGIN_ERROR_CODES } from '@platform/errors';
 
 /** Codes of a plugin's verification (its options, its file). */
 const PLUGIN_ERRORS = { 400: ['ERROR_INVALID_COLUMN', 'ERROR_INVALID_URL', 'ERROR_OUTBOUND_REFUSED', 'ERROR_INVALID_CSV'] };
@@ -62,7 +63,7 @@ export function dataSourceOperations(service: DataSourceService) {
         workspace_id: id.optional(),
       }),
       response: CostDataSourceInfo,
-      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS, { 409: ['ERROR_NOT_UNIQUE'] }),
+      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS, PLUGIN_ERROR_CODES, { 409: ['ERROR_NOT_UNIQUE'] }),
       handler: (input, { auth }) => service.register(auth, input),
     }),
     operation({
@@ -72,12 +73,12 @@ export function dataSourceOperations(service: DataSourceService) {
         data_source_id: id,
         name: name.optional(),
         secret_filter: struct.optional(),
-        template: struct.optional(),
+        template: struct.optional().describe('The template of a LOCAL data source; refused for the others (ERROR_NOT_ALLOW_PLUGIN_SETTINGS), as upstream.'),
         schedule: scheduleInput.optional(),
         tags: tags.optional(),
       }),
       response: CostDataSourceInfo,
-      errors: mergeErrors(NOT_FOUND, { 409: ['ERROR_NOT_UNIQUE'] }),
+      errors: mergeErrors(NOT_FOUND, NO_PLUGIN_SETTINGS, { 409: ['ERROR_NOT_UNIQUE'] }),
       handler: (input, { auth }) => service.update(auth, input),
     }),
     operation({
@@ -85,7 +86,7 @@ export function dataSourceOperations(service: DataSourceService) {
       access: write,
       schema: request({ data_source_id: id, version: z.string().trim().min(1).max(64).optional(), options: struct.optional(), upgrade_mode: upgrade_mode.optional() }),
       response: CostDataSourceInfo,
-      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS, NO_PLUGIN_SETTINGS),
+      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS, PLUGIN_ERROR_CODES, NO_PLUGIN_SETTINGS),
       handler: (input, { auth }) => service.updatePlugin(auth, input),
     }),
     operation({
@@ -121,7 +122,7 @@ export function dataSourceOperations(service: DataSourceService) {
       access: write,
       schema: request({ data_source_id: id, start: z.string().max(64).optional(), no_preload_cache: z.boolean().optional() }),
       response: JobInfo,
-      errors: mergeErrors(NOT_FOUND, NO_SYNC, { 400: ['ERROR_DATA_SOURCE_STATE'], 409: ['ERROR_DUPLICATE_JOB'] }),
+      errors: mergeErrors(NOT_FOUND, NO_SYNC, PLUGIN_ERROR_CODES, { 400: ['ERROR_DATA_SOURCE_STATE'], 409: ['ERROR_DUPLICATE_JOB'] }),
       handler: (input, { auth }) => service.sync(auth, input),
     }),
     operation({
