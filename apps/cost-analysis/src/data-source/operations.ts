@@ -9,6 +9,19 @@ import { CostDataSourceInfo, CostDataSourcesInfo } from './responses';
 import { JobInfo } from '../job/responses';
 import { PLUGIN_ERROR_CODES } from '@platform/errors';
 
+/**
+ * A published plugin's own refusals come back with its code (docs/decisions/plugins.md "Errors"); those
+ * of upstream's python-core (what libs/plugin-kit `fail` throws) are declared, a plugin's other codes
+ * cannot be listed.
+ */
+const PLUGIN_OWN_CODES = {
+  400: ['ERROR_REQUIRED_PARAMETER', 'ERROR_INVALID_PARAMETER', 'ERROR_INVALID_PARAMETER_TYPE', 'ERROR_INVALID_ARGUMENT', 'ERROR_AUTHENTICATE_FAILURE', 'ERROR_NOT_IMPLEMENTED'],
+  403: ['ERROR_PERMISSION_DENIED'],
+  404: ['ERROR_NOT_FOUND'],
+  502: ['ERROR_UNKNOWN'],
+};
+const CALLS_PLUGIN = mergeErrors(PLUGIN_ERROR_CODES, PLUGIN_OWN_CODES);
+
 /** Codes of a plugin's verification (its options, its file). */
 const PLUGIN_ERRORS = { 400: ['ERROR_INVALID_COLUMN', 'ERROR_INVALID_URL', 'ERROR_OUTBOUND_REFUSED', 'ERROR_INVALID_CSV'] };
 
@@ -63,7 +76,7 @@ export function dataSourceOperations(service: DataSourceService) {
         workspace_id: id.optional(),
       }),
       response: CostDataSourceInfo,
-      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS, PLUGIN_ERROR_CODES, { 409: ['ERROR_NOT_UNIQUE'] }),
+      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS, CALLS_PLUGIN, { 409: ['ERROR_NOT_UNIQUE'] }),
       handler: (input, { auth }) => service.register(auth, input),
     }),
     operation({
@@ -86,7 +99,7 @@ export function dataSourceOperations(service: DataSourceService) {
       access: write,
       schema: request({ data_source_id: id, version: z.string().trim().min(1).max(64).optional(), options: struct.optional(), upgrade_mode: upgrade_mode.optional() }),
       response: CostDataSourceInfo,
-      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS, PLUGIN_ERROR_CODES, NO_PLUGIN_SETTINGS),
+      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS, CALLS_PLUGIN, NO_PLUGIN_SETTINGS),
       handler: (input, { auth }) => service.updatePlugin(auth, input),
     }),
     operation({
@@ -122,7 +135,7 @@ export function dataSourceOperations(service: DataSourceService) {
       access: write,
       schema: request({ data_source_id: id, start: z.string().max(64).optional(), no_preload_cache: z.boolean().optional() }),
       response: JobInfo,
-      errors: mergeErrors(NOT_FOUND, NO_SYNC, PLUGIN_ERROR_CODES, { 400: ['ERROR_DATA_SOURCE_STATE'], 409: ['ERROR_DUPLICATE_JOB'] }),
+      errors: mergeErrors(NOT_FOUND, NO_SYNC, CALLS_PLUGIN, { 400: ['ERROR_DATA_SOURCE_STATE'], 409: ['ERROR_DUPLICATE_JOB'] }),
       handler: (input, { auth }) => service.sync(auth, input),
     }),
     operation({
