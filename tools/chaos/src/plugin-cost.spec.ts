@@ -54,7 +54,7 @@ describe('cost plugin killed mid-stream', () => {
       dir,
       logFile: path.join(dir, 'processes.log'),
       env: { JWT_PUBLIC_KEY: testKeys.publicPem, WORKER_LOCK_DURATION_MS: '5000', WORKER_STALLED_INTERVAL_MS: '2000', WORKER_ATTEMPTS: '3' },
-      appEnv: { 'cost-analysis': { PLUGIN_DATABASE_URL: pgc.url('platform_plugin'), PLUGIN_STREAM_IDLE_MS: '5000' } },
+      appEnv: { 'cost-analysis': { PLUGIN_STREAM_IDLE_MS: '5000' } },
     });
     sup = apps.sup;
     cost = apps.url['cost-analysis'];
