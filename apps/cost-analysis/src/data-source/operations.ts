@@ -103,6 +103,16 @@ export function dataSourceOperations(service: DataSourceService) {
       handler: (input, { auth }) => service.updatePlugin(auth, input),
     }),
     operation({
+      path: '/cost-analysis/v1/data-source/verify-plugin',
+      access: write,
+      schema: request({ data_source_id: id }),
+      response: Empty,
+      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS, CALLS_PLUGIN, NO_PLUGIN_SETTINGS),
+      handler: async (input, { auth }) => {
+        await service.verifyPlugin(auth, input.data_source_id);
+      },
+    }),
+    operation({
       path: '/cost-analysis/v1/data-source/enable',
       access: write,
       schema: request({ data_source_id: id }),

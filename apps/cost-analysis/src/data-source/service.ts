@@ -234,6 +234,18 @@ export class DataSourceService {
     return toDataSourceInfo(updated);
   }
 
+  /**
+   * upstream's verify_plugin: the data source's plugin (the version published now) checks its stored
+   * options and secret. Nothing is changed; the secret goes to the plugin only.
+   */
+  async verifyPlugin(auth: AuthContext, id: string): Promise<void> {
+    const ds = await this.writable(auth, id);
+    const info = this.withPlugin(ds);
+    const { plugin } = await this.deps.plugins.choose(ds.domain_id, info);
+    const secret = openDataSourceSecret(this.deps.config.secretKeys, ds);
+    await plugin.verify({ options: info.options ?? {}, secret_data: secret, schema: info.schema_id || undefined, domain_id: ds.domain_id }).catch(asInvalid);
+  }
+
   async setState(auth: AuthContext, id: string, state: 'ENABLED' | 'DISABLED') {
     const ds = await this.writable(auth, id);
     // The schedule counts from now: enabling does not run the slots missed while disabled. A state

@@ -218,6 +218,9 @@ describe('cost data sources served by published gRPC plugins', () => {
     expect(res.body.plugin_info.secret_data).toBeUndefined();
     expect(seen.secrets).toContain(SECRET);
     const dsId = res.body.data_source_id;
+    const verified = seen.secrets.length;
+    await ok('data-source/verify-plugin', { data_source_id: dsId });
+    expect(seen.secrets.slice(verified)).toEqual([SECRET]); // the stored secret, opened for the plugin
     expect((await ok('data-source/get', { data_source_id: dsId })).plugin_info.metadata).toEqual({ currency: 'USD', release: '1', mode: '' });
 
     const job = await sync(dsId);
@@ -284,6 +287,14 @@ describe('cost data sources served by published gRPC plugins', () => {
     await publish([{ plugin_id: 'plugin-down', version: '1.0.0', endpoint: await deadEndpoint() }]);
     const down = await register('down', 'plugin-down');
     expect([down.status, down.body.error.code]).toEqual([503, 'ERROR_PLUGIN_UNAVAILABLE']);
+    // a registered data source whose plugin went away: verify-plugin answers the same 503
+    const gone = await costPlugin('1', 1, seen);
+    await publish([{ plugin_id: 'plugin-gone', version: '1.0.0', endpoint: gone.endpoint }]);
+    const goneDs = (await register('gone', 'plugin-gone')).body;
+    await gone.stop(0);
+    const verify = await call('data-source/verify-plugin', { data_source_id: goneDs.data_source_id });
+    expect([verify.status, verify.body.error.code]).toEqual([503, 'ERROR_PLUGIN_UNAVAILABLE']);
+    await ok('data-source/deregister', { data_source_id: goneDs.data_source_id });
 
     await publish([{ plugin_id: 'plugin-test-cost', version: '1.0.0', endpoint: v1.endpoint }]);
     const slow = (await register('slow', 'plugin-test-cost', {}, { mode: 'slow-tasks' })).body;
