@@ -9,7 +9,7 @@
 //   node tools/build/build-app.mjs cost-analysis && node tools/bench/cost-analysis/plugin-collect.mjs
 //   COST_BENCH_ROWS (200000), COST_BENCH_PAGE (1000), BENCH_RUNS (3). Loopback and the local PostgreSQL only.
 import { fork, spawn } from 'node:child_process';
-import { createReadStream, createWriteStream, existsSync, mkdirSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import http from 'node:http';
 import { createRequire } from 'node:module';
@@ -151,6 +151,16 @@ if (process.argv[2] === 'serve') {
     if (c.n !== ROWS) throw new Error(`${ds.name}: ${c.n} rows collected, ${ROWS} expected`);
     return { rps: ROWS / seconds, sum: c.cost };
   };
+  // The worker's memory (Linux): its RSS before the runs and its peak (VmHWM) after them.
+  const workerPid = children[2].pid;
+  const procKb = (field) => {
+    try {
+      return Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${workerPid}/status`, 'utf8'))?.[1]) || undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const rssBefore = procKb('VmRSS');
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const ratios = [];
   const b = [];
@@ -168,6 +178,8 @@ if (process.argv[2] === 'serve') {
   }
   const ratio = median(ratios);
   console.log(`\n${fmt(ROWS)} rows, ${PAGE} a message: gRPC plugin ${fmt(median(g))} rows/s, built-in ${fmt(median(b))} rows/s; paired ratio ${ratio.toFixed(2)}× (target ≥ 0.7×)`);
+  const peak = procKb('VmHWM');
+  if (peak && rssBefore) console.log(`worker RSS: ${(rssBefore / 1024).toFixed(1)} MB before the runs, peak ${(peak / 1024).toFixed(1)} MB (VmHWM)`);
   record({ measure: `collection of ${fmt(ROWS)} rows through a gRPC plugin (kit) vs the built-in http-file`, ours: median(g), baseline: median(b), ratio, unit: 'rows/s', goal: '≥ 0.7×', met: ratio >= 0.7 });
   await pool.end();
   await pluginPool.end();

@@ -200,6 +200,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/cost-analysis/v1/data-source/verify-plugin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * data-source verify-plugin
+         * @description Verifies a data source's plugin with its options and secret. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `cost-analysis:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_COLUMN, 400 ERROR_INVALID_URL, 400 ERROR_OUTBOUND_REFUSED, 400 ERROR_INVALID_CSV, 400 ERROR_INVALID_ARGUMENT, 400 ERROR_PLUGIN_AUTHENTICATION_FAILURE, 400 ERROR_PLUGIN_UNIMPLEMENTED, 400 ERROR_INVALID_PLUGIN_ENDPOINT, 400 ERROR_INVALID_PARAMETER, 400 ERROR_REQUIRED_PARAMETER, 400 ERROR_INVALID_PARAMETER_TYPE, 400 ERROR_AUTHENTICATE_FAILURE, 400 ERROR_NOT_IMPLEMENTED, 400 ERROR_NOT_ALLOW_PLUGIN_SETTINGS, 403 ERROR_PERMISSION_DENIED, 404 ERROR_NOT_FOUND, 409 ERROR_ALREADY_EXISTS, 409 ERROR_PLUGIN_FAILURE, 413 ERROR_PLUGIN_REQUEST_TOO_LARGE, 429 ERROR_PLUGIN_RESOURCE_EXHAUSTED, 502 ERROR_PLUGIN_FAILURE, 502 ERROR_PLUGIN_INVALID_RESPONSE, 502 ERROR_PLUGIN_RESPONSE_TOO_LARGE, 502 ERROR_UNKNOWN, 503 ERROR_PLUGIN_UNAVAILABLE.
+         */
+        post: operations["cost_analysis_v1_data_source_verify_plugin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/cost-analysis/v1/exchange-rate/disable": {
         parameters: {
             query?: never;
@@ -2481,6 +2501,202 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DataSourceInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_COLUMN, ERROR_INVALID_URL, ERROR_OUTBOUND_REFUSED, ERROR_INVALID_CSV, ERROR_PLUGIN_AUTHENTICATION_FAILURE, ERROR_PLUGIN_UNIMPLEMENTED, ERROR_INVALID_PLUGIN_ENDPOINT, ERROR_AUTHENTICATE_FAILURE, ERROR_NOT_IMPLEMENTED, ERROR_NOT_ALLOW_PLUGIN_SETTINGS */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_COLUMN" | "ERROR_INVALID_URL" | "ERROR_OUTBOUND_REFUSED" | "ERROR_INVALID_CSV" | "ERROR_PLUGIN_AUTHENTICATION_FAILURE" | "ERROR_PLUGIN_UNIMPLEMENTED" | "ERROR_INVALID_PLUGIN_ENDPOINT" | "ERROR_AUTHENTICATE_FAILURE" | "ERROR_NOT_IMPLEMENTED" | "ERROR_NOT_ALLOW_PLUGIN_SETTINGS";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: ERROR_ALREADY_EXISTS, ERROR_PLUGIN_FAILURE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_ALREADY_EXISTS" | "ERROR_PLUGIN_FAILURE";
+                            /** @constant */
+                            status?: 409;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE, ERROR_PLUGIN_REQUEST_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE" | "ERROR_PLUGIN_REQUEST_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: ERROR_PLUGIN_RESOURCE_EXHAUSTED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PLUGIN_RESOURCE_EXHAUSTED";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    };
+                };
+            };
+            /** @description A plugin or upstream failed: ERROR_PLUGIN_FAILURE, ERROR_PLUGIN_INVALID_RESPONSE, ERROR_PLUGIN_RESPONSE_TOO_LARGE, ERROR_UNKNOWN */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PLUGIN_FAILURE" | "ERROR_PLUGIN_INVALID_RESPONSE" | "ERROR_PLUGIN_RESPONSE_TOO_LARGE" | "ERROR_UNKNOWN";
+                            /** @constant */
+                            status?: 502;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE, ERROR_PLUGIN_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE" | "ERROR_PLUGIN_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cost_analysis_v1_data_source_verify_plugin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data_source_id: string;
+                    domain_id?: string | null | "";
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Empty"];
                 };
             };
             /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_COLUMN, ERROR_INVALID_URL, ERROR_OUTBOUND_REFUSED, ERROR_INVALID_CSV, ERROR_PLUGIN_AUTHENTICATION_FAILURE, ERROR_PLUGIN_UNIMPLEMENTED, ERROR_INVALID_PLUGIN_ENDPOINT, ERROR_AUTHENTICATE_FAILURE, ERROR_NOT_IMPLEMENTED, ERROR_NOT_ALLOW_PLUGIN_SETTINGS */
