@@ -5,7 +5,10 @@
 // one made from main before #27) both are measured in alternating slices and compared: the cost of the
 // locked reading. Throughput, p50/p99 and server CPU per request (from /proc).
 //   npm run build && node tools/bench/identity-grant.mjs
-//   BENCH_SECONDS (10), BENCH_CONCURRENCY (16), BENCH_SLICES (4), BENCH_BASE_APP=file
+// With BENCH_CUSTOM_ROLE=1 (no base app), a second subject on the same server is a user bound in ws-1
+// to a custom role (issue #29): its grant also reads the role under the role's lock; both subjects are
+// measured in alternating slices and compared.
+//   BENCH_SECONDS (10), BENCH_CONCURRENCY (16), BENCH_SLICES (4), BENCH_BASE_APP=file, BENCH_CUSTOM_ROLE
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { load, summarize } from './lib/load.mjs';
@@ -44,6 +47,27 @@ const servers = [
   ...(baseApp ? [await start('base', path.resolve(baseApp), 18121)] : []),
   await start('identity', path.join(root, 'dist/apps/identity/main.js'), 18122),
 ];
+
+/** A user bound in ws-1 to a new custom WORKSPACE_MEMBER role, logged in: a second subject on `x`'s server. */
+async function customRoleSubject(x) {
+  const base = x.url.replace(/token\/grant$/, '');
+  const post = async (p, body, token) => {
+    const res = await fetch(base + p, { method: 'POST', headers: { 'content-type': 'application/json', ...(token && { authorization: `Bearer ${token}` }) }, body: JSON.stringify(body) });
+    if (res.status !== 200) throw new Error(`${p} answered ${res.status}: ${await res.text()}`);
+    return res.json();
+  };
+  const admin = (await post('token/grant', { grant_type: 'REFRESH_TOKEN', token: x.refresh, scope: 'DOMAIN' })).access_token;
+  const role = await post('role/create', { name: 'bench custom', role_type: 'WORKSPACE_MEMBER', permissions: ['identity:', 'inventory:'] }, admin);
+  await post('user/create', { user_id: 'bench-custom', password: 'bench-password-2' }, admin);
+  await post('role-binding/create', { user_id: 'bench-custom', role_id: role.role_id, resource_group: 'WORKSPACE', workspace_id: 'ws-1' }, admin);
+  const { refresh_token } = await post('token/issue', { domain_id: 'd1', credentials: { user_id: 'bench-custom', password: 'bench-password-2' } });
+  return { ...x, label: 'custom', refresh: refresh_token, runs: [], cpu: 0 };
+}
+const customRole = !baseApp && process.env.BENCH_CUSTOM_ROLE === '1';
+if (customRole) {
+  servers[0].label = 'managed';
+  servers.push(await customRoleSubject(servers[0]));
+}
 const bodyOf = (x) => () => ({ grant_type: 'REFRESH_TOKEN', token: x.refresh, scope: 'WORKSPACE', workspace_id: 'ws-1' });
 for (const x of servers) await load({ url: x.url, body: bodyOf(x), concurrency, durationMs: 2000 }); // warm-up
 for (let i = 0; i < slices; i++) {
@@ -63,7 +87,12 @@ const results = servers.map((x) => {
   console.log(`${x.label.padEnd(9)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  CPU ${r.cpuUs.toFixed(0)} µs/request  (${r.requests} requests, ${r.errors} errors)`);
   return r;
 });
-if (baseApp) {
+if (customRole) {
+  const [a, b] = results;
+  console.log(`ratio custom/managed: throughput ${(b.rps / a.rps).toFixed(2)}, p99 ${(b.p99 / a.p99).toFixed(2)}, CPU per request ${(b.cpuUs / a.cpuUs).toFixed(2)}`);
+  record({ measure: 'identity token/grant (WORKSPACE, custom role): throughput', ours: b.rps, unit: 'req/s' });
+  record({ measure: 'identity token/grant (WORKSPACE, custom role): p99', ours: b.p99, unit: 'ms' });
+} else if (baseApp) {
   const [a, b] = results;
   console.log(`ratio identity/base: throughput ${(b.rps / a.rps).toFixed(2)}, p99 ${(b.p99 / a.p99).toFixed(2)}, CPU per request ${(b.cpuUs / a.cpuUs).toFixed(2)}`);
 } else {

@@ -34,6 +34,22 @@ const SEALING_APPS = new Set(['identity', 'cost-analysis', 'statistics']);
  * allow-list of private destinations, OUTBOUND_ALLOW_PRIVATE (empty: none; docs/decisions/security.md).
  */
 const OUTBOUND_APPS = new Set(['identity', 'cost-analysis', 'statistics', 'monitoring', 'repository']);
+/**
+ * Apps whose API and worker call plugins: they read where plugins answer from the plugin module's
+ * table, PLUGIN_DATABASE_URL, as a role that may only SELECT installed_plugin (docs/decisions/plugins.md).
+ */
+export const PLUGIN_CLIENT_APPS = new Set(['identity', 'cost-analysis', 'monitoring']);
+/** The read-only role of the plugin module's table, and what it is granted (compose makes it; docs/decisions/deployment.md for a managed server). */
+export const PLUGIN_READER_ROLE = 'platform_plugin_reader';
+export const PLUGIN_READER_GRANTS = [
+  `DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '${PLUGIN_READER_ROLE}') THEN CREATE ROLE ${PLUGIN_READER_ROLE} LOGIN; END IF; END $$`,
+  `REVOKE ALL ON ALL TABLES IN SCHEMA public FROM ${PLUGIN_READER_ROLE}`,
+  `GRANT CONNECT ON DATABASE ${'platform_plugin'} TO ${PLUGIN_READER_ROLE}`,
+  `GRANT USAGE ON SCHEMA public TO ${PLUGIN_READER_ROLE}`,
+  `GRANT SELECT ON installed_plugin TO ${PLUGIN_READER_ROLE}`,
+];
+/** The image of platformctl (docker/Dockerfile.ctl): the publish runner of plugin supervisors. */
+export const CTL_IMAGE = `${'ghcr.io/cloud-ops-platform/platform'}-ctl`;
 const sealsAfterMigrate = (m) => existsSync(path.join(root, 'apps', m, 'prisma/after-migrate.json'));
 
 /**
@@ -175,6 +191,8 @@ export function compose() {
     if (m === 'opsflow') env.OPSFLOW_INGEST_TOKENS = '${OPSFLOW_INGEST_TOKENS:-}';
     if (OUTBOUND_APPS.has(m)) env.OUTBOUND_ALLOW_PRIVATE = '${OUTBOUND_ALLOW_PRIVATE:-}';
     if (m === 'plugin') env.PLUGIN_PUBLIC_SUPERVISOR_DOMAIN_ID = '${PLUGIN_PUBLIC_SUPERVISOR_DOMAIN_ID:-}';
+    // Where plugins answer: the plugin module's table, read as the role that may only SELECT it.
+    if (PLUGIN_CLIENT_APPS.has(m)) env.PLUGIN_DATABASE_URL = `postgresql://${PLUGIN_READER_ROLE}@postgres:5432/${dbName('plugin')}`;
     if (c.nodeOptions) env.NODE_OPTIONS = c.nodeOptions;
     const secrets = ['jwt_public_key', ...(m === 'identity' ? ['jwt_private_key'] : [])];
     if (m === 'identity') {
@@ -195,6 +213,7 @@ export function compose() {
       secrets,
       depends_on: {
         [`${m}-migrate`]: { condition: 'service_completed_successfully' },
+        ...(PLUGIN_CLIENT_APPS.has(m) && { 'plugin-db-reader': { condition: 'service_completed_successfully' } }),
         redis: { condition: 'service_healthy' },
       },
       healthcheck: {
@@ -212,6 +231,37 @@ export function compose() {
       delete services[`${m}-worker`].healthcheck;
     }
   }
+  // The read-only role of the plugin module's table, made (idempotently) once its migration ran.
+  services['plugin-db-reader'] = {
+    image: 'postgres:15',
+    // `$$` is compose's escape of `$` (the DO block's dollar quotes).
+    command: ['psql', '-h', 'postgres', '-U', 'postgres', '-d', dbName('plugin'), '-v', 'ON_ERROR_STOP=1', ...PLUGIN_READER_GRANTS.flatMap((q) => ['-c', q.replaceAll('$', '$$$$')])],
+    depends_on: { 'plugin-migrate': { condition: 'service_completed_successfully' } },
+    restart: 'no',
+  };
+  // Plugins (README "Plugins"): an upstream plugin image and the publish runner, with `--profile plugins`.
+  services['plugin-example'] = {
+    profiles: ['plugins'],
+    image: '${PLUGIN_EXAMPLE_IMAGE:-cloudforet/plugin-http-file-cost-datasource:1.1.21}',
+    environment: { SPACEONE_PORT: '50051' },
+    restart: 'unless-stopped',
+  };
+  services['plugin-publish'] = {
+    profiles: ['plugins'],
+    image: `${CTL_IMAGE}:latest`,
+    build: { context: '..', dockerfile: 'docker/Dockerfile.ctl' },
+    environment: {
+      PLATFORM_ENDPOINT: `http://gateway:${GATEWAY_PORT}`,
+      PLATFORM_DOMAIN_ID: '${PLUGIN_PUBLISH_DOMAIN_ID:-domain-local}',
+      PLATFORM_USER_ID: '${PLUGIN_PUBLISH_USER_ID:-admin}',
+      PLATFORM_PASSWORD: '${PLUGIN_PUBLISH_PASSWORD:?set PLUGIN_PUBLISH_PASSWORD (a DOMAIN_ADMIN of the domain)}',
+      PLATFORM_SUPERVISOR_SECRET: '${PLATFORM_SUPERVISOR_SECRET:?set PLATFORM_SUPERVISOR_SECRET (a long random string)}',
+      PLUGINS: '${PLUGINS:-plugin-http-file-cost-datasource@1.1.21=grpc://plugin-example:50051}',
+    },
+    command: ['publish-plugins', '--name', 'compose', '--hostname', 'compose'],
+    depends_on: { gateway: { condition: 'service_started' }, 'plugin-example': { condition: 'service_started' } },
+    restart: 'no',
+  };
   services.gateway = {
     image: 'nginx:1.27-alpine',
     ports: [`${GATEWAY_PORT}:${GATEWAY_PORT}`],
@@ -276,6 +326,10 @@ function container(m, c, command) {
   if (m === 'opsflow') env.push({ name: 'OPSFLOW_INGEST_TOKENS', valueFrom: { secretKeyRef: { name: 'platform-secrets', key: 'OPSFLOW_INGEST_TOKENS' } } });
   // The operator's domain, the only one that may publish a public supervisor (docs/decisions/plugins.md); unset: none may.
   if (m === 'plugin') env.push({ name: 'PLUGIN_PUBLIC_SUPERVISOR_DOMAIN_ID', valueFrom: { secretKeyRef: { name: 'platform-secrets', key: 'PLUGIN_PUBLIC_SUPERVISOR_DOMAIN_ID', optional: true } } });
+  // Where plugins answer (API and worker, not the migration Job): a role that may only SELECT installed_plugin.
+  if (PLUGIN_CLIENT_APPS.has(m) && (!command || isWorker(command))) {
+    env.push({ name: 'PLUGIN_DATABASE_URL', valueFrom: { secretKeyRef: { name: 'platform-secrets', key: 'PLUGIN_DATABASE_URL' } } });
+  }
   if (isWorker(command)) env.push({ name: 'METRICS_PORT', value: String(metricsPort(c)) });
   return {
     name: command ? 'worker' : 'app',
@@ -419,7 +473,7 @@ export function k8sFiles() {
       },
     },
   ];
-  files['k8s/base/network-policy.yaml'] = networkPolicies(labels);
+  files['k8s/base/network-policy.yaml'] = networkPolicies(labels, [...PLUGIN_CLIENT_APPS].flatMap((m) => (modules[m].worker ? [m, `${m}-worker`] : [m])));
   base.push('config.yaml', 'ingress.yaml', 'network-policy.yaml');
   files['k8s/base/kustomization.yaml'] = { apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: base };
   files['k8s/overlays/production/kustomization.yaml'] = {
@@ -459,8 +513,103 @@ export function k8sFiles() {
       'SECRET_ENCRYPTION_PREVIOUS_KEYS=<after a rotation: the old keys, comma-separated, until nothing sealed with them is left; else empty>',
       'OPSFLOW_INGEST_TOKENS=<comma-separated service tokens that may record opsflow events>',
       'PLUGIN_PUBLIC_SUPERVISOR_DOMAIN_ID=<the operator domain whose DOMAIN_ADMIN may publish public plugin supervisors; empty: none>',
+      `# identity, cost-analysis and monitoring (API and worker) read where plugins answer from the plugin module's table,`,
+      `# as a role that may only SELECT installed_plugin; on the primary, as its owner: ${PLUGIN_READER_GRANTS.slice(1).join('; ')}`,
+      `# (and CREATE ROLE ${PLUGIN_READER_ROLE} LOGIN PASSWORD '...' first).`,
+      `PLUGIN_DATABASE_URL=postgresql://${PLUGIN_READER_ROLE}:PASSWORD@PRIMARY_HOST:5432/${dbName('plugin')}?sslmode=require`,
     ].join('\n') + '\n';
   return files;
+}
+
+/**
+ * README "Plugins": an upstream plugin image in the cluster (a Deployment and a Service, gRPC on
+ * 50051 as upstream's python-core serves) and the Job that publishes it with platformctl
+ * (docker/Dockerfile.ctl). Not part of k8s/base: `kubectl apply -k k8s/plugins` once the
+ * `plugin-publisher` Secret exists. Another plugin: copy the Deployment and Service, add it to PLUGINS.
+ */
+export function pluginExampleFiles() {
+  const name = 'plugin-http-file-cost-datasource';
+  const l = { ...labels(name, 'plugin') };
+  const port = 50051;
+  const pluginSecurity = { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } };
+  const plugin = [
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name, labels: l },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { 'app.kubernetes.io/name': name } },
+        template: {
+          metadata: { labels: l },
+          spec: {
+            automountServiceAccountToken: false,
+            containers: [
+              {
+                name: 'plugin',
+                image: 'cloudforet/plugin-http-file-cost-datasource:1.1.21',
+                env: [{ name: 'SPACEONE_PORT', value: String(port) }],
+                ports: [{ name: 'grpc', containerPort: port }],
+                readinessProbe: { tcpSocket: { port: 'grpc' }, periodSeconds: 5 },
+                resources: { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '512Mi' } },
+                securityContext: pluginSecurity,
+              },
+            ],
+          },
+        },
+      },
+    },
+    { apiVersion: 'v1', kind: 'Service', metadata: { name, labels: l }, spec: { selector: { 'app.kubernetes.io/name': name }, ports: [{ name: 'grpc', port, targetPort: 'grpc' }] } },
+  ];
+  const job = 'plugin-publish';
+  const fromSecret = (key) => ({ secretKeyRef: { name: 'plugin-publisher', key } });
+  const publish = [
+    {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: job, labels: labels(job, 'publisher') },
+      spec: {
+        backoffLimit: 6,
+        ttlSecondsAfterFinished: 3600,
+        template: {
+          metadata: { labels: labels(job, 'publisher') },
+          spec: {
+            ...podSpec([
+              {
+                name: 'publish',
+                image: `${CTL_IMAGE}:latest`,
+                command: ['publish-plugins', '--name', 'kubernetes', '--hostname', 'cluster-1'],
+                env: [
+                  // Through the gateway, as any client: the apps take connections from the ingress only.
+                  { name: 'PLATFORM_ENDPOINT', valueFrom: { configMapKeyRef: { name: 'platform-config', key: 'PUBLIC_BASE_URL' } } },
+                  { name: 'PLATFORM_DOMAIN_ID', valueFrom: fromSecret('PLATFORM_DOMAIN_ID') },
+                  { name: 'PLATFORM_USER_ID', valueFrom: fromSecret('PLATFORM_USER_ID') },
+                  { name: 'PLATFORM_PASSWORD', valueFrom: fromSecret('PLATFORM_PASSWORD') },
+                  { name: 'PLATFORM_SUPERVISOR_SECRET', valueFrom: fromSecret('PLATFORM_SUPERVISOR_SECRET') },
+                  { name: 'PLUGINS', value: `${name}@1.1.21=grpc://${name}:${port}` },
+                ],
+                resources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { memory: '256Mi' } },
+                securityContext,
+                volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
+              },
+            ]),
+            restartPolicy: 'OnFailure',
+          },
+        },
+      },
+    },
+  ];
+  return {
+    'k8s/plugins/plugin-http-file-cost-datasource.yaml': plugin,
+    'k8s/plugins/publish-job.yaml': publish,
+    'k8s/plugins/kustomization.yaml': {
+      apiVersion: 'kustomize.config.k8s.io/v1beta1',
+      kind: 'Kustomization',
+      namespace: 'cloud-ops-platform',
+      resources: ['plugin-http-file-cost-datasource.yaml', 'publish-job.yaml'],
+      images: [{ name: CTL_IMAGE, newTag: '1.0.0' }],
+    },
+  };
 }
 
 function render(value) {
@@ -473,7 +622,7 @@ export function allFiles() {
   return {
     'docker/nginx.conf': nginxConf(),
     'docker/compose.yaml': compose(),
-    ...Object.fromEntries(Object.entries(k8sFiles()).map(([f, v]) => [f, render(v)])),
+    ...Object.fromEntries(Object.entries({ ...k8sFiles(), ...pluginExampleFiles() }).map(([f, v]) => [f, render(v)])),
   };
 }
 

@@ -21,7 +21,7 @@ const peer = (p) => ({ namespaceSelector: { matchLabels: { 'kubernetes.io/metada
  * (issue #32). Two policies keep the ports inside: no platform pod takes a connection (workers and
  * migration Jobs serve nothing), except an API pod on its `http` port from the gateway or Prometheus.
  */
-export function networkPolicies(labels) {
+export function networkPolicies(labels, pluginClients = []) {
   const policy = (name, spec) => ({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name, labels: labels(name, 'network') }, spec });
   return [
     policy('platform-deny-ingress', { podSelector: { matchLabels: PART_OF }, policyTypes: ['Ingress'] }),
@@ -29,6 +29,13 @@ export function networkPolicies(labels) {
       podSelector: { matchLabels: { ...PART_OF, 'app.kubernetes.io/component': 'api' } },
       policyTypes: ['Ingress'],
       ingress: Object.values(APP_PORT_PEERS).map((p) => ({ from: [peer(p)], ports: [{ protocol: 'TCP', port: 'http' }] })),
+    }),
+    // Plugin containers (component `plugin`, k8s/plugins) take gRPC from the modules that call them
+    // only (their API and worker pods), on any port: upstream's images differ.
+    policy('platform-plugins-from-modules', {
+      podSelector: { matchLabels: { ...PART_OF, 'app.kubernetes.io/component': 'plugin' } },
+      policyTypes: ['Ingress'],
+      ingress: [{ from: [{ podSelector: { matchExpressions: [{ key: 'app.kubernetes.io/name', operator: 'In', values: pluginClients }] } }] }],
     }),
   ];
 }

@@ -65,7 +65,10 @@ for (const [name, port] of [['PostgreSQL', 5432], ['Redis', 6379]]) {
 log(`building ${apps.join(', ')}`);
 run('node_modules/.bin/nx', ['run-many', '-t', 'build', '--projects', apps.join(','), '--outputStyle=stream']);
 log('applying migrations');
-for (const app of apps) if (existsSync(`apps/${app}/prisma/schema.prisma`)) run(process.execPath, ['tools/prisma/migrate.mjs', '--app', app]);
+// The plugin module's table is read by identity, cost-analysis and monitoring (PLUGIN_DATABASE_URL):
+// migrated even when the plugin app is not started (START_APPS), so they find it (empty: built-ins serve).
+const migrated = apps.includes('plugin') ? apps : [...apps, 'plugin'];
+for (const app of migrated) if (existsSync(`apps/${app}/prisma/schema.prisma`)) run(process.execPath, ['tools/prisma/migrate.mjs', '--app', app]);
 
 const baseEnv = {
   // The image's allocator settings (docker/Dockerfile's MALLOC_* variables), not its NODE_ENV.

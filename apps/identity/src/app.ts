@@ -37,7 +37,7 @@ export function createApp(deps: IdentityDeps) {
       ...tokenOperations(new TokenService(deps)),
       ...workspaceOperations(new WorkspaceService(deps, effects)),
       ...userOperations(new UserService(deps, effects)),
-      ...roleOperations(new RoleService()),
+      ...roleOperations(new RoleService(deps, effects)),
       ...roleBindingOperations(new RoleBindingService(deps, effects)),
       ...projectGroupOperations(new ProjectGroupService(deps, directory)),
       ...projectOperations(new ProjectService(deps, new DirectoryClient(deps.redis, deps.redisPrefix), effects)),

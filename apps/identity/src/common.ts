@@ -104,11 +104,18 @@ export function lockWorkspaceStructure(tx: Prisma.TransactionClient, domainId: s
   return xactLock(tx, `project-group:${domainId}:${workspaceId}`);
 }
 
-/** Enabled users other than `userId` who hold DOMAIN_ADMIN in the domain (call under lockDomainAdmins). */
+/**
+ * The role whose holders keep a domain administrable: the managed DOMAIN_ADMIN role. A custom
+ * DOMAIN_ADMIN role may grant less (its permissions) and may be disabled, so it never counts as the
+ * domain's last admin (docs/decisions/identity.md, "Custom roles").
+ */
+export const MANAGED_DOMAIN_ADMIN = 'managed-domain-admin';
+
+/** Enabled users other than `userId` who hold the managed DOMAIN_ADMIN role in the domain (call under lockDomainAdmins). */
 export async function otherEnabledAdmins(tx: Prisma.TransactionClient, domainId: string, userId: string): Promise<number> {
   const [{ n }] = await tx.$queryRawUnsafe<{ n: number }[]>(
     `SELECT count(*)::int AS n FROM role_binding b JOIN "user" u ON u.domain_id = b.domain_id AND u.user_id = b.user_id
-     WHERE b.domain_id = $1 AND b.role_type = 'DOMAIN_ADMIN' AND u.state = 'ENABLED' AND u.user_id <> $2`,
+     WHERE b.domain_id = $1 AND b.role_type = 'DOMAIN_ADMIN' AND b.role_id = '${MANAGED_DOMAIN_ADMIN}' AND u.state = 'ENABLED' AND u.user_id <> $2`,
     domainId,
     userId,
   );

@@ -5,6 +5,7 @@ import type { Logger } from '@platform/core';
 import type { TokenSigner, TokenVerifier } from '@platform/auth';
 import type { PrismaClient } from './generated/prisma/client';
 import type { IdentityConfig } from './config';
+import type { IdentityPlugins } from './external-auth/plugins';
 
 /** Everything identity's operations need, made once by main.ts (or a test) and handed to createApp. */
 export interface IdentityDeps {
@@ -19,4 +20,6 @@ export interface IdentityDeps {
   redisPrefix: string;
   signer: TokenSigner;
   verifier: TokenVerifier;
+  /** External auth plugins (their endpoints and clients); absent: only the built-in OIDC. */
+  plugins?: IdentityPlugins;
 }

@@ -12,6 +12,7 @@ import { bootstrap, bootstrapNeeded } from './bootstrap/bootstrap';
 import { loadConfig } from './config';
 import { DirectorySync } from './directory/sync';
 import type { IdentityDeps } from './deps';
+import { PluginClients, pluginClientConfigFromEnv, pluginDatabaseUrl, tableSource, watchPluginEndpoints } from '@platform/plugin';
 
 async function main() {
   const config = loadConfig();
@@ -24,6 +25,11 @@ async function main() {
   const pool = createPool(config.databaseUrl, { logger });
   const prisma = createPrisma(PrismaClient, pool);
   const redis = createRedis(config.redisUrl, { maxRetriesPerRequest: 3, logger });
+  // External auth plugins: where they answer is read from the plugin module's table (PLUGIN_DATABASE_URL,
+  // a role that may only SELECT installed_plugin), with a pool of its own, small: one indexed read per
+  // cache miss (docs/decisions/plugins.md).
+  const pluginPool = createPool(pluginDatabaseUrl(), { logger, max: 2 });
+  const plugins = { resolver: watchPluginEndpoints(redis, tableSource(pluginPool), logger), clients: new PluginClients(pluginClientConfigFromEnv()) };
   const deps: IdentityDeps = {
     config,
     logger,
@@ -34,6 +40,7 @@ async function main() {
     redisPrefix: '',
     signer: new TokenSigner(privateKeyFromEnv()),
     verifier: platformVerifier(redis, logger),
+    plugins,
   };
 
   if (await bootstrapNeeded(pool, config.bootstrap)) await bootstrap({ prisma, pool }, config.bootstrap, logger);
@@ -55,6 +62,9 @@ async function main() {
     service: 'identity',
     onShutdown: async () => {
       republisher.stop();
+      plugins.resolver.stop();
+      plugins.clients.close();
+      await pluginPool.end().catch(() => {});
       await deps.reads.close();
       await prisma.$disconnect().catch(() => {});
       await pool.end().catch(() => {});

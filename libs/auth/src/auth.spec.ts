@@ -1,4 +1,4 @@
-import { generateSigningKeys, isAllowed, permissionMatches, TokenSigner, TokenVerifier, bearerToken, type AuthContext } from './index';
+import { generateSigningKeys, isAllowed, PERMISSION_PATTERN, permissionMatches, TokenSigner, TokenVerifier, bearerToken, type AuthContext } from './index';
 
 const keys = generateSigningKeys();
 const signer = new TokenSigner(keys.privateKey);
@@ -78,6 +78,20 @@ describe('auth', () => {
     expect(permissionMatches('*', 'identity:ProjectGroup.write')).toBe(true);
     expect(permissionMatches('identity:*', 'identity:ProjectGroup.write')).toBe(true);
     expect(permissionMatches('identity:ProjectGroup.read', 'identity:ProjectGroup.write')).toBe(false);
+    // Upstream's prefix match (python-core authorization_handler): `inventory:` covers every inventory permission.
+    expect(permissionMatches('inventory:', 'inventory:CloudService.read')).toBe(true);
+    expect(permissionMatches('inventory:CloudService', 'inventory:CloudService.write')).toBe(true);
+    expect(permissionMatches('inventory:', 'cost-analysis:CostQuerySet.read')).toBe(false);
+    expect(permissionMatches('', 'inventory:CloudService.read')).toBe(false);
+    expect(PERMISSION_PATTERN.test('inventory:')).toBe(true);
+    expect(PERMISSION_PATTERN.test('cost-analysis:CostQuerySet.read')).toBe(true);
+    for (const bad of ['', 'inventory', ':x', 'a:b c', 'Inventory:x', '__proto__']) expect(PERMISSION_PATTERN.test(bad)).toBe(false);
+    const custom = { roleType: 'WORKSPACE_MEMBER', permissions: ['inventory:'] } as AuthContext;
+    expect(isAllowed(custom, { permission: 'inventory:CloudService.read', roles: ['WORKSPACE_MEMBER'] })).toBe(true);
+    expect(isAllowed(custom, { permission: 'cost-analysis:CostQuerySet.read', roles: ['WORKSPACE_MEMBER'] })).toBe(false);
+    // An operation upstream declares without a permission: the role type alone decides.
+    expect(isAllowed(custom, { permission: '', roles: ['WORKSPACE_MEMBER'] })).toBe(true);
+    expect(isAllowed(custom, { permission: '', roles: ['DOMAIN_ADMIN'] })).toBe(false);
     const ctx = { roleType: 'WORKSPACE_MEMBER', permissions: ['*'] } as AuthContext;
     expect(isAllowed(ctx, { permission: 'x', roles: ['WORKSPACE_OWNER'] })).toBe(false);
     expect(isAllowed(ctx, { permission: 'x', roles: ['WORKSPACE_MEMBER'] })).toBe(true);

@@ -57,7 +57,8 @@ export function generateSigningKeys(): { privateKey: KeyObject; publicKey: KeyOb
  * by identity through Redis. Asked on every request, so it must answer from memory.
  */
 export interface RevocationCheck {
-  revoked(token: { domainId: string; userId: string; workspaceId: string; issuedAtMs: number }): boolean;
+  /** `roleId`: the role the token was granted with (a custom role's disable ends every token of it). */
+  revoked(token: { domainId: string; userId: string; workspaceId: string; roleId?: string; issuedAtMs: number }): boolean;
 }
 
 /** Signs tokens (identity only). */
@@ -108,12 +109,12 @@ export class TokenVerifier {
   }
 
   /** Whether identity has revoked what a user (or a workspace) was granted before `issuedAtMs`. */
-  revoked(t: { domainId: string; userId: string; workspaceId: string; issuedAtMs: number }): boolean {
+  revoked(t: { domainId: string; userId: string; workspaceId: string; roleId?: string; issuedAtMs: number }): boolean {
     return this.revocations?.revoked(t) ?? false;
   }
 
   private refuseRevoked(ctx: AuthContext, issuedAtMs: number) {
-    if (this.revocations?.revoked({ domainId: ctx.domainId, userId: ctx.userId, workspaceId: ctx.workspaceId, issuedAtMs })) {
+    if (this.revocations?.revoked({ domainId: ctx.domainId, userId: ctx.userId, workspaceId: ctx.workspaceId, roleId: ctx.roleId, issuedAtMs })) {
       throw errors.authenticateFailure('Token is revoked.');
     }
   }

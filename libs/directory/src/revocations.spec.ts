@@ -75,6 +75,26 @@ describe('access revocations', () => {
     expect(w.revoked({ domainId: 'd1', userId: 'hal', workspaceId: '', issuedAtMs: 0 })).toBe(false);
   });
 
+  it('a role\'s revocation refuses every token granted with that role, at or before T, whoever holds it', async () => {
+    const w = await watch();
+    const verifier = verifierWith(w);
+    const at = Date.now() - 5000;
+    const claims = { token_type: 'ACCESS_TOKEN' as const, domain_id: 'd1', role_type: 'WORKSPACE_MEMBER' as const, scope: 'WORKSPACE' as const, workspace_id: 'w1', permissions: ['inventory:'], user_type: 'USER' as const };
+    const sign = (user_id: string, role_id: string, issuedAtMs: number, domain_id = 'd1') => testSigner.sign({ ...claims, user_id, role_id, domain_id }, 600, issuedAtMs);
+    const jon = await sign('jon', 'role-custom1', at);
+    const kim = await sign('kim', 'role-custom1', at - 1000);
+    const later = await sign('jon', 'role-custom1', at + 1);
+    const otherRole = await sign('jon', 'role-custom2', at);
+    const otherDomain = await sign('jon', 'role-custom1', at, 'd2');
+    await new RevocationPublisher(r.redis, r.prefix).revokeRole('d1', 'role-custom1', at);
+    await until(() => w.revoked({ domainId: 'd1', userId: 'x', workspaceId: '', roleId: 'role-custom1', issuedAtMs: 0 }));
+    expect(await refused(verifier.authenticate(jon))).toBe(true);
+    expect(await refused(verifier.authenticate(kim))).toBe(true);
+    expect(await refused(verifier.authenticate(later))).toBe(false);
+    expect(await refused(verifier.authenticate(otherRole))).toBe(false);
+    expect(await refused(verifier.authenticate(otherDomain))).toBe(false);
+  });
+
   it('a module that starts (or reconnects) later loads what was revoked before', async () => {
     await new RevocationPublisher(r.redis, r.prefix).revokeUser('d9', 'dave');
     const late = await watch();

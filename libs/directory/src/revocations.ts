@@ -12,7 +12,8 @@ import { retryWithBackoff } from '@platform/core';
  *
  * Hash `<prefix>auth:revoked`, field `u <json [domain, user]>`, `w <json [domain, workspace]>` or
  * `b <json [domain, user, workspace]>` (the user's tokens in that workspace only: a role binding's
- * change), value the time in ms; channel `<prefix>auth:revoked` carries `json [field, ms]`. An entry
+ * change) or `r <json [domain, role]>` (every token granted with that custom role: it was disabled or
+ * its permissions changed), value the time in ms; channel `<prefix>auth:revoked` carries `json [field, ms]`. An entry
  * older than the longest access token lifetime can refuse nothing and is pruned by the next revocation.
  *
  * The time T is the caller's (identity takes it from PostgreSQL's clock, under the lock that its token
@@ -24,8 +25,10 @@ const channel = hashKey;
 export const userField = (domainId: string, userId: string) => `u ${JSON.stringify([domainId, userId])}`;
 export const workspaceField = (domainId: string, workspaceId: string) => `w ${JSON.stringify([domainId, workspaceId])}`;
 export const bindingField = (domainId: string, userId: string, workspaceId: string) => `b ${JSON.stringify([domainId, userId, workspaceId])}`;
+/** Every token granted with a (custom) role: the role was disabled or its permissions changed. */
+export const roleField = (domainId: string, roleId: string) => `r ${JSON.stringify([domainId, roleId])}`;
 
-const ID_COUNT: Record<string, number> = { u: 2, w: 2, b: 3 };
+const ID_COUNT: Record<string, number> = { u: 2, w: 2, b: 3, r: 2 };
 
 /** A hash field (`u ["d","x"]`) as the in-memory key (`u\0d\0x`); undefined for anything else. */
 function memoryKey(field: string): string | undefined {
@@ -66,6 +69,11 @@ export class RevocationPublisher {
   /** Every access token of `userId` scoped to `workspaceId` issued up to `atMs` (default: now) stops counting. */
   revokeUserInWorkspace(domainId: string, userId: string, workspaceId: string, atMs?: number): Promise<number> {
     return this.revoke(bindingField(domainId, userId, workspaceId), atMs);
+  }
+
+  /** Every access token granted with role `roleId` up to `atMs` (default: now) stops counting, whoever holds it. */
+  revokeRole(domainId: string, roleId: string, atMs?: number): Promise<number> {
+    return this.revoke(roleField(domainId, roleId), atMs);
   }
 
   private async revoke(field: string, atMs?: number): Promise<number> {
@@ -185,10 +193,14 @@ export class AccessRevocations implements RevocationCheck {
     this.subscriber = undefined;
   }
 
-  revoked(t: { domainId: string; userId: string; workspaceId: string; issuedAtMs: number }): boolean {
+  revoked(t: { domainId: string; userId: string; workspaceId: string; roleId?: string; issuedAtMs: number }): boolean {
     if (this.entries.size === 0) return false;
     const u = this.entries.get(`u\0${t.domainId}\0${t.userId}`);
     if (u !== undefined && t.issuedAtMs <= u) return true;
+    if (t.roleId) {
+      const r = this.entries.get(`r\0${t.domainId}\0${t.roleId}`);
+      if (r !== undefined && t.issuedAtMs <= r) return true;
+    }
     if (!t.workspaceId) return false;
     const w = this.entries.get(`w\0${t.domainId}\0${t.workspaceId}`);
     if (w !== undefined && t.issuedAtMs <= w) return true;

@@ -48,6 +48,11 @@ export class Contract {
     return `${path}: a request the server took does not validate against the OpenAPI document: ${describe(v)}`;
   }
 
+  /** Whether the document has this operation. */
+  covers(path: string): boolean {
+    return Boolean(this.doc.paths?.[path]?.post);
+  }
+
   /** What is wrong with one answer, by the document; undefined when it validates. */
   problem(path: string, status: number, body: unknown): string | undefined {
     if (!this.doc.paths?.[path]) return `${path}: not in the OpenAPI document`;

@@ -73,7 +73,8 @@ function action(verb: string, resource: string): string {
 function callers(op: Operation<any>): string {
   if (op.access === 'public') return 'Needs no token.';
   const roles = op.access.roles.join(', ');
-  return `Callable with an access token of ${roles} (permission \`${op.access.permission}\`); a caller never reaches another domain's data.`;
+  const permission = op.access.permission ? `permission \`${op.access.permission}\`` : 'no permission needed';
+  return `Callable with an access token of ${roles} (${permission}); a caller never reaches another domain's data.`;
 }
 
 /** The errors particular to an operation (the shared ones are in every operation's responses). */

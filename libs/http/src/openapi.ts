@@ -228,7 +228,7 @@ export function buildOpenApi(service: string, operations: Operation<any>[], vers
         tags: [resource],
         ...(op.access === 'public'
           ? { security: [] }
-          : { 'x-permission': op.access.permission, 'x-role-types': op.access.roles }),
+          : { ...(op.access.permission && { 'x-permission': op.access.permission }), 'x-role-types': op.access.roles }),
         requestBody: { required: true, content: { 'application/json': { schema: input } } },
         responses: {
           '200': {

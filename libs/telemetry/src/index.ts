@@ -37,6 +37,16 @@ const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 let api: Api | undefined;
 let tracer: OtelApi.Tracer | undefined;
 let sdk: { shutdown(): Promise<void> } | undefined;
+/**
+ * The share of root requests (no parent in their headers) that the sampler of `OTEL_TRACES_SAMPLER`
+ * takes, when that sampler is one of the six standard ones; undefined otherwise (another sampler: the
+ * SDK decides every request). See rootSampling.
+ */
+let rootRatio: number | undefined;
+/** The headers the propagators read: a request carrying any of them has its parent's decision to follow. */
+let propagationFields: string[] = [];
+/** Set while a root request that was drawn as sampled makes its span: the SDK's sampler then takes it. */
+let preSampled = false;
 
 const truthy = (v: string | undefined) => (v ?? '').trim().toLowerCase() === 'true';
 const nonEmpty = (v: string | undefined) => Boolean(v && v.trim());
@@ -54,6 +64,39 @@ export function tracingConfigured(env: NodeJS.ProcessEnv = process.env): boolean
     .filter(Boolean);
   if (exporters.includes('none')) return false;
   return nonEmpty(env.OTEL_EXPORTER_OTLP_ENDPOINT) || nonEmpty(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+}
+
+const SAMPLERS = ['always_on', 'always_off', 'parentbased_always_on', 'parentbased_always_off', 'traceidratio', 'parentbased_traceidratio'];
+
+/**
+ * What `OTEL_TRACES_SAMPLER` (and `OTEL_TRACES_SAMPLER_ARG`) decide for a root span, as the SDK reads
+ * them: `name` the sampler (the SDK's default, `parentbased_always_on`, when unset) and `ratio` the share
+ * of roots it takes (an argument that is blank, not a number or outside [0, 1] is 1, as the SDK has it).
+ * Undefined for any other value: the SDK then decides alone.
+ */
+export function rootSampling(env: NodeJS.ProcessEnv = process.env): { name: string; ratio: number } | undefined {
+  const name = (env.OTEL_TRACES_SAMPLER ?? '').trim() || 'parentbased_always_on';
+  if (!SAMPLERS.includes(name)) return undefined;
+  if (name.endsWith('always_on')) return { name, ratio: 1 };
+  if (name.endsWith('always_off')) return { name, ratio: 0 };
+  const arg = (env.OTEL_TRACES_SAMPLER_ARG ?? '').trim();
+  const ratio = arg === '' ? NaN : Number(arg);
+  return { name, ratio: Number.isFinite(ratio) && ratio >= 0 && ratio <= 1 ? ratio : 1 };
+}
+
+/**
+ * The SDK's sampler for `OTEL_TRACES_SAMPLER` (one of SAMPLERS), taking every span made while
+ * `preSampled` is set: a root request whose draw (startRequestSpan) took it. Every other span (a
+ * request with a parent, a job, a span under another) is the standard sampler's decision.
+ */
+function platformSampler(tracing: typeof import('@opentelemetry/sdk-node').tracing, name: string, ratio: number): import('@opentelemetry/sdk-node').tracing.Sampler {
+  const { AlwaysOnSampler, AlwaysOffSampler, ParentBasedSampler, TraceIdRatioBasedSampler, SamplingDecision } = tracing;
+  const root = name.endsWith('always_on') ? new AlwaysOnSampler() : name.endsWith('always_off') ? new AlwaysOffSampler() : new TraceIdRatioBasedSampler(ratio);
+  const standard = name.startsWith('parentbased_') ? new ParentBasedSampler({ root }) : root;
+  return {
+    shouldSample: (...args) => (preSampled ? { decision: SamplingDecision.RECORD_AND_SAMPLED } : standard.shouldSample(...args)),
+    toString: () => `PlatformSampler{${standard.toString()}}`,
+  };
 }
 
 /** True once startTelemetry has started the SDK in this process. */
@@ -76,8 +119,9 @@ export function startTelemetry(service: string): boolean {
   const env = process.env;
   /* eslint-disable @typescript-eslint/no-require-imports -- loaded only when tracing is on */
   const otel = require('@opentelemetry/api') as Api;
-  const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
+  const { NodeSDK, tracing } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
   /* eslint-enable @typescript-eslint/no-require-imports */
+  const sampling = rootSampling(env);
   const named = nonEmpty(env.OTEL_SERVICE_NAME) || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
   const instance = new NodeSDK({
     ...(named ? {} : { serviceName: service }),
@@ -85,11 +129,14 @@ export function startTelemetry(service: string): boolean {
     ...(nonEmpty(env.OTEL_METRICS_EXPORTER) ? {} : { metricReaders: [] }),
     ...(nonEmpty(env.OTEL_LOGS_EXPORTER) ? {} : { logRecordProcessors: [] }),
     instrumentations: [],
+    ...(sampling && { sampler: platformSampler(tracing, sampling.name, sampling.ratio) }),
   });
   instance.start();
   api = otel;
   sdk = instance;
   tracer = otel.trace.getTracer('@platform/telemetry');
+  rootRatio = sampling?.ratio;
+  propagationFields = otel.propagation.fields();
   return true;
 }
 
@@ -129,13 +176,40 @@ export function traceLogMixin(): (() => object) | undefined {
  * so that what the request queues or calls is not sampled either. The decision continues the caller's
  * `traceparent` (a parent-based sampler follows its flag). `path` is the request's path as the log line
  * shows it: secret segments replaced, no query string.
+ *
+ * A root request (none of the propagators' headers) under a standard sampler is decided here, before
+ * the SDK is called: one draw against the sampler's ratio (what a trace-id ratio amounts to for a new
+ * trace id). One that is left out costs the draw and nothing of the SDK (no header extraction, no ids,
+ * no span object); one that is taken is made by the SDK, its sampler told to take it (issue #31).
  */
 export function startRequestSpan(req: IncomingMessage, method: string, path: string): RequestSpan | undefined {
   const a = api;
   if (!a || UNTRACED_PATHS.has(path)) return undefined;
+  if (rootRatio !== undefined && isRoot(req)) {
+    if (!(Math.random() < rootRatio)) return undefined;
+    preSampled = true;
+    let span: Span;
+    try {
+      span = tracer!.startSpan(method, { kind: a.SpanKind.SERVER }, a.ROOT_CONTEXT);
+    } finally {
+      preSampled = false;
+    }
+    return recorded(a, span, method, path, a.ROOT_CONTEXT);
+  }
   const parent = a.propagation.extract(a.ROOT_CONTEXT, req.headers);
   const span = tracer!.startSpan(method, { kind: a.SpanKind.SERVER }, parent);
   if (!span.isRecording()) return parent === a.ROOT_CONTEXT || !a.trace.getSpan(parent) ? undefined : { span, ids: undefined, context: a.trace.setSpan(parent, span) };
+  return recorded(a, span, method, path, parent);
+}
+
+/** Whether a request carries none of the headers the propagators read (no parent to follow). */
+function isRoot(req: IncomingMessage): boolean {
+  const headers = req.headers;
+  for (const field of propagationFields) if (headers[field] !== undefined) return false;
+  return true;
+}
+
+function recorded(a: Api, span: Span, method: string, path: string, parent: OtelApi.Context): RequestSpan {
   span.setAttribute('http.request.method', method);
   span.setAttribute('url.path', path);
   return { span, ids: idsOf(span), context: a.trace.setSpan(parent, span) };

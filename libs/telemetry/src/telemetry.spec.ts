@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildSync } from 'esbuild';
-import { tracingConfigured } from './index';
+import { rootSampling, tracingConfigured } from './index';
 
 const ROOT = path.resolve(__dirname, '../../..');
 
@@ -19,6 +19,23 @@ describe('tracingConfigured', () => {
     expect(tracingConfigured({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'TRUE' })).toBe(false);
     expect(tracingConfigured({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'false' })).toBe(true);
     expect(tracingConfigured({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none' })).toBe(false);
+  });
+});
+
+describe('rootSampling', () => {
+  it("reads a root span's share as the SDK reads OTEL_TRACES_SAMPLER and its argument, and leaves other samplers to the SDK", () => {
+    expect(rootSampling({})).toEqual({ name: 'parentbased_always_on', ratio: 1 });
+    expect(rootSampling({ OTEL_TRACES_SAMPLER: 'always_on' })).toEqual({ name: 'always_on', ratio: 1 });
+    expect(rootSampling({ OTEL_TRACES_SAMPLER: 'parentbased_always_off' })).toEqual({ name: 'parentbased_always_off', ratio: 0 });
+    expect(rootSampling({ OTEL_TRACES_SAMPLER: 'always_off', OTEL_TRACES_SAMPLER_ARG: '0.5' })).toEqual({ name: 'always_off', ratio: 0 });
+    expect(rootSampling({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' })).toEqual({ name: 'traceidratio', ratio: 0.25 });
+    expect(rootSampling({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' })).toEqual({ name: 'parentbased_traceidratio', ratio: 0.1 });
+    // A blank, unreadable or out-of-range argument is 1, the SDK's default.
+    for (const arg of [undefined, '', 'x', '-0.1', '1.5']) {
+      expect(rootSampling({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', ...(arg !== undefined && { OTEL_TRACES_SAMPLER_ARG: arg }) })).toEqual({ name: 'parentbased_traceidratio', ratio: 1 });
+    }
+    expect(rootSampling({ OTEL_TRACES_SAMPLER: 'jaeger_remote' })).toBeUndefined();
+    expect(rootSampling({ OTEL_TRACES_SAMPLER: 'nonsense' })).toBeUndefined();
   });
 });
 
@@ -99,6 +116,49 @@ describe('startTelemetry in a process of its own', () => {
     } finally {
       server.close();
     }
+  });
+
+  it("decides a root request's sampling before the SDK, and follows a caller's traceparent as the parent-based sampler does", () => {
+    const script = `
+      const t = require(${JSON.stringify(file)});
+      t.startTelemetry('probe');
+      const req = (headers) => ({ headers });
+      const roots = Array.from({ length: 2000 }, () => t.startRequestSpan(req({}), 'POST', '/x'));
+      const taken = roots.filter(Boolean);
+      const sampledParent = t.startRequestSpan(req({ traceparent: '00-' + 'a'.repeat(32) + '-' + 'b'.repeat(16) + '-01' }), 'POST', '/x');
+      const unsampledParent = t.startRequestSpan(req({ traceparent: '00-' + 'c'.repeat(32) + '-' + 'd'.repeat(16) + '-00' }), 'POST', '/x');
+      const probe = t.startRequestSpan(req({}), 'GET', '/healthz');
+      const ids = new Set(taken.map((r) => r.ids.trace_id));
+      process.stdout.write(JSON.stringify({
+        taken: taken.length,
+        distinctTraces: ids.size,
+        recording: taken.every((r) => r.span.isRecording() && /^[0-9a-f]{32}$/.test(r.ids.trace_id)),
+        sampledParent: sampledParent ? { recording: sampledParent.span.isRecording(), trace: sampledParent.ids?.trace_id } : null,
+        unsampledParent: unsampledParent ? { recording: unsampledParent.span.isRecording(), ids: unsampledParent.ids ?? null } : null,
+        probe: probe ?? null,
+      }));
+      for (const r of [...taken, sampledParent, unsampledParent].filter(Boolean)) t.endRequestSpan(r, 'POST', '/x', 200);
+      t.shutdownTelemetry().then(() => process.exit(0));`;
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')));
+    const decide = (sampler: Record<string, string>) => {
+      const env = { ...clean, NODE_PATH: path.join(ROOT, 'node_modules'), OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_BSP_SCHEDULE_DELAY: '60000', ...sampler };
+      const out = spawnSync(process.execPath, ['-e', script], { cwd: ROOT, env, encoding: 'utf8' });
+      if (out.status !== 0) throw new Error(out.stderr);
+      return JSON.parse(out.stdout) as { taken: number; distinctTraces: number; recording: boolean; sampledParent: unknown; unsampledParent: unknown; probe: unknown };
+    };
+    const followed = { sampledParent: { recording: true, trace: 'a'.repeat(32) }, unsampledParent: { recording: false, ids: null }, probe: null };
+    // 10%: about 200 of 2000 roots (binomial, sd 13; the bounds are 6 sd), each a trace of its own.
+    const tenth = decide({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' });
+    expect(tenth.taken).toBeGreaterThan(120);
+    expect(tenth.taken).toBeLessThan(280);
+    expect(tenth).toMatchObject({ distinctTraces: tenth.taken, recording: true, ...followed });
+    expect(decide({})).toMatchObject({ taken: 2000, distinctTraces: 2000, recording: true, ...followed });
+    expect(decide({ OTEL_TRACES_SAMPLER: 'parentbased_always_off' })).toMatchObject({ taken: 0, ...followed });
+    // Not parent-based: the caller's flag does not decide; always_off takes nothing, its parent's or not
+    // (a request with a parent keeps the decision as its context, an unrecorded span).
+    expect(decide({ OTEL_TRACES_SAMPLER: 'always_off' })).toMatchObject({ taken: 0, sampledParent: { recording: false }, unsampledParent: { recording: false, ids: null } });
+    // A sampler the platform does not read itself: the SDK decides every request (here its default).
+    expect(decide({ OTEL_TRACES_SAMPLER: 'jaeger_remote' })).toMatchObject({ taken: 2000, recording: true, ...followed });
   });
 
   it('starts the SDK with an endpoint, and no auto-instrumentation (the platform makes its own spans)', () => {

@@ -63,10 +63,14 @@ async function ensureTemplate(app: string): Promise<string> {
       );
       if (run.status !== 0) throw new Error(`migrating template for ${app} failed: ${run.stderr || run.stdout}`);
       await c.query(`ALTER DATABASE "${template}" WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`);
-      // Older templates of the same app are of no further use.
+      await c.query(`COMMENT ON DATABASE "${template}" IS '${Date.now()}'`);
+      // Templates of other migration sets are dropped once they are a day old: another checkout of the
+      // project (a branch with a new migration) may still clone its own, so a younger one is left alone.
       const old = await c.query(
-        `SELECT datname FROM pg_database WHERE datname LIKE $1 AND datname <> $2`,
-        [`tmpl\\_${app.replace(/-/g, '\\_')}\\_%`, template],
+        `SELECT datname FROM pg_database
+          WHERE datname LIKE $1 AND datname <> $2
+            AND COALESCE(NULLIF(regexp_replace(COALESCE(shobj_description(oid, 'pg_database'), ''), '[^0-9]', '', 'g'), '')::bigint, 0) < $3`,
+        [`tmpl\\_${app.replace(/-/g, '\\_')}\\_%`, template, Date.now() - 24 * 3600_000],
       );
       for (const { datname } of old.rows) {
         await c.query(`ALTER DATABASE "${datname}" WITH IS_TEMPLATE false`).catch(() => {});

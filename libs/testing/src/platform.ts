@@ -142,6 +142,9 @@ export async function startPlatform(o: PlatformOptions): Promise<Platform> {
   await redis.flushdb();
   const dbs: Record<string, TempDatabase> = {};
   for (const app of apps) dbs[app] = await createTempDatabase({ app });
+  // The plugin module's table, which the modules that call plugins read (PLUGIN_DATABASE_URL): this
+  // run's own even when the plugin app is not started (then nothing is published: built-ins serve).
+  if (!dbs.plugin) dbs.plugin = await createTempDatabase({ app: 'plugin' });
 
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   const privatePem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();

@@ -7,6 +7,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import YAML from 'yaml';
 import Ajv2019 from 'ajv/dist/2019';
+import { Client } from 'pg';
+import { createTempDatabase } from '@platform/testing';
 
 const root = path.resolve(__dirname, '../../..');
 const modules = JSON.parse(readFileSync(path.join(root, 'config/modules.json'), 'utf8')) as Record<string, { port: number; worker: boolean }>;
@@ -62,6 +64,7 @@ describe('deployment files', () => {
   const k8sFiles = [
     ...readdirSync(path.join(root, 'k8s/base')).map((f) => `k8s/base/${f}`),
     'k8s/overlays/production/namespace.yaml',
+    ...readdirSync(path.join(root, 'k8s/plugins')).map((f) => `k8s/plugins/${f}`),
   ].filter((f) => f.endsWith('.yaml') && !f.endsWith('kustomization.yaml'));
 
   it('every manifest validates against the Kubernetes schemas', () => {
@@ -195,7 +198,7 @@ describe('deployment files', () => {
   });
 
   it('kustomizations name only files that exist', () => {
-    for (const dir of ['k8s/base', 'k8s/overlays/production']) {
+    for (const dir of ['k8s/base', 'k8s/overlays/production', 'k8s/plugins']) {
       const k = YAML.parse(read(`${dir}/kustomization.yaml`));
       for (const r of k.resources) expect(existsSync(path.join(root, dir, r))).toBe(true);
     }
@@ -351,5 +354,83 @@ describe('deployment files', () => {
     } finally {
       gw.stop();
     }
+  });
+
+  describe('plugins (README "Plugins")', () => {
+    const callers = ['identity', 'cost-analysis', 'cost-analysis-worker', 'monitoring', 'monitoring-worker'];
+    const compose = () => YAML.parse(read('docker/compose.yaml'));
+
+    it('every API and worker that calls plugins reads the plugin table as the read-only role, made before they start', () => {
+      const c = compose();
+      for (const name of callers) {
+        expect([name, c.services[name].environment.PLUGIN_DATABASE_URL]).toEqual([name, 'postgresql://platform_plugin_reader@postgres:5432/platform_plugin']);
+        expect([name, c.services[name].depends_on['plugin-db-reader']]).toEqual([name, { condition: 'service_completed_successfully' }]);
+      }
+      for (const name of ['statistics', 'repository', 'inventory', 'opsflow', 'plugin', 'identity-migrate']) expect([name, c.services[name].environment.PLUGIN_DATABASE_URL]).toEqual([name, undefined]);
+      expect(c.services['plugin-db-reader'].depends_on).toEqual({ 'plugin-migrate': { condition: 'service_completed_successfully' } });
+      // Kubernetes: from the Secret, in the API and worker containers, never in a migration Job.
+      for (const m of ['identity', 'cost-analysis', 'monitoring']) {
+        for (const d of docs(`k8s/base/${m}.yaml`).filter((x) => ['Deployment', 'Job'].includes(x.kind))) {
+          const env = d.spec.template.spec.containers[0].env as { name: string; valueFrom?: { secretKeyRef?: { key: string } } }[];
+          const url = env.find((e) => e.name === 'PLUGIN_DATABASE_URL');
+          expect([d.metadata.name, url?.valueFrom?.secretKeyRef?.key]).toEqual([d.metadata.name, d.kind === 'Job' ? undefined : 'PLUGIN_DATABASE_URL']);
+        }
+      }
+      expect(read('k8s/overlays/production/secrets.env.example')).toMatch(/^PLUGIN_DATABASE_URL=postgresql:\/\/platform_plugin_reader:/m);
+    });
+
+    it('the role compose makes may SELECT installed_plugin and nothing else (run against a real plugin database, twice)', async () => {
+      const db = await createTempDatabase({ app: 'plugin' });
+      try {
+        const args: string[] = compose().services['plugin-db-reader'].command;
+        // As compose passes them: `$$` in the file is one `$` (its interpolation escape).
+        const statements = args.filter((_a, i) => args[i - 1] === '-c').map((q) => q.replaceAll('$$', '$').replace('DATABASE platform_plugin', `DATABASE ${db.name}`));
+        expect(statements[0]).toMatch(/^DO \$\$ BEGIN .* END \$\$$/);
+        for (let round = 0; round < 2; round++) for (const q of statements) await db.pool.query(q); // idempotent
+        const reader = new Client({ connectionString: db.url.replace('postgres@', 'platform_plugin_reader@') });
+        reader.on('error', () => {});
+        await reader.connect();
+        try {
+          expect((await reader.query('SELECT version, endpoint, is_public FROM installed_plugin LIMIT 1')).rows).toEqual([]);
+          for (const q of ['SELECT * FROM supervisor', "INSERT INTO installed_plugin (supervisor_id, domain_id, supervisor_name, hostname, plugin_id, version, state) VALUES ('s','d','n','h','p','1','ACTIVE')", 'DELETE FROM installed_plugin', 'CREATE TABLE t (x int)']) {
+            await expect(reader.query(q)).rejects.toMatchObject({ code: expect.stringMatching(/^42501$/) });
+          }
+        } finally {
+          await reader.end();
+        }
+      } finally {
+        await db.drop();
+      }
+    });
+
+    it('k8s/plugins: the plugin takes gRPC from the plugin-calling modules only; the publish Job goes through the gateway with its secrets from a Secret', () => {
+      const policies = docs('k8s/base/network-policy.yaml');
+      const plugins = policies.find((p) => p.metadata.name === 'platform-plugins-from-modules');
+      expect(plugins.spec.podSelector.matchLabels['app.kubernetes.io/component']).toBe('plugin');
+      expect(plugins.spec.ingress[0].from[0].podSelector.matchExpressions[0].values.sort()).toEqual([...callers].sort());
+      const [deployment] = docs('k8s/plugins/plugin-http-file-cost-datasource.yaml');
+      expect(deployment.spec.template.metadata.labels).toMatchObject({ 'app.kubernetes.io/part-of': 'cloud-ops-platform', 'app.kubernetes.io/component': 'plugin' });
+      const [job] = docs('k8s/plugins/publish-job.yaml');
+      const container = job.spec.template.spec.containers[0];
+      expect(container.command[0]).toBe('publish-plugins');
+      const env = Object.fromEntries(container.env.map((e: { name: string; value?: string; valueFrom?: unknown }) => [e.name, e.value ?? e.valueFrom]));
+      expect(env.PLATFORM_ENDPOINT).toEqual({ configMapKeyRef: { name: 'platform-config', key: 'PUBLIC_BASE_URL' } });
+      for (const k of ['PLATFORM_PASSWORD', 'PLATFORM_SUPERVISOR_SECRET']) expect(env[k]).toEqual({ secretKeyRef: { name: 'plugin-publisher', key: k } });
+      expect(env.PLUGINS).toBe('plugin-http-file-cost-datasource@1.1.21=grpc://plugin-http-file-cost-datasource:50051');
+      // compose: the same two steps behind the `plugins` profile.
+      const c = compose();
+      expect([c.services['plugin-example'].profiles, c.services['plugin-publish'].profiles]).toEqual([['plugins'], ['plugins']]);
+      expect(c.services['plugin-publish'].command[0]).toBe('publish-plugins');
+      expect(c.services['plugin-publish'].environment.PLUGINS).toContain('=grpc://plugin-example:50051');
+    });
+
+    it('the publish runner script is valid sh and takes its secrets from the environment only', () => {
+      expect(spawnSync('sh', ['-n', path.join(root, 'docker/publish-plugins.sh')]).status).toBe(0);
+      const d = read('docker/Dockerfile.ctl');
+      expect(d.slice(d.lastIndexOf('\nFROM '))).toMatch(/^USER node$/m);
+      const run = spawnSync('sh', [path.join(root, 'docker/publish-plugins.sh'), '--name', 'x', '--hostname', 'y'], { encoding: 'utf8', env: { PATH: process.env.PATH } });
+      expect(run.status).not.toBe(0);
+      expect(run.stderr).toMatch(/PLATFORM_ENDPOINT/);
+    });
   });
 });

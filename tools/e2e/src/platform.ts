@@ -1,3 +1,4 @@
+import { Contract } from '@platform/http';
 import { startPlatform as start, type Platform } from '@platform/testing';
 
 export type { Platform };
@@ -21,7 +22,33 @@ export function startPlatform(extraEnv: Record<string, string> = {}, o: { apps?:
   return start({ portOffset: OFFSET, gatewayPort: GATEWAY_PORT, redisUrl: REDIS_URL, env: extraEnv, label: 'e2e', replicas: REPLICAS, apps: o.apps });
 }
 
-/** POST through the gateway; answers status and JSON body. */
+/**
+ * The contract check of the walk (issue #29): every answer `call` receives, and every request answered
+ * 200, is validated against the OpenAPI document its module serves through the gateway
+ * (`/<module>/openapi.json`), as every app's own tests do in process (tools/test/answers). The walk's
+ * requests use proto names. A mismatch fails the test that provoked it (the afterEach below, in every
+ * e2e file that imports this one).
+ */
+const contracts = new Map<string, Promise<Contract | undefined>>();
+const contractProblems: string[] = [];
+
+function contractOf(base: string, module: string): Promise<Contract | undefined> {
+  const key = `${base} ${module}`;
+  let c = contracts.get(key);
+  if (!c) {
+    c = fetch(`${base}/${module}/openapi.json`).then(async (res) => (res.ok ? new Contract((await res.json()) as ConstructorParameters<typeof Contract>[0]) : undefined));
+    contracts.set(key, c);
+  }
+  return c;
+}
+
+afterEach(() => {
+  if (!contractProblems.length) return;
+  const list = [...new Set(contractProblems.splice(0))];
+  throw new Error(`requests or answers of the walk that do not match the OpenAPI documents (${list.length}):\n- ${list.join('\n- ')}`);
+});
+
+/** POST through the gateway; answers status and JSON body, checked against the module's document. */
 export async function call(base: string, p: string, body: unknown, token?: string) {
   const res = await fetch(`${base}${p}`, {
     method: 'POST',
@@ -29,5 +56,12 @@ export async function call(base: string, p: string, body: unknown, token?: strin
     body: JSON.stringify(body),
   });
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  const answer = { status: res.status, body: text ? JSON.parse(text) : undefined };
+  const contract = await contractOf(base, p.split('/')[1] ?? '');
+  // Operations only: a webhook's URL or a download is not in any document.
+  if (contract?.covers(p)) {
+    const problem = contract.problem(p, answer.status, answer.body) ?? (answer.status === 200 ? contract.requestProblem(p, body) : undefined);
+    if (problem) contractProblems.push(problem);
+  }
+  return answer;
 }

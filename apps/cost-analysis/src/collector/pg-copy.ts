@@ -102,7 +102,16 @@ const JSON_NUL = /(?:^|[^\\])(?:\\\\)*\\u0000/;
 
 /** A JSON value in COPY text format for a jsonb column; CopyValueError if jsonb cannot hold it (NUL). */
 export function copyJson(v: unknown): string {
+  if (isEmptyObject(v)) return '{}'; // most rows carry no tags or additional_info: skip the stringify
   const json = JSON.stringify(v);
   if (json.includes('\\u0000') && JSON_NUL.test(json)) throw new CopyValueError('contains a NUL character');
   return copyText(json);
+}
+
+function isEmptyObject(v: unknown): boolean {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const k in v) if (Object.hasOwn(v, k)) return false;
+  return true;
 }

@@ -43,7 +43,22 @@ function stringMap(v: unknown, key: string): Record<string, string> {
 }
 
 /** `YYYY-MM-DD` from year/month/day (one-digit month and day allowed, as upstream pads them), or null. */
+/** Dates already checked, by their year, month and day as written (a bill has few distinct days). */
+const checkedDates = new Map<string, string | null>();
+const MAX_CHECKED_DATES = 4096;
+
 function isoDate(year: string, month: string, day: string): string | null {
+  if (year.length + month.length + day.length > 8) return checkDate(year, month, day); // not a date: never cached
+  const key = `${year}/${month}/${day}`;
+  let iso = checkedDates.get(key);
+  if (iso === undefined) {
+    if (checkedDates.size >= MAX_CHECKED_DATES) checkedDates.clear();
+    checkedDates.set(key, (iso = checkDate(year, month, day)));
+  }
+  return iso;
+}
+
+function checkDate(year: string, month: string, day: string): string | null {
   if (!/^\d{4}$/.test(year) || !/^\d{1,2}$/.test(month) || !/^\d{1,2}$/.test(day)) return null;
   const y = Number(year);
   const m = Number(month);

@@ -45,14 +45,17 @@ export async function rebuildUnifiedCosts(
 
   const values: unknown[] = [domainId, list, confirmed, aggregationDates, rateCodes, rateValues, day(now), overridden ? `${config.exchange.source} (domain rates)` : config.exchange.source, now];
   const p = (v: unknown) => `$${values.push(v)}`;
+  const names = await directoryNames(db, deps.directory, domainId, list);
   const amount = (cur: string) => `(g.amount * ${p(rates[cur])}::float8 / r.rate)`;
   const costJson = `jsonb_build_object(${targets.map((c) => `${p(c)}::text, ${amount(c)}`).join(', ')})`;
   const typed = TYPED_CURRENCIES.map((c) => (targets.includes(c) ? amount(c) : 'NULL::float8'));
 
   await db.query(`DELETE FROM unified_cost WHERE domain_id = $1 AND billed_month = ANY($2::text[])`, [domainId, list]);
-  // unified_cost_id: `uc-` and 12 hex digits (48 random bits), as before; from random() (PostgreSQL 15:
-  // xoshiro, seeded per session from the strong source) rather than gen_random_uuid(), whose getrandom
-  // call per row cost ~0.25 s of a 95k-row rebuild (issue #22). Ids are references, not secrets.
+  // unified_cost_id: `uc-` and 12 hex digits, as before: a random 48-bit start per rebuild (random():
+  // PostgreSQL 15's xoshiro, seeded per session from the strong source), then consecutive. Ids that
+  // follow each other land on the same B-tree leaf pages of the primary key; a random id per row
+  // dirtied a leaf page per row and, after each checkpoint, wrote it whole into the WAL (4.4x the WAL
+  // of consecutive ids, issue #31). Ids are references, not secrets.
   // The cost rows were usually written by this very transaction, so the planner has no statistics for
   // them and would sort millions of rows on twelve text keys: hash them instead, with room to do so.
   await db.query(`SET LOCAL enable_sort = off`);
@@ -62,12 +65,12 @@ export async function rebuildUnifiedCosts(
        provider, region_code, region_key, product, usage_type, usage_unit, usage_quantity, billed_year, billed_month, aggregation_date,
        exchange_date, exchange_source, currency, is_confirmed, cost, cost_krw, cost_usd, cost_jpy,
        service_account_name, data_source_name, project_name, workspace_name, created_at)
-     SELECT $1, 'uc-' || lpad(to_hex(floor(random() * 281474976710656)::bigint), 12, '0'), g.workspace_id, g.project_id,
+     SELECT $1, 'uc-' || lpad(to_hex((b.start + row_number() OVER ()) % 281474976710656), 12, '0'), g.workspace_id, g.project_id,
        g.service_account_id, g.data_source_id, g.provider, g.region_code, g.region_key, g.product, g.usage_type,
        g.usage_unit, COALESCE(g.quantity, 0), substr(g.billed_month, 1, 4), g.billed_month, mo.aggregation_date, $7, $8, g.currency,
-       mo.confirmed, ${costJson}, ${typed.join(', ')}, '', COALESCE(ds.name, g.data_source_id), g.project_id,
-       g.workspace_id, $9
-     FROM (
+       mo.confirmed, ${costJson}, ${typed.join(', ')}, '', COALESCE(ds.name, g.data_source_id),
+       COALESCE(${p(names.projects)}::jsonb ->> g.project_id, g.project_id), COALESCE(${p(names.workspaces)}::jsonb ->> g.workspace_id, g.workspace_id), $9
+     FROM (SELECT floor(random() * 281474976710656)::bigint AS start) AS b, (
        SELECT workspace_id, project_id, service_account_id, data_source_id, provider, region_code, region_key, product,
               usage_type, usage_unit, billed_month, currency, sum(cost) AS amount, sum(usage_quantity) AS quantity
        FROM cost WHERE domain_id = $1 AND billed_month = ANY($2::text[])
@@ -80,30 +83,27 @@ export async function rebuildUnifiedCosts(
     values,
   );
 
-  // Project and workspace names from identity's project directory (upstream falls back to the id when unknown).
-  for (const [column, lookup] of [
-    ['project_id', async (id: string) => (await deps.directory.getProject(domainId, id))?.name],
-    ['workspace_id', async (id: string) => (await deps.directory.getWorkspace(domainId, id))?.name],
-  ] as const) {
-    const { rows } = await db.query<{ id: string }>(
-      `SELECT DISTINCT ${column} AS id FROM unified_cost WHERE domain_id = $1 AND billed_month = ANY($2::text[]) AND ${column} <> ''`,
-      [domainId, list],
-    );
-    const names: Record<string, string> = {};
-    for (const { id } of rows) {
-      const name = await lookup(id);
-      if (name) names[id] = name;
-    }
-    if (Object.keys(names).length) {
-      const target = column === 'project_id' ? 'project_name' : 'workspace_name';
-      await db.query(
-        `UPDATE unified_cost u SET ${target} = n.value FROM jsonb_each_text($3::jsonb) AS n
-         WHERE u.domain_id = $1 AND u.billed_month = ANY($2::text[]) AND u.${column} = n.key`,
-        [domainId, list, JSON.stringify(names)],
-      );
-    }
-  }
   return inserted.rowCount ?? 0;
+}
+
+/**
+ * Project and workspace names from identity's directory for the ids the rebuild will write (upstream
+ * falls back to the id when unknown), as JSON objects for the INSERT: written once with the rows, not
+ * by an UPDATE that rewrote every row after it.
+ */
+async function directoryNames(db: Queryable, directory: DirectoryClient, domainId: string, months: string[]) {
+  const { rows } = await db.query<{ project_id: string; workspace_id: string }>(
+    `SELECT DISTINCT project_id, workspace_id FROM cost WHERE domain_id = $1 AND billed_month = ANY($2::text[])`,
+    [domainId, months],
+  );
+  const projects = new Map<string, string>();
+  const workspaces = new Map<string, string>();
+  for (const r of rows) {
+    if (r.project_id && !projects.has(r.project_id)) projects.set(r.project_id, (await directory.getProject(domainId, r.project_id))?.name || r.project_id);
+    if (r.workspace_id && !workspaces.has(r.workspace_id)) workspaces.set(r.workspace_id, (await directory.getWorkspace(domainId, r.workspace_id))?.name || r.workspace_id);
+  }
+  // Object.fromEntries defines own properties: an id such as `__proto__` stays a plain key.
+  return { projects: JSON.stringify(Object.fromEntries(projects)), workspaces: JSON.stringify(Object.fromEntries(workspaces)) };
 }
 
 /** Months whose confirmation day has passed but whose unified costs were built before it: rebuild them. */

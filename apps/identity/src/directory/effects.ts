@@ -32,6 +32,11 @@ export class Effects {
     await this.revocations.revokeWorkspace(domainId, workspaceId, atMs);
   }
 
+  /** A custom role disabled or its permissions changed: every token granted with it, whoever holds it. */
+  async revokeRole(domainId: string, roleId: string, atMs?: number): Promise<void> {
+    await this.revocations.revokeRole(domainId, roleId, atMs);
+  }
+
   /** A role binding's change: the user's tokens in that workspace only. */
   async revokeUserInWorkspace(domainId: string, userId: string, workspaceId: string, atMs?: number): Promise<void> {
     await this.revocations.revokeUserInWorkspace(domainId, userId, workspaceId, atMs);

@@ -110,9 +110,10 @@ describe('identity external-auth set/unset/get', () => {
     expectError(await request(t.app).post('/identity/v2/external-auth/get').send({}), 401, 'ERROR_AUTHENTICATE_FAILURE');
   });
 
-  it('refuses any plugin but the built-in OIDC one', async () => {
+  it('refuses a plugin that is neither built in nor published (here: no plugin module at all) with a 404', async () => {
     const res = await call('set', admin, { plugin_info: { plugin_id: 'plugin-googleoauth2-identity-auth', options: { issuer: provider.issuer, client_id: 'x' } } });
-    expectError(res, 400, 'ERROR_INVALID_PARAMETER', 'plugin_info.plugin_id');
+    expectError(res, 404, 'ERROR_NOT_FOUND');
+    expect(res.body.error.message).toContain('plugin_id = plugin-googleoauth2-identity-auth');
   });
 
   it('validates the request before anything else: required, unknown and malformed fields', async () => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { RoleType } from '@platform/auth';
+import { PLUGIN_ERROR_CODES } from '@platform/errors';
 import { operation, request } from '@platform/http';
 import type { ExternalAuthService } from './service';
 import { ExternalAuthInfo } from './responses';
@@ -8,51 +9,27 @@ import { ExternalAuthInfo } from './responses';
 const write = { permission: 'identity:ExternalAuth.write', roles: ['DOMAIN_ADMIN'] as RoleType[] };
 const read = { permission: 'identity:ExternalAuth.read', roles: ['DOMAIN_ADMIN'] as RoleType[] };
 
-/** Names a claim may not have: they would read an object's prototype, not a claim. */
-const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+/** At most this much JSON in `options` or in `secret_data`. */
+const MAX_STRUCT_BYTES = 64 * 1024;
+const boundedStruct = z.record(z.string().max(255), z.unknown()).refine((v) => Buffer.byteLength(JSON.stringify(v) ?? '', 'utf8') <= MAX_STRUCT_BYTES, `at most ${MAX_STRUCT_BYTES} bytes as JSON`);
 
-function isIssuerUrl(v: string): boolean {
-  try {
-    const u = new URL(v);
-    return (u.protocol === 'https:' || u.protocol === 'http:') && !u.username && !u.password && !u.search && !u.hash;
-  } catch {
-    return false;
-  }
-}
-
-const options = z
+const pluginInfo = z
   .strictObject({
-    issuer: z
-      .string()
-      .trim()
-      .min(1)
-      .max(2048)
-      .refine(isIssuerUrl, 'must be an http(s) URL without credentials, query or fragment')
-      .describe('The OpenID provider\'s issuer URL, exactly as its discovery document and tokens name it (e.g. https://sso.example.com/realms/acme); https unless its host is on OUTBOUND_ALLOW_PRIVATE.'),
-    client_id: z.string().trim().min(1).max(255).describe('The client registered at the provider for this platform: tokens must name it in `aud` (or `azp`).'),
-    user_id_claim: z
+    plugin_id: z
       .string()
       .trim()
       .min(1)
       .max(255)
-      .regex(/^[A-Za-z0-9_.:-]+$/, 'must be a claim name (letters, digits, _ . : -)')
-      .refine((k) => !RESERVED_KEYS.has(k), 'is not a claim name')
-      .default('email')
-      .describe('The claim whose value is the platform user_id (default `email`; `sub` or `preferred_username` are common).'),
-  })
-  .describe('Options of the OIDC plugin.');
-
-const pluginInfo = z
-  .strictObject({
-    plugin_id: z.string().trim().min(1).max(255).describe('The external auth plugin: only `plugin-oidc-identity-auth` (built in) exists.'),
-    version: z.string().trim().max(64).optional().describe('The plugin version (informational: the plugin is built in).'),
-    upgrade_mode: z.enum(['AUTO', 'MANUAL', 'NONE']).optional().describe('upstream\'s upgrade mode (informational: the plugin is built in).'),
-    options,
-    secret_data: z
-      .strictObject({ client_secret: z.string().max(4096).optional().describe('The client\'s secret at the provider; kept sealed, never answered.') })
+      .describe('The external auth plugin: one published for the domain (plugin module), or `plugin-oidc-identity-auth`, built in, while nothing is published under that id.'),
+    version: z.string().trim().max(64).optional().describe('The plugin version: with MANUAL exactly this one; with AUTO (default) the newest published is used and answered.'),
+    upgrade_mode: z.enum(['AUTO', 'MANUAL', 'NONE']).optional().describe('upstream\'s upgrade mode: AUTO (default; NONE is AUTO) follows the newest published version, MANUAL keeps `version`.'),
+    options: boundedStruct.describe(
+      'The plugin\'s options, a free Struct sent to its init and authorize (at most 64 KiB). The built-in OIDC takes exactly {issuer, client_id, user_id_claim (default email)}; `auto_user_sync: true` creates a user on first login (upstream).',
+    ),
+    secret_data: boundedStruct
       .optional()
-      .describe('Secrets of the plugin, sealed at rest and never answered.'),
-    schema_id: z.string().max(255).optional().describe('upstream\'s schema of secret_data (ignored: the plugin has one fixed form).'),
+      .describe('The plugin\'s secrets, a free Struct (the built-in OIDC: {client_secret}); sealed at rest, sent only to the plugin\'s authorize, never answered.'),
+    schema_id: z.string().max(255).optional().describe('upstream\'s schema of secret_data, kept and sent to the plugin\'s authorize.'),
   })
   .describe('The plugin to authenticate the domain\'s users with, and its options.');
 
@@ -61,10 +38,10 @@ export function externalAuthOperations(service: ExternalAuthService) {
     operation({
       path: '/identity/v2/external-auth/set',
       access: write,
-      summary: 'Set (replace) the domain\'s external authentication: an OpenID Connect provider whose tokens log users in',
+      summary: 'Set (replace) the domain\'s external authentication: a published ExternalAuth plugin (asked for its metadata), or the built-in OpenID Connect',
       schema: request({ plugin_info: pluginInfo }),
       response: ExternalAuthInfo,
-      errors: { 400: ['ERROR_OUTBOUND_REFUSED'] },
+      errors: { ...PLUGIN_ERROR_CODES, 400: ['ERROR_OUTBOUND_REFUSED', ...PLUGIN_ERROR_CODES[400]], 404: ['ERROR_NOT_FOUND'], 503: ['ERROR_SERVICE_UNAVAILABLE', ...PLUGIN_ERROR_CODES[503]] },
       handler: (input, { auth }) => service.set(auth, input),
     }),
     operation({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { WORKSPACE_ROLES, type RoleType } from '@platform/auth';
-import { Empty, id, mergeErrors, plainName as name, NOT_FOUND, operation, QUERY_ERRORS, request, stringList, tags, statOperation } from '@platform/http';
+import { Empty, id, idOperation, mergeErrors, plainName as name, NOT_FOUND, operation, QUERY_ERRORS, request, stringList, tags, statOperation } from '@platform/http';
 import { QuerySchema } from '@platform/query';
 import type { ProjectGroupService } from './service';
 import { ProjectGroupInfo, ProjectGroupsInfo } from './responses';
@@ -63,13 +63,12 @@ export function projectGroupOperations(service: ProjectGroupService) {
       errors: NOT_FOUND,
       handler: (input, { auth }) => service.removeUsers(auth, input),
     }),
-    operation({
+    idOperation({
       path: '/identity/v2/project-group/get',
       access: read,
-      schema: request({ project_group_id: id }),
+      id: { project_group_id: id },
       response: ProjectGroupInfo,
-      errors: NOT_FOUND,
-      handler: (input, { auth }) => service.get(auth, input.project_group_id),
+      call: (auth, groupId) => service.get(auth, groupId),
     }),
     operation({
       path: '/identity/v2/project-group/list',

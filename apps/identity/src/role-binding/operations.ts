@@ -19,7 +19,7 @@ export function roleBindingOperations(service: RoleBindingService) {
       summary: 'Give a user a role: DOMAIN_ADMIN over the domain, or a workspace role in one workspace',
       schema: request({
         user_id: id.describe('The user who gets the role.'),
-        role_id: id.describe('A managed role: managed-domain-admin, managed-workspace-owner or managed-workspace-member.'),
+        role_id: id.describe('The role: managed-domain-admin, managed-workspace-owner, managed-workspace-member, or a custom role of the domain whose role type fits the resource group.'),
         resource_group: z.enum(['DOMAIN', 'WORKSPACE']).describe('DOMAIN for DOMAIN_ADMIN, WORKSPACE for a workspace role.'),
         workspace_id: id.optional().describe('The workspace of a WORKSPACE binding (a workspace owner\'s own by default).'),
       }),
@@ -31,9 +31,9 @@ export function roleBindingOperations(service: RoleBindingService) {
       path: '/identity/v2/role-binding/update-role',
       access: write,
       summary: 'Change the role of a binding (within its resource group); the user\'s tokens stop working and they grant again',
-      schema: request({ role_binding_id: bindingId, role_id: id.describe('The new role.') }),
+      schema: request({ role_binding_id: bindingId, role_id: id.describe('The new role (managed, or a custom role of the domain), of a role type that fits the binding\'s resource group.') }),
       response: RoleBindingInfo,
-      errors: { ...NOT_FOUND, 400: RULES },
+      errors: { ...NOT_FOUND, 400: [...RULES, 'ERROR_LAST_DOMAIN_ADMIN_CANNOT_DELETE'] },
       handler: (input, { auth }) => service.updateRole(auth, input),
     }),
     operation({

@@ -5,7 +5,7 @@ import { applyOnly, resolveOnly, runList, runStat, type Query, type StatisticsQu
 import type { IdentityDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
-import { lockDomainAdmins, otherEnabledAdmins, pruneMemberships, requireWorkspace, workspaceScope } from '../common';
+import { lockDomainAdmins, MANAGED_DOMAIN_ADMIN, otherEnabledAdmins, pruneMemberships, requireWorkspace, workspaceScope } from '../common';
 import { findRole } from '../role/service';
 import { roleBindingResource, type RoleBindingRow } from './repository';
 import { replicaPrisma } from '../replica-prisma';
@@ -43,6 +43,8 @@ const notAllowedRoleType = (message: string) => new ApiError(400, 'ERROR_NOT_ALL
  */
 const bindingRevocation = (b: RoleBindingRow): Revocation =>
   b.workspace_id ? { kind: 'binding', domainId: b.domain_id, userId: b.user_id, workspaceId: b.workspace_id } : { kind: 'user', domainId: b.domain_id, userId: b.user_id };
+
+const lastAdmin = () => new ApiError(400, 'ERROR_LAST_DOMAIN_ADMIN_CANNOT_DELETE', 'The last managed DOMAIN_ADMIN role binding of a domain (of an enabled user) cannot be deleted or changed to another role.');
 
 const bySelf = () => new ApiError(400, 'ERROR_NOT_ALLOWED_TO_UPDATE_OR_DELETE_ROLE_BY_SELF', 'You cannot change or delete your own role binding.');
 
@@ -85,9 +87,12 @@ export class RoleBindingService {
     input: { user_id: string; role_id: string; resource_group: ResourceGroup; workspace_id?: string },
     tx?: Prisma.TransactionClient,
   ): Promise<RoleBindingRow> {
-    const db = tx ?? this.deps.prisma;
-    const role = findRole(input.role_id);
-    checkRoleFits(role.role_type, input.resource_group);
+    // The role is read under its reading lock (a custom role cannot be deleted while this binding is
+    // made), so the binding needs a transaction of its own unless the caller gave one.
+    if (!tx) return this.deps.prisma.$transaction((t) => this.createRecord(domainId, input, t));
+    const db = tx;
+    const role = await findRole(db, domainId, input.role_id, { lock: true });
+    checkRoleFits(role.role_type as RoleType, input.resource_group);
     let workspaceId = '';
     if (input.resource_group === 'WORKSPACE') {
       if (!input.workspace_id) throw errors.requiredParameter('workspace_id');
@@ -133,10 +138,20 @@ export class RoleBindingService {
   async updateRole(auth: AuthContext, input: { role_binding_id: string; role_id: string }) {
     const b = await this.visible(auth, input.role_binding_id);
     if (b.user_id === auth.userId) throw bySelf();
-    const role = findRole(input.role_id);
-    checkRoleFits(role.role_type, b.resource_group as ResourceGroup);
     const updated = await this.deps.prisma.$transaction(async (tx) => {
-      // One step with its revocation: no token/grant reading the old role can straddle it (token/grant-locks.ts).
+      // The checks first, under the user's lock, then the admin set's, then the role's (the order every
+      // transaction keeps), so a refused change ends nothing; then the revocation, one step with the
+      // change: no token/grant reading the old role can straddle it (token/grant-locks.ts).
+      await lockForChange(tx, bindingRevocation(b));
+      // The last managed DOMAIN_ADMIN stays one (a custom DOMAIN_ADMIN role may grant less, or be disabled).
+      if (b.role_id === MANAGED_DOMAIN_ADMIN && input.role_id !== MANAGED_DOMAIN_ADMIN) {
+        await lockDomainAdmins(tx, b.domain_id);
+        if ((await otherEnabledAdmins(tx, b.domain_id, b.user_id)) === 0) throw lastAdmin();
+      }
+      // The new role (managed, or a custom role of the binding's domain) under its reading lock: it
+      // cannot be deleted under the binding.
+      const role = await findRole(tx, b.domain_id, input.role_id, { lock: true });
+      checkRoleFits(role.role_type as RoleType, b.resource_group as ResourceGroup);
       await this.revokeWhatItGave(tx, b);
       return tx.roleBinding.update({ where: { role_binding_id: b.role_binding_id }, data: { role_id: role.role_id, role_type: role.role_type } });
     });
@@ -150,9 +165,9 @@ export class RoleBindingService {
     await this.deps.prisma.$transaction(async (tx) => {
       // The user's lock first, then the admin set's (as user/disable and user/delete).
       await lockForChange(tx, bindingRevocation(b));
-      if (b.role_type === 'DOMAIN_ADMIN') {
+      if (b.role_id === MANAGED_DOMAIN_ADMIN) {
         await lockDomainAdmins(tx, b.domain_id);
-        if ((await otherEnabledAdmins(tx, b.domain_id, b.user_id)) === 0) throw new ApiError(400, 'ERROR_LAST_DOMAIN_ADMIN_CANNOT_DELETE', 'The last DOMAIN_ADMIN role binding of a domain cannot be deleted.');
+        if ((await otherEnabledAdmins(tx, b.domain_id, b.user_id)) === 0) throw lastAdmin();
       }
       await this.revokeWhatItGave(tx, b);
       await tx.roleBinding.delete({ where: { role_binding_id: b.role_binding_id } });

@@ -1,21 +1,38 @@
 import { z } from 'zod';
 import { listOf, structOut, timestamp } from '@platform/http';
 
-/** RoleInfo (upstream identity v2): the managed roles every domain has. */
+const ROLE_TYPE = z.enum(['DOMAIN_ADMIN', 'WORKSPACE_OWNER', 'WORKSPACE_MEMBER']);
+
+/** RoleInfo (upstream identity v2): a managed role every domain has, or one of the domain's custom roles. */
 export const RoleInfo = z
   .strictObject({
-    role_id: z.string().describe('The role id (managed-domain-admin, managed-workspace-owner, managed-workspace-member).'),
-    name: z.string().describe('Display name.'),
-    role_type: z.enum(['DOMAIN_ADMIN', 'WORKSPACE_OWNER', 'WORKSPACE_MEMBER']).describe('What the role is: it decides which operations its holders may call.'),
-    permissions: z.array(z.string()).describe('Permissions granted (`*`: every permission the role type allows).'),
-    page_access: z.array(z.string()).describe('Console pages the role opens (`*`: all).'),
+    role_id: z.string().describe('The role id: managed-domain-admin, managed-workspace-owner, managed-workspace-member, or a custom role\'s `role-…`.'),
+    name: z.string().describe('Display name, unique in the domain.'),
+    role_type: ROLE_TYPE.describe('What the role is: it decides which operations its holders may call and which resource group it binds.'),
+    permissions: z.array(z.string()).describe('Permissions granted, each a prefix of the permissions it covers (`inventory:` covers `inventory:CloudService.read`); `*` or an empty list: every permission the role type allows.'),
+    page_access: z.array(z.string()).describe('Console pages the role opens (`*`: all); kept for the console, not checked by the API.'),
     tags: structOut.describe('Free-form labels.'),
-    is_managed: z.boolean().describe('A built-in role that cannot be changed (always true here).'),
-    state: z.enum(['ENABLED', 'DISABLED']).describe('Always ENABLED.'),
-    domain_id: z.string().describe('The caller\'s domain.'),
-    created_at: timestamp.describe('Empty: managed roles are built in, not created.'),
-    updated_at: timestamp.describe('Empty: managed roles never change.'),
+    is_managed: z.boolean().describe('A built-in role, which cannot be changed, disabled or deleted.'),
+    state: z.enum(['ENABLED', 'DISABLED']).describe('DISABLED: no token is granted with the role, and those granted before stopped working.'),
+    domain_id: z.string().describe('The role\'s domain.'),
+    created_at: timestamp.describe('When the custom role was created (empty for managed roles, which are built in).'),
+    updated_at: timestamp.describe('When the custom role last changed (empty for managed roles).'),
   })
   .meta({ id: 'RoleInfo' });
 
 export const RolesInfo = listOf(RoleInfo).meta({ id: 'RolesInfo' });
+
+/** BasicRoleInfo (upstream): a role as a user without a workspace role sees it. */
+export const BasicRoleInfo = z
+  .strictObject({
+    role_id: z.string().describe('The role id.'),
+    name: z.string().describe('Display name.'),
+    state: z.enum(['ENABLED', 'DISABLED']).describe('Whether tokens can be granted with the role.'),
+    role_type: ROLE_TYPE.describe('The role type.'),
+    domain_id: z.string().describe('The role\'s domain.'),
+    created_at: timestamp.describe('When the custom role was created (empty for managed roles).'),
+    updated_at: timestamp.describe('When the custom role last changed (empty for managed roles).'),
+  })
+  .meta({ id: 'BasicRoleInfo' });
+
+export const BasicRolesInfo = listOf(BasicRoleInfo).meta({ id: 'BasicRolesInfo' });

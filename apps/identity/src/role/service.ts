@@ -1,75 +1,261 @@
 import type { AuthContext } from '@platform/auth';
+import { generateId, isoOrEmpty } from '@platform/core';
 import { errors } from '@platform/errors';
-import { applyOnly, defineResource, listInMemory, resolveOnly, type Query } from '@platform/query';
+import { applyOnly, eqConditions, resolveOnly, runList, runStat, type Condition, type Query, type StatisticsQuery } from '@platform/query';
+import type { IdentityDeps } from '../deps';
+import type { Prisma } from '../generated/prisma/client';
+import type { Effects } from '../directory/effects';
 import { MANAGED_ROLES } from '../token/roles';
+import { lockForChange, lockRoleForReading, revokeInTransaction } from '../token/grant-locks';
+import { replicaPrisma } from '../replica-prisma';
+import { roleResource, type RoleRow } from './repository';
 
-const NAMES = { DOMAIN_ADMIN: 'Domain Admin', WORKSPACE_OWNER: 'Workspace Owner', WORKSPACE_MEMBER: 'Workspace Member' } as const;
-type ManagedType = keyof typeof MANAGED_ROLES;
+export type CustomRoleType = 'DOMAIN_ADMIN' | 'WORKSPACE_OWNER' | 'WORKSPACE_MEMBER';
+type Db = Prisma.TransactionClient | IdentityDeps['prisma'];
 
-const roleResource = defineResource({
-  table: 'role',
-  idKey: 'role_id',
-  keywordKeys: ['role_id', 'name'],
-  fields: {
-    ...Object.fromEntries(['role_id', 'name', 'role_type', 'state', 'domain_id'].map((k) => [k, { column: k, type: 'string' as const }])),
-    permissions: { column: 'permissions', type: 'string_array' },
-    is_managed: { column: 'is_managed', type: 'boolean' },
-  },
-});
+const MANAGED_NAMES: Record<CustomRoleType, string> = { DOMAIN_ADMIN: 'Domain Admin', WORKSPACE_OWNER: 'Workspace Owner', WORKSPACE_MEMBER: 'Workspace Member' };
+
+/** The managed roles as rows (the same values `role_view` gives them; role.spec.ts checks both agree). */
+export function managedRoleRows(domainId: string): RoleRow[] {
+  return (Object.keys(MANAGED_ROLES) as CustomRoleType[]).map((t) => ({
+    role_id: MANAGED_ROLES[t].roleId,
+    domain_id: domainId,
+    name: MANAGED_NAMES[t],
+    role_type: t,
+    permissions: MANAGED_ROLES[t].permissions,
+    page_access: ['*'],
+    tags: {},
+    state: 'ENABLED',
+    is_managed: true,
+    created_at: null,
+    updated_at: null,
+  }));
+}
+
+const managedRow = (domainId: string, roleId: string) => managedRoleRows(domainId).find((r) => r.role_id === roleId);
+
+export function toRoleInfo(r: RoleRow) {
+  return {
+    role_id: r.role_id,
+    name: r.name,
+    role_type: r.role_type as CustomRoleType,
+    permissions: r.permissions ?? [],
+    page_access: r.page_access ?? [],
+    tags: (r.tags ?? {}) as Record<string, unknown>,
+    is_managed: Boolean(r.is_managed),
+    state: r.state as 'ENABLED' | 'DISABLED',
+    domain_id: r.domain_id,
+    created_at: isoOrEmpty(r.created_at),
+    updated_at: isoOrEmpty(r.updated_at),
+  };
+}
+
+/** BasicRoleInfo: what a user (USER token) may know of a role, to pick one (upstream's list-basic-role). */
+export function toBasicRoleInfo(r: RoleRow) {
+  return {
+    role_id: r.role_id,
+    name: r.name,
+    state: r.state as 'ENABLED' | 'DISABLED',
+    role_type: r.role_type as CustomRoleType,
+    domain_id: r.domain_id,
+    created_at: isoOrEmpty(r.created_at),
+    updated_at: isoOrEmpty(r.updated_at),
+  };
+}
+
+/**
+ * The role `roleId` of `domainId`, managed or the domain's own; ERROR_NOT_FOUND otherwise (another
+ * domain's role is not found, whatever its id). `lock`: read it under the role's reading lock (a
+ * binding or a grant resting on it), so it cannot be disabled, changed or deleted before commit.
+ */
+export async function findRole(db: Db, domainId: string, roleId: string, o: { lock?: boolean } = {}): Promise<RoleRow> {
+  const managed = managedRow(domainId, roleId);
+  if (managed) return managed;
+  if (o.lock) await lockRoleForReading(db as Prisma.TransactionClient, domainId, roleId);
+  const r = await db.role.findUnique({ where: { role_id: roleId } });
+  if (!r || r.domain_id !== domainId) throw errors.notFound('role_id', roleId);
+  return { ...r, is_managed: false };
+}
+
+/**
+ * The permissions a token granted with `role` carries: a custom role's list, or, when it lists none,
+ * every permission its role type allows (`*`), as upstream's authorization handler reads an empty list.
+ */
+export function rolePermissions(role: Pick<RoleRow, 'permissions'>): string[] {
+  return role.permissions?.length ? role.permissions : ['*'];
+}
 
 export interface RoleListInput {
   query?: Query;
   role_id?: string;
   name?: string;
-  role_type?: ManagedType;
+  role_type?: CustomRoleType;
   state?: 'ENABLED' | 'DISABLED';
 }
 
-/** The managed roles as RoleInfo, in the caller's domain. */
-function roles(domainId: string) {
-  return (Object.keys(MANAGED_ROLES) as ManagedType[]).map((t) => ({
-    role_id: MANAGED_ROLES[t].roleId,
-    name: NAMES[t],
-    role_type: t,
-    permissions: MANAGED_ROLES[t].permissions,
-    page_access: ['*'],
-    tags: {},
-    is_managed: true,
-    state: 'ENABLED' as const,
-    domain_id: domainId,
-    created_at: '',
-    updated_at: '',
-  }));
+export interface RoleCreateInput {
+  name: string;
+  role_type: CustomRoleType;
+  permissions?: string[];
+  page_access?: string[];
+  tags?: Record<string, unknown>;
 }
 
-/** The role a role binding names: a managed role, or ERROR_NOT_FOUND. */
-export function findRole(roleId: string) {
-  const r = roles('').find((x) => x.role_id === roleId);
-  if (!r) throw errors.notFound('role_id', roleId);
-  return r;
+export interface RoleUpdateInput {
+  role_id: string;
+  name?: string;
+  permissions?: string[];
+  page_access?: string[];
+  tags?: Record<string, unknown>;
 }
+
+const managedRefused = (roleId: string) => errors.permissionDenied(`Role ${roleId} is managed: it cannot be changed, disabled or deleted.`);
+const dedupe = (xs: string[] | undefined) => (xs === undefined ? undefined : [...new Set(xs)]);
+const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((x) => b.includes(x));
 
 /**
- * Roles (upstream RoleService, read side): the three managed roles. Custom roles are not modelled, so
- * create/update/delete do not exist; every workspace role may read them, as upstream allows.
+ * Roles (upstream RoleService): the three managed roles every domain has, built in and unchangeable,
+ * and the domain's custom roles, which its DOMAIN_ADMIN creates, changes, enables, disables and
+ * deletes. A custom role's `permissions` narrow what its holders may call (prefix match, upstream's);
+ * an empty list gives its role type's rights. Disabling a role, or changing its permissions, ends every
+ * token granted with it in every module at once (an `r` revocation, under the role's lock that grants
+ * share); a role still bound cannot be deleted. Reads: every workspace role (list-basic-role: USER).
  */
 export class RoleService {
-  get(auth: AuthContext, roleId: string) {
-    const r = roles(auth.domainId).find((x) => x.role_id === roleId);
-    if (!r) throw errors.notFound('role_id', roleId);
-    return r;
+  constructor(
+    private readonly deps: Pick<IdentityDeps, 'prisma' | 'reads'>,
+    private readonly effects?: Effects,
+  ) {}
+
+  private async custom(auth: AuthContext, roleId: string): Promise<RoleRow> {
+    if (managedRow(auth.domainId, roleId)) throw managedRefused(roleId);
+    return findRole(this.deps.prisma, auth.domainId, roleId);
   }
 
-  list(auth: AuthContext, input: RoleListInput) {
-    const rows = roles(auth.domainId).filter(
-      (r) =>
-        (input.role_id === undefined || r.role_id === input.role_id) &&
-        (input.name === undefined || r.name === input.name) &&
-        (input.role_type === undefined || r.role_type === input.role_type) &&
-        (input.state === undefined || r.state === input.state),
-    );
-    const { rows: page, total_count } = listInMemory(roleResource, rows, input.query);
+  private nameTaken(name: string) {
+    return errors.alreadyExists('name', name);
+  }
+
+  async create(auth: AuthContext, input: RoleCreateInput) {
+    if (Object.values(MANAGED_NAMES).includes(input.name)) throw this.nameTaken(input.name);
+    try {
+      const r = await this.deps.prisma.role.create({
+        data: {
+          role_id: generateId('role'),
+          domain_id: auth.domainId,
+          name: input.name,
+          role_type: input.role_type,
+          permissions: dedupe(input.permissions) ?? [],
+          page_access: dedupe(input.page_access) ?? [],
+          tags: (input.tags ?? {}) as Prisma.InputJsonValue,
+        },
+      });
+      return toRoleInfo({ ...r, is_managed: false });
+    } catch (e) {
+      if ((e as { code?: string }).code === 'P2002') throw this.nameTaken(input.name);
+      throw e;
+    }
+  }
+
+  async update(auth: AuthContext, input: RoleUpdateInput) {
+    const before = await this.custom(auth, input.role_id);
+    if (input.name !== undefined && Object.values(MANAGED_NAMES).includes(input.name)) throw this.nameTaken(input.name);
+    const permissions = dedupe(input.permissions);
+    try {
+      const r = await this.deps.prisma.$transaction(async (tx) => {
+        const now = await this.lockedRole(tx, auth, before.role_id);
+        // New permissions: tokens granted with the old ones end (the holders grant again and get the new ones).
+        if (permissions !== undefined && !sameSet(permissions, now.permissions)) {
+          await revokeInTransaction(tx, this.effects, { kind: 'role', domainId: auth.domainId, roleId: now.role_id });
+        }
+        return tx.role.update({
+          where: { role_id: now.role_id },
+          data: {
+            ...(input.name !== undefined && { name: input.name }),
+            ...(permissions !== undefined && { permissions }),
+            ...(input.page_access !== undefined && { page_access: dedupe(input.page_access) }),
+            ...(input.tags !== undefined && { tags: input.tags as Prisma.InputJsonValue }),
+            updated_at: new Date(),
+          },
+        });
+      });
+      return toRoleInfo({ ...r, is_managed: false });
+    } catch (e) {
+      if ((e as { code?: string }).code === 'P2002' && input.name !== undefined) throw this.nameTaken(input.name);
+      throw e;
+    }
+  }
+
+  /** Under the role's lock (alone): the role as it is now, or ERROR_NOT_FOUND (deleted meanwhile). */
+  private async lockedRole(tx: Prisma.TransactionClient, auth: AuthContext, roleId: string) {
+    await lockForChange(tx, { kind: 'role', domainId: auth.domainId, roleId });
+    const now = await tx.role.findUnique({ where: { role_id: roleId } });
+    if (!now || now.domain_id !== auth.domainId) throw errors.notFound('role_id', roleId);
+    return now;
+  }
+
+  async enable(auth: AuthContext, roleId: string) {
+    const before = await this.custom(auth, roleId);
+    const r = await this.deps.prisma.$transaction(async (tx) => {
+      const now = await this.lockedRole(tx, auth, before.role_id);
+      return tx.role.update({ where: { role_id: now.role_id }, data: { state: 'ENABLED', updated_at: new Date() } });
+    });
+    return toRoleInfo({ ...r, is_managed: false });
+  }
+
+  /**
+   * Disable: in one transaction, under the role's lock (token/grant shares it while it reads the role),
+   * record "every token granted with this role up to T" in every module, then change the state. A grant
+   * that read the role before got an issue time before T (refused everywhere); one that waited reads
+   * DISABLED and is refused.
+   */
+  async disable(auth: AuthContext, roleId: string) {
+    const before = await this.custom(auth, roleId);
+    const r = await this.deps.prisma.$transaction(async (tx) => {
+      const now = await this.lockedRole(tx, auth, before.role_id);
+      await revokeInTransaction(tx, this.effects, { kind: 'role', domainId: auth.domainId, roleId: now.role_id });
+      return tx.role.update({ where: { role_id: now.role_id }, data: { state: 'DISABLED', updated_at: new Date() } });
+    });
+    return toRoleInfo({ ...r, is_managed: false });
+  }
+
+  /** Delete: refused while a binding names the role (upstream's ERROR_ROLE_IN_USED_AT_ROLE_BINDING; bindings share the role's lock). */
+  async delete(auth: AuthContext, roleId: string) {
+    const before = await this.custom(auth, roleId);
+    await this.deps.prisma.$transaction(async (tx) => {
+      await this.lockedRole(tx, auth, before.role_id);
+      const bound = await tx.roleBinding.findFirst({ where: { domain_id: auth.domainId, role_id: before.role_id }, select: { role_binding_id: true } });
+      if (bound) throw errors.conflict('ERROR_ROLE_IN_USED_AT_ROLE_BINDING', `Role is in used at RoleBinding. (role_id = ${before.role_id})`);
+      await tx.role.deleteMany({ where: { role_id: before.role_id, domain_id: auth.domainId } });
+    });
+  }
+
+  async get(auth: AuthContext, roleId: string) {
+    const managed = managedRow(auth.domainId, roleId);
+    if (managed) return toRoleInfo(managed);
+    const r = await this.deps.reads.withClient(auth, this.deps.prisma, replicaPrisma, (db) => db.role.findUnique({ where: { role_id: roleId } }));
+    if (!r || r.domain_id !== auth.domainId) throw errors.notFound('role_id', roleId);
+    return toRoleInfo({ ...r, is_managed: false });
+  }
+
+  private scope(auth: AuthContext, input: RoleListInput): Condition[] {
+    return [{ key: 'domain_id', value: auth.domainId, operator: 'eq' }, ...eqConditions(input, ['role_id', 'name', 'role_type', 'state'])];
+  }
+
+  async list(auth: AuthContext, input: RoleListInput) {
+    const { rows, total_count } = await runList(this.deps.reads.for(auth), roleResource, input.query, this.scope(auth, input));
     const only = resolveOnly(roleResource, input.query);
-    return { results: page.map((r) => applyOnly(r, only)), total_count };
+    return { results: rows.map((r) => applyOnly(toRoleInfo(r as RoleRow), only)), total_count };
+  }
+
+  /** list-basic-role (USER tokens): the roles of the caller's domain, without permissions, page access or tags. */
+  async listBasic(auth: AuthContext, input: RoleListInput) {
+    const { rows, total_count } = await runList(this.deps.reads.for(auth), roleResource, input.query, this.scope(auth, input));
+    const only = resolveOnly(roleResource, input.query);
+    return { results: rows.map((r) => applyOnly(toBasicRoleInfo(r as RoleRow), only)), total_count };
+  }
+
+  stat(auth: AuthContext, query: StatisticsQuery) {
+    return runStat(this.deps.reads.for(auth), roleResource, query, this.scope(auth, {}));
   }
 }

@@ -18,6 +18,7 @@ type Tx = Prisma.TransactionClient;
 
 const userKey = (domainId: string, userId: string) => `grant-user:${JSON.stringify([domainId, userId])}`;
 const workspaceKey = (domainId: string, workspaceId: string) => `grant-workspace:${JSON.stringify([domainId, workspaceId])}`;
+const roleKey = (domainId: string, roleId: string) => `grant-role:${JSON.stringify([domainId, roleId])}`;
 
 async function lock(tx: Tx, key: string, shared: boolean) {
   await tx.$executeRawUnsafe(shared ? 'SELECT pg_advisory_xact_lock_shared(hashtext($1))' : 'SELECT pg_advisory_xact_lock(hashtext($1))', key);
@@ -30,19 +31,31 @@ export async function lockForReading(tx: Tx, domainId: string, userId: string, w
   await tx.$executeRawUnsafe('SELECT pg_advisory_xact_lock_shared(hashtext($1)), pg_advisory_xact_lock_shared(hashtext($2))', userKey(domainId, userId), workspaceKey(domainId, workspaceId));
 }
 
+/**
+ * For a reading of a custom role (its state, its permissions) that a token or a new binding rests on:
+ * the role cannot be disabled, changed or deleted until the transaction ends. Always the last lock a
+ * transaction takes (after the user's and the workspace's): a role's own change takes only its lock,
+ * so no cycle can form.
+ */
+export function lockRoleForReading(tx: Tx, domainId: string, roleId: string) {
+  return lock(tx, roleKey(domainId, roleId), true);
+}
+
 /** The database's clock, in ms (floored): the one clock both issue times and revocation times come from. */
 export async function databaseNowMs(tx: Tx): Promise<number> {
   const [{ ms }] = await tx.$queryRawUnsafe<{ ms: number }[]>('SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms');
   return Math.floor(Number(ms));
 }
 
-/** What a change ends: every token of a user, of a workspace, or of a user in one workspace (a role binding's). */
+/** What a change ends: every token of a user, of a workspace, of a user in one workspace (a role binding's), or granted with a role. */
 export type Revocation =
   | { kind: 'user'; domainId: string; userId: string }
   | { kind: 'workspace'; domainId: string; workspaceId: string }
-  | { kind: 'binding'; domainId: string; userId: string; workspaceId: string };
+  | { kind: 'binding'; domainId: string; userId: string; workspaceId: string }
+  | { kind: 'role'; domainId: string; roleId: string };
 
-const changeKey = (r: Revocation) => (r.kind === 'workspace' ? workspaceKey(r.domainId, r.workspaceId) : userKey(r.domainId, r.userId));
+const changeKey = (r: Revocation) =>
+  r.kind === 'workspace' ? workspaceKey(r.domainId, r.workspaceId) : r.kind === 'role' ? roleKey(r.domainId, r.roleId) : userKey(r.domainId, r.userId);
 
 /** Takes the lock a change to what `r` covers holds alone (before checks that may still refuse the change). */
 export function lockForChange(tx: Tx, r: Revocation) {
@@ -59,6 +72,7 @@ export async function revokeInTransaction(tx: Tx, effects: Effects | undefined, 
   const at = await databaseNowMs(tx);
   if (r.kind === 'user') await effects?.revokeUser(r.domainId, r.userId, at);
   else if (r.kind === 'workspace') await effects?.revokeWorkspace(r.domainId, r.workspaceId, at);
+  else if (r.kind === 'role') await effects?.revokeRole(r.domainId, r.roleId, at);
   else await effects?.revokeUserInWorkspace(r.domainId, r.userId, r.workspaceId, at);
   return new Date(at);
 }

@@ -16,13 +16,13 @@ export function tokenOperations(service: TokenService) {
         credentials: z
           .record(z.string(), z.unknown())
           .describe(
-            'LOCAL: {user_id, password}; MFA: {user_id} (with verify_code); EXTERNAL: {access_token} or {id_token}, a token of the domain\'s OpenID provider (external-auth/set).',
+            'LOCAL: {user_id, password}; MFA: {user_id} (with verify_code); EXTERNAL: what the domain\'s auth plugin takes (sent to its authorize, at most 16 KiB), with the built-in OIDC {access_token} or {id_token}, a token of the domain\'s OpenID provider (external-auth/set).',
           ),
         domain_id: z.string().min(1).max(255),
         auth_type: z
           .enum(['LOCAL', 'EXTERNAL', 'MFA'])
           .optional()
-          .describe('LOCAL (default): a password; EXTERNAL: a token of the domain\'s OpenID provider; MFA: the second step with verify_code.'),
+          .describe('LOCAL (default): a password; EXTERNAL: through the domain\'s external auth (a published plugin, or the built-in OIDC); MFA: the second step with verify_code.'),
         timeout: timeout.optional(),
         verify_code: z.string().max(32).optional(),
       }),
@@ -30,8 +30,9 @@ export function tokenOperations(service: TokenService) {
       errors: {
         401: ['ERROR_AUTHENTICATE_FAILURE', 'ERROR_LOGIN_BLOCKED', 'ERROR_MFA_REQUIRED', 'ERROR_INVALID_CREDENTIALS'],
         429: ['ERROR_TOO_MANY_REQUESTS'],
-        // EXTERNAL: the domain's OpenID provider cannot be reached (or answers 5xx).
-        503: ['ERROR_SERVICE_UNAVAILABLE'],
+        // EXTERNAL: the domain's OpenID provider cannot be reached (or answers 5xx); its auth plugin cannot
+        // be reached, or is no longer published, or the plugin module's table cannot be read.
+        503: ['ERROR_SERVICE_UNAVAILABLE', 'ERROR_PLUGIN_UNAVAILABLE'],
       },
       handler: (input, ctx) => service.issue(input, ctx.clientIp),
     }),

@@ -114,6 +114,34 @@ describe('identity: revocations no grant can outrun', () => {
     expect((await call('project-group/list', `Bearer ${after.body.access_token}`, {})).status).toBe(200);
   });
 
+  /** A subject whose binding names a new custom WORKSPACE_OWNER role (permissions `identity:`): its id. */
+  async function customRoleSubject(name: string) {
+    const s = await subject(name);
+    const created = await call('role/create', admin, { name: `role of ${name}`, role_type: 'WORKSPACE_OWNER', permissions: ['identity:'] });
+    expect(created.status).toBe(200);
+    expect((await call('role-binding/update-role', admin, { role_binding_id: s.bindingId, role_id: created.body.role_id })).status).toBe(200);
+    return { ...s, roleId: created.body.role_id as string };
+  }
+
+  it('role/disable: no token granted with the role during the disable survives it', async () => {
+    const s = await customRoleSubject('race-role-off');
+    const tokens = await race(s.refresh, s.ws, () => call('role/disable', admin, { role_id: s.roleId }));
+    expect(tokens.length).toBeGreaterThan(0);
+    expect(tokens.every((x) => decodeJwt(x).role_id === s.roleId)).toBe(true);
+    expect(await survivors(tokens)).toEqual([]);
+    expect((await grant(s.refresh, s.ws)).status).toBe(403);
+  });
+
+  it('role/update with new permissions: no token granted with the old permissions survives it', async () => {
+    const s = await customRoleSubject('race-role-perms');
+    const tokens = await race(s.refresh, s.ws, () => call('role/update', admin, { role_id: s.roleId, permissions: ['identity:ProjectGroup'] }));
+    const old = (c: Record<string, unknown>) => JSON.stringify(c.permissions) === JSON.stringify(['identity:']);
+    expect(tokens.filter((x) => old(decodeJwt(x))).length).toBeGreaterThan(0);
+    expect(await survivors(tokens, old)).toEqual([]);
+    const after = await grant(s.refresh, s.ws);
+    expect(decodeJwt(after.body.access_token).permissions).toEqual(['identity:ProjectGroup']);
+  });
+
   it('a binding change ends only the tokens of that user in that workspace: an owner ends no one\'s tokens elsewhere (LOW, owners)', async () => {
     await t.admin.createWorkspace({ domainId: 'd1', workspaceId: 'ws-else', name: 'else' });
     await t.admin.createUser({ domainId: 'd1', userId: 'boss', password: 'password-1', roleType: 'DOMAIN_ADMIN' });

@@ -1,14 +1,19 @@
-import type { RoleType, Scope, TokenClaims } from '@platform/auth';
-import { ApiError, errors } from '@platform/errors';
+import { permissionMatches, type RoleType, type Scope, type TokenClaims } from '@platform/auth';
+import { ApiError, errors, pluginErrors } from '@platform/errors';
+import { UNSAFE_TEXT } from '@platform/http';
+import type { Identity } from '@platform/plugin';
 import type { IdentityDeps } from '../deps';
 import { verifyPassword } from './password';
 import { verifyTotp } from './totp';
 import { openMfaSecret } from '../mfa/secret';
-import { managedRole } from './roles';
+import { findRole, rolePermissions as grantedPermissions } from '../role/service';
 import { AttemptCounter } from './attempts';
 import { IssueRateLimits } from './rate-limits';
 import { OidcRejection, OidcUnavailable, OidcVerifier } from '../external-auth/oidc';
-import { externalAuthSettings } from '../external-auth/service';
+import { enabledExternalAuth, oidcSettingsOf, type DomainExternalAuth } from '../external-auth/service';
+import { chooseAuthPlugin } from '../external-auth/plugins';
+import { openExternalAuthSecret } from '../external-auth/secret';
+import { createUserRecord } from '../user/service';
 import { databaseNowMs, lockForReading } from './grant-locks';
 import { findUserIgnoringCase } from '../common';
 import { authFailure, readGrant, type GrantInput } from './grant';
@@ -41,6 +46,9 @@ function externalToken(credentials: Record<string, unknown>): string {
   if (token.length > 16384) throw errors.invalidParameter(`credentials.${key}`, 'too long');
   return token;
 }
+
+/** At most this much JSON in the credentials sent to an external auth plugin. */
+const MAX_PLUGIN_CREDENTIALS_BYTES = 16 * 1024;
 
 const loginBlocked = (limit: number, seconds: number) =>
   new ApiError(401, 'ERROR_LOGIN_BLOCKED', `Login is blocked after ${limit} failed attempts; retry in at most ${seconds} seconds.`);
@@ -168,22 +176,87 @@ export class TokenService {
   }
 
   /**
-   * token/issue with auth_type EXTERNAL: the token the domain's OpenID provider gave the caller names the
-   * user (docs/decisions/identity.md). Every refusal (a domain without external auth included) is the
-   * same 401, its reason only in the log; a provider that cannot be asked is a 503. Once the user is known, the per-user rate limit and the
-   * login lockout apply exactly as to a password.
+   * token/issue with auth_type EXTERNAL: the domain's external auth names the user, through a published
+   * ExternalAuth plugin's authorize or the built-in OIDC (docs/decisions/identity.md, plugins.md). Every
+   * refusal (a domain without external auth, a plugin's refusal of any kind) is the same 401, its reason
+   * only in the log; a provider or plugin that cannot be asked is a 503. Once the user is known, the
+   * per-user rate limit and the login lockout apply exactly as to a password.
    */
   private async issueExternal(input: IssueInput) {
     const { config, prisma, logger } = this.deps;
-    const token = externalToken(input.credentials);
     const refuse = (reason: string, userId?: string) => {
       logger.warn({ domain_id: input.domain_id, ...(userId !== undefined && { user_id: userId }), reason }, 'external login refused');
       return authFailure();
     };
     // Whether a domain has SSO is not told to a caller without a token: the same 401 as any refusal (#27).
-    const settings = await externalAuthSettings(this.deps, input.domain_id);
-    if (!settings) throw refuse('external authentication is not configured for the domain');
+    const configured = await enabledExternalAuth(this.deps, input.domain_id);
+    if (!configured) {
+      externalToken(input.credentials); // a malformed request is still a 400
+      throw refuse('external authentication is not configured for the domain');
+    }
+    let claimed: { userId: string; info?: Identity.UserInfo };
+    const choice = await this.chooseExternal(configured);
+    if (choice.kind === 'builtin') claimed = { userId: await this.oidcUser(input, configured) };
+    else {
+      const info = await this.pluginUser(input, configured, choice.endpoint, refuse);
+      claimed = { userId: info.user_id, info };
+    }
+    // The name given names the user whose id it equals but for case (ids are unique ignoring case, #27):
+    // 'Alice@Example.com' from the provider is 'alice@example.com' here, and shares its counts.
+    const userId = (await findUserIgnoringCase(prisma, input.domain_id, claimed.userId)) ?? claimed.userId.toLowerCase();
 
+    await this.rateLimits.consumeUser(input.domain_id, userId);
+    const loginKey = this.key('login-attempts', input.domain_id, userId);
+    if (!(await this.loginAttempts.begin(loginKey))) throw loginBlocked(config.login.maxFailures, config.login.blockSeconds);
+    let tokens: { access_token: string; refresh_token: string };
+    try {
+      const domain = await prisma.domain.findUnique({ where: { domain_id: input.domain_id } });
+      if (!domain || domain.state !== 'ENABLED') throw refuse('the domain is not enabled', userId);
+      let user: { domain_id: string; user_id: string; password_hash: string; auth_type: string; state: string } | null = await prisma.user.findUnique({ where: { domain_id_user_id: { domain_id: input.domain_id, user_id: userId } } });
+      if (!user && claimed.info && configured.options.auto_user_sync === true) user = await this.createExternalUser(input.domain_id, userId, claimed.info, refuse);
+      if (!user) throw refuse('no such user in the domain', userId);
+      if (user.auth_type !== 'EXTERNAL') throw refuse(`the user's auth_type is ${user.auth_type}, not EXTERNAL`, userId);
+      if (user.state !== 'ENABLED') throw refuse(`the user is ${user.state}`, userId);
+      if (claimed.info?.state === 'DISABLED') throw refuse('the plugin answers the user as DISABLED', userId);
+      tokens = await this.userTokens(user, input.timeout);
+    } catch (e) {
+      await this.loginAttempts.fail(loginKey);
+      throw e;
+    }
+    await this.loginAttempts.succeed(loginKey);
+    return tokens;
+  }
+
+  /**
+   * The plugin serving the domain's external auth now (a version published since the auth was set
+   * takes over at once, AUTO follows the newest). A published plugin withdrawn since, or a table that
+   * cannot be read, is a 503: the operator's to fix, not the caller's credentials.
+   */
+  private async chooseExternal(configured: DomainExternalAuth) {
+    try {
+      return await chooseAuthPlugin(this.deps.plugins, {
+        domainId: configured.domain_id,
+        pluginId: configured.plugin_id,
+        version: configured.version,
+        upgradeMode: configured.upgrade_mode,
+      });
+    } catch (e) {
+      if (!(e instanceof ApiError) || (e.status !== 404 && e.status !== 503)) throw e;
+      this.deps.logger.warn({ domain_id: configured.domain_id, plugin_id: configured.plugin_id, reason: e.message }, 'external login: the external auth plugin cannot be found');
+      throw pluginErrors.unavailable('The external authentication plugin cannot be reached; try again later.');
+    }
+  }
+
+  /** The built-in OIDC: the provider's token names the user by the configured claim. */
+  private async oidcUser(input: IssueInput, configured: DomainExternalAuth): Promise<string> {
+    const { logger } = this.deps;
+    const token = externalToken(input.credentials);
+    const refuse = (reason: string) => {
+      logger.warn({ domain_id: input.domain_id, reason }, 'external login refused');
+      return authFailure();
+    };
+    const settings = oidcSettingsOf(configured.options);
+    if (!settings) throw refuse('the stored OIDC options are not usable');
     let claims: Record<string, unknown>;
     try {
       claims = await this.oidc.verify(settings, token);
@@ -197,30 +270,66 @@ export class TokenService {
     }
     const claim = Object.hasOwn(claims, settings.user_id_claim) ? claims[settings.user_id_claim] : undefined;
     if (typeof claim !== 'string' || !claim || claim.length > 255) throw refuse(`the token has no usable ${settings.user_id_claim} claim`);
-    // The claim names the user whose id it equals but for case (ids are unique ignoring case, #27):
-    // 'Alice@Example.com' from the provider is 'alice@example.com' here, and shares its counts.
-    const userId = (await findUserIgnoringCase(prisma, input.domain_id, claim)) ?? claim.toLowerCase();
+    return claim;
+  }
 
-    await this.rateLimits.consumeUser(input.domain_id, userId);
-    const loginKey = this.key('login-attempts', input.domain_id, userId);
-    if (!(await this.loginAttempts.begin(loginKey))) throw loginBlocked(config.login.maxFailures, config.login.blockSeconds);
-    let tokens: { access_token: string; refresh_token: string };
+  /**
+   * A published plugin: ExternalAuth.authorize with what upstream sends (credentials, options, the
+   * opened secret_data, schema_id, metadata, domain_id). Any refusal of the plugin (whatever its gRPC
+   * status, as upstream turns every failure into ERROR_INVALID_CREDENTIALS) is the 401 of every login
+   * refusal; only a plugin that cannot be reached is a 503. The plugin's text, already stripped of the
+   * secrets and credentials by libs/plugin, goes to the log only.
+   */
+  private async pluginUser(input: IssueInput, configured: DomainExternalAuth, endpoint: string, refuse: (reason: string) => ApiError): Promise<Identity.UserInfo> {
+    const { logger, config, plugins } = this.deps;
+    if (!Object.keys(input.credentials).length) throw errors.requiredParameter('credentials');
+    if (Buffer.byteLength(JSON.stringify(input.credentials), 'utf8') > MAX_PLUGIN_CREDENTIALS_BYTES) {
+      throw errors.invalidParameter('credentials', `at most ${MAX_PLUGIN_CREDENTIALS_BYTES} bytes as JSON`);
+    }
+    let info: Identity.UserInfo;
     try {
-      const [domain, user] = await Promise.all([
-        prisma.domain.findUnique({ where: { domain_id: input.domain_id } }),
-        prisma.user.findUnique({ where: { domain_id_user_id: { domain_id: input.domain_id, user_id: userId } } }),
-      ]);
-      if (!domain || domain.state !== 'ENABLED') throw refuse('the domain is not enabled', userId);
-      if (!user) throw refuse('no such user in the domain', userId);
-      if (user.auth_type !== 'EXTERNAL') throw refuse(`the user's auth_type is ${user.auth_type}, not EXTERNAL`, userId);
-      if (user.state !== 'ENABLED') throw refuse(`the user is ${user.state}`, userId);
-      tokens = await this.userTokens(user, input.timeout);
+      info = await plugins!.clients.identity(endpoint, configured.plugin_id).externalAuth.authorize({
+        options: configured.options,
+        secret_data: openExternalAuthSecret(config.secretKeys, configured),
+        credentials: input.credentials,
+        schema_id: configured.schema_id,
+        metadata: configured.metadata,
+        domain_id: configured.domain_id,
+      });
     } catch (e) {
-      await this.loginAttempts.fail(loginKey);
+      if (!(e instanceof ApiError)) throw e;
+      if (e.status === 503) {
+        logger.warn({ domain_id: input.domain_id, plugin_id: configured.plugin_id, reason: e.message }, 'external login: the external auth plugin cannot be reached');
+        throw pluginErrors.unavailable('The external authentication plugin cannot be reached; try again later.');
+      }
+      // A value that cannot be sent (not JSON) is the caller's request to fix.
+      if (e.status === 400 && e.code === 'ERROR_INVALID_PARAMETER' && !e.details?.grpcStatus) throw e;
+      throw refuse(`the plugin refused: ${e.code} ${e.message}`);
+    }
+    if (!info.user_id || info.user_id.length > 255) throw refuse('the plugin answered no usable user_id');
+    return info;
+  }
+
+  /**
+   * upstream's first login (options.auto_user_sync): the user the plugin named is created, EXTERNAL,
+   * with the plugin's name and email. Only for a user the plugin answers ENABLED (or without a state);
+   * an id identity would not accept from an admin is refused as any login; a concurrent first login
+   * of the same user finds the row the other made.
+   */
+  private async createExternalUser(domainId: string, userId: string, info: Identity.UserInfo, refuse: (reason: string, userId?: string) => ApiError) {
+    if (info.state !== 'NONE' && info.state !== 'ENABLED') throw refuse(`the plugin answers the new user as ${String(info.state)}`, userId);
+    const text = (v: string) => (v.length <= 255 && !UNSAFE_TEXT.test(v) ? v : '');
+    try {
+      const user = await createUserRecord(this.deps.prisma, domainId, { user_id: userId, auth_type: 'EXTERNAL', name: text(info.name), email: text(info.email) });
+      this.deps.logger.info({ domain_id: domainId, user_id: userId }, 'external login: user created on first login');
+      return user;
+    } catch (e) {
+      if (e instanceof ApiError && e.code === 'ERROR_ALREADY_EXISTS') {
+        return this.deps.prisma.user.findUnique({ where: { domain_id_user_id: { domain_id: domainId, user_id: userId } } });
+      }
+      if (e instanceof ApiError && e.status === 400) throw refuse(`the plugin's user cannot be created: ${e.message}`, userId);
       throw e;
     }
-    await this.loginAttempts.succeed(loginKey);
-    return tokens;
   }
 
   /**
@@ -238,13 +347,22 @@ export class TokenService {
     const read = await this.deps.prisma.$transaction(async (tx) => {
       await lockForReading(tx, domainId, claims.user_id, lockedWorkspace);
       const role = await readGrant(tx, claims, input);
-      return { ...role, issuedAtMs: await databaseNowMs(tx) };
+      // The role's permissions, read under its lock (the last one taken): a disable or a change of
+      // permissions either waits for this grant (whose token it then revokes: issue time <= T) or
+      // came before it and is read here. A disabled role grants nothing.
+      let rolePermissions = ['*'];
+      if (role.roleId) {
+        const r = await findRole(tx, domainId, role.roleId, { lock: true }).catch(() => undefined);
+        if (!r || r.state !== 'ENABLED') throw errors.permissionDenied(`Role ${role.roleId} is disabled or gone; no token is granted with it.`);
+        rolePermissions = grantedPermissions(r);
+      }
+      return { ...role, rolePermissions, issuedAtMs: await databaseNowMs(tx) };
     });
-    const { roleType, roleId, workspaceId } = read;
+    const { roleType, roleId, workspaceId, rolePermissions } = read;
 
-    const rolePermissions = roleType === 'USER' ? ['*'] : managedRole(roleType).permissions;
+    // Requested permissions narrow the token to those the role covers (upstream's prefix match).
     const permissions = input.permissions?.length
-      ? input.permissions.filter((p) => rolePermissions.some((rp) => rp === '*' || rp === p))
+      ? input.permissions.filter((p) => rolePermissions.some((rp) => permissionMatches(rp, p)))
       : rolePermissions;
     if (input.permissions?.length && permissions.length === 0) throw errors.permissionDenied('None of the requested permissions is granted by the role.');
 

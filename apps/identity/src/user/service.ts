@@ -5,7 +5,7 @@ import { applyOnly, resolveOnly, runList, runStat, type Query, type StatisticsQu
 import type { IdentityDeps } from '../deps';
 import type { Prisma, PrismaClient } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
-import { checkId, lockDomainAdmins, otherEnabledAdmins, pruneMemberships, refuseCaseVariant, requireDomain } from '../common';
+import { checkId, lockDomainAdmins, MANAGED_DOMAIN_ADMIN, otherEnabledAdmins, pruneMemberships, refuseCaseVariant, requireDomain } from '../common';
 import { checkPasswordPolicy, hashPassword } from '../token/password';
 import { userResource, type UserRow } from './repository';
 import type { ReadCaller } from '@platform/db';
@@ -191,7 +191,7 @@ export class UserService {
       // The user's lock first, then the admin set's (role-binding/delete takes them in the same order).
       await lockForChange(tx, { kind: 'user', ...ids(u) });
       await lockDomainAdmins(tx, u.domain_id);
-      const admin = await tx.roleBinding.findFirst({ where: { domain_id: u.domain_id, user_id: u.user_id, role_type: 'DOMAIN_ADMIN' } });
+      const admin = await tx.roleBinding.findFirst({ where: { domain_id: u.domain_id, user_id: u.user_id, role_type: 'DOMAIN_ADMIN', role_id: MANAGED_DOMAIN_ADMIN } });
       const current = await tx.user.findUnique({ where: { domain_id_user_id: { domain_id: u.domain_id, user_id: u.user_id } } });
       if (!current) throw errors.notFound('user_id', u.user_id);
       if (admin && current.state === 'ENABLED') {

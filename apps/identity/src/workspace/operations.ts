@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Empty, id, plainName as name, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation, tags } from '@platform/http';
+import { Empty, id, idOperation, plainName as name, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation, tags } from '@platform/http';
 import { QuerySchema } from '@platform/query';
 import type { RoleType } from '@platform/auth';
 import type { WorkspaceService } from './service';
@@ -59,14 +59,13 @@ export function workspaceOperations(service: WorkspaceService) {
       errors: NOT_FOUND,
       handler: (input, { auth }) => service.disable(auth, input.workspace_id),
     }),
-    operation({
+    idOperation({
       path: '/identity/v2/workspace/get',
       access: read,
       summary: 'One workspace of the caller\'s domain',
-      schema: request({ workspace_id: workspaceId }),
+      id: { workspace_id: workspaceId },
       response: WorkspaceInfo,
-      errors: NOT_FOUND,
-      handler: (input, { auth }) => service.get(auth, input.workspace_id),
+      call: (auth, workspace) => service.get(auth, workspace),
     }),
     operation({
       path: '/identity/v2/workspace/list',

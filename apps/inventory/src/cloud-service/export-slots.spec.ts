@@ -135,5 +135,16 @@ describe('inventory cloud-service export: concurrent downloads are bounded', () 
     await t.revocations.revokeWorkspace('d1', 'ws-1');
     await waitFor(async () => (await get(bobs)).status === 404, 2000, "the workspace's URLs refused");
   });
+
+  it('stops a download URL once the custom role its requester held is disabled (issue #29), and no other', async () => {
+    const custom = (userId: string, roleId: string) => bearer({ domainId: 'd1', workspaceId: 'ws-1', roleType: 'WORKSPACE_OWNER', roleId, userId, permissions: ['inventory:'] });
+    const erins = await exportUrl(await custom('erin', 'role-0000000000e1'));
+    const franks = await exportUrl(await custom('frank', 'role-0000000000f2'));
+    expect((await get(erins)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 2));
+    await t.revocations.revokeRole('d1', 'role-0000000000e1');
+    await waitFor(async () => (await get(erins)).status === 404, 2000, "erin's URL refused");
+    expect((await get(franks)).status).toBe(200);
+  });
 });
 

@@ -200,6 +200,7 @@ export class CloudServiceExporter {
         domain_id: auth.domainId,
         workspace_id: auth.workspaceId,
         user_id: auth.userId,
+        role_id: auth.roleId,
         request: stored as object,
         expires_at: new Date(Date.now() + config.export.urlTtlSeconds * 1000),
       },
@@ -215,8 +216,8 @@ export class CloudServiceExporter {
     const record = await this.deps.prisma.cloudServiceExport.findUnique({ where: { token_hash: hashOf(token) } });
     if (!record || record.expires_at.getTime() <= Date.now()) throw errors.notFound('download_url', 'expired or unknown');
     // The URL carries the requester's grant of then: once identity revokes it (a role changed, the user
-    // disabled or deleted, the workspace disabled), the URL stops too (issue #23).
-    if (this.deps.verifier.revoked({ domainId: record.domain_id, userId: record.user_id, workspaceId: record.workspace_id, issuedAtMs: record.created_at.getTime() })) {
+    // disabled or deleted, the workspace disabled, the custom role disabled: issues #23, #29), the URL stops too.
+    if (this.deps.verifier.revoked({ domainId: record.domain_id, userId: record.user_id, workspaceId: record.workspace_id, roleId: record.role_id, issuedAtMs: record.created_at.getTime() })) {
       throw errors.notFound('download_url', 'expired or unknown');
     }
     if (authorization !== undefined) {

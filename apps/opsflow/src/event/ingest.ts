@@ -5,7 +5,8 @@ import { errors } from '@platform/errors';
 import { id, name, parseInput, type RouteHelpers } from '@platform/http';
 import { parseIso8601 } from '@platform/query';
 import type { OpsflowConfig } from '../config';
-import { EVENT_TYPES, type EventService } from './service';
+import { EVENT_TYPES } from './responses';
+import type { EventService } from './service';
 
 export const INGEST_PATH = '/opsflow/v1/event/create';
 

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { WORKSPACE_ROLES } from '@platform/auth';
 import { operation, QUERY_ERRORS, request, statOperation } from '@platform/http';
 import { QuerySchema } from '@platform/query';
-import { EVENT_TYPES, type EventService } from './service';
+import { EVENT_TYPES } from './responses';
+import type { EventService } from './service';
 import { OpsflowEventsInfo } from './responses';
 
 // Events are task history in workspaces: DOMAIN_ADMIN reads the whole domain, WORKSPACE_OWNER and

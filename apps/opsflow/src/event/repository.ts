@@ -1,31 +1,7 @@
-import { defineResource } from '@platform/query';
+import type { Pool } from 'pg';
+import type { PrismaClient } from '../generated/prisma/client';
 
-/** event as the query DSL sees it: API key → column, keyword fields, id tie-breaker. */
-export const eventResource = defineResource({
-  table: 'event',
-  idKey: 'event_id',
-  keywordKeys: ['event_id', 'name', 'description', 'task_id'],
-  minimalKeys: ['event_id', 'event_type', 'name', 'task_id', 'user_id', 'created_at'],
-  fields: {
-    event_id: { column: 'event_id', type: 'string', notNull: true },
-    event_type: { column: 'event_type', type: 'string', notNull: true },
-    name: { column: 'name', type: 'string', notNull: true },
-    description: { column: 'description', type: 'string', notNull: true },
-    user_type: { column: 'user_type', type: 'string', notNull: true },
-    user_id: { column: 'user_id', type: 'string', notNull: true },
-    // upstream's current names of user_type / user_id
-    created_type: { column: 'user_type', type: 'string', notNull: true },
-    created_by: { column: 'user_id', type: 'string', notNull: true },
-    additional_info: { column: 'additional_info', type: 'json', notNull: true },
-    domain_id: { column: 'domain_id', type: 'string', notNull: true },
-    workspace_id: { column: 'workspace_id', type: 'string', notNull: true },
-    project_id: { column: 'project_id', type: 'string', notNull: true },
-    task_id: { column: 'task_id', type: 'string', notNull: true },
-    created_at: { column: 'created_at', type: 'datetime', notNull: true },
-    updated_at: { column: 'updated_at', type: 'datetime', notNull: true },
-  },
-});
-
+/** An `event` row as stored. */
 export interface EventRow {
   domain_id: string;
   event_id: string;
@@ -41,4 +17,30 @@ export interface EventRow {
   task_id: string;
   created_at: Date;
   updated_at: Date;
+}
+
+/** What a new event is stored with (created_at: the producer's time, else now). */
+export type NewEvent = Omit<EventRow, 'created_at' | 'updated_at'> & { created_at: Date | null };
+
+/** Every read and write of the `event` table (the query DSL's list and stat read through fields.ts). */
+export class EventRepository {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly pool: Pool,
+  ) {}
+
+  /** Inserts the event unless the domain has one with its event_key; undefined when it had. */
+  async insertIfNew(e: NewEvent): Promise<EventRow | undefined> {
+    const { rows } = await this.pool.query<EventRow>(
+      `INSERT INTO event (domain_id, event_id, event_key, event_type, name, description, user_type, user_id, workspace_id, project_id, task_id, created_at, updated_at, additional_info)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, COALESCE($12::timestamptz, now()), COALESCE($12::timestamptz, now()), $13::jsonb)
+       ON CONFLICT (domain_id, event_key) DO NOTHING RETURNING *`,
+      [e.domain_id, e.event_id, e.event_key, e.event_type, e.name, e.description, e.user_type, e.user_id, e.workspace_id, e.project_id, e.task_id, e.created_at, JSON.stringify(e.additional_info)],
+    );
+    return rows[0];
+  }
+
+  findByKey(domainId: string, eventKey: string): Promise<EventRow | null> {
+    return this.prisma.event.findUnique({ where: { domain_id_event_key: { domain_id: domainId, event_key: eventKey } } });
+  }
 }

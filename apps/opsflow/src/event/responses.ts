@@ -1,6 +1,32 @@
 import { z } from 'zod';
+import { isoOrEmpty } from '@platform/core';
 import { listOf, structOut, timestamp } from '@platform/http';
-import { EVENT_TYPES } from './service';
+import type { EventRow } from './repository';
+
+export const EVENT_TYPES = ['CREATED', 'UPDATED', 'CHANGE_STATUS', 'COMMENTED'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** A stored row as EventInfo. */
+export function toEventInfo(r: EventRow) {
+  return {
+    event_id: r.event_id,
+    event_type: r.event_type,
+    name: r.name,
+    description: r.description,
+    // upstream's current names, and the older ones (answered both: clients of either work)
+    created_type: r.user_type,
+    created_by: r.user_id,
+    user_type: r.user_type,
+    user_id: r.user_id,
+    additional_info: (r.additional_info ?? {}) as Record<string, unknown>,
+    domain_id: r.domain_id,
+    workspace_id: r.workspace_id,
+    project_id: r.project_id,
+    task_id: r.task_id,
+    created_at: isoOrEmpty(r.created_at),
+    updated_at: isoOrEmpty(r.updated_at ?? r.created_at),
+  };
+}
 
 /**
  * EventInfo of opsflow (the contract) with upstream's current names `created_type` / `created_by`
@@ -27,3 +53,4 @@ export const OpsflowEventInfo = z
   .meta({ id: 'EventInfo' });
 
 export const OpsflowEventsInfo = listOf(OpsflowEventInfo).meta({ id: 'EventsInfo' });
+

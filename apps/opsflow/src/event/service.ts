@@ -1,34 +1,12 @@
 import type { AuthContext } from '@platform/auth';
 import { projectScope } from '@platform/directory';
-import { generateId, isoOrEmpty } from '@platform/core';
+import { generateId } from '@platform/core';
 import { errors } from '@platform/errors';
 import { applyOnly, parseIso8601, resolveOnly, runList, runStat, type Condition, type Query, type StatisticsQuery, eqConditions } from '@platform/query';
 import type { OpsflowDeps } from '../deps';
-import { eventResource, type EventRow } from './repository';
-
-export const EVENT_TYPES = ['CREATED', 'UPDATED', 'CHANGE_STATUS', 'COMMENTED'] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
-
-export function toEventInfo(r: EventRow) {
-  return {
-    event_id: r.event_id,
-    event_type: r.event_type,
-    name: r.name,
-    description: r.description,
-    // upstream's current names, and the older ones (answered both: clients of either work)
-    created_type: r.user_type,
-    created_by: r.user_id,
-    user_type: r.user_type,
-    user_id: r.user_id,
-    additional_info: (r.additional_info ?? {}) as Record<string, unknown>,
-    domain_id: r.domain_id,
-    workspace_id: r.workspace_id,
-    project_id: r.project_id,
-    task_id: r.task_id,
-    created_at: isoOrEmpty(r.created_at),
-    updated_at: isoOrEmpty(r.updated_at ?? r.created_at),
-  };
-}
+import { eventResource } from './fields';
+import { EventRepository, type EventRow } from './repository';
+import { toEventInfo, type EventType } from './responses';
 
 /** One action on a task, as the task side reports it. */
 export interface RecordInput {
@@ -67,7 +45,11 @@ function visibility(auth: AuthContext): Condition[] {
 }
 
 export class EventService {
-  constructor(private readonly deps: OpsflowDeps) {}
+  private readonly events: EventRepository;
+
+  constructor(private readonly deps: OpsflowDeps) {
+    this.events = new EventRepository(deps.prisma, deps.pool);
+  }
 
   /** visibility, and for a WORKSPACE_MEMBER only the events of their projects (libs/directory). */
   private async scope(auth: AuthContext, projectId?: string): Promise<Condition[]> {
@@ -91,28 +73,23 @@ export class EventService {
     if (input.workspace_id !== undefined && input.workspace_id !== project.workspace_id) {
       throw errors.invalidParameter('workspace_id', `project ${input.project_id} is in workspace ${project.workspace_id}`);
     }
-    const { rows } = await this.deps.pool.query<EventRow>(
-      `INSERT INTO event (domain_id, event_id, event_key, event_type, name, description, user_type, user_id, workspace_id, project_id, task_id, created_at, updated_at, additional_info)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, COALESCE($12::timestamptz, now()), COALESCE($12::timestamptz, now()), $13::jsonb)
-       ON CONFLICT (domain_id, event_key) DO NOTHING RETURNING *`,
-      [
-        input.domain_id,
-        generateId('event'),
-        input.event_key,
-        input.event_type,
-        input.name,
-        input.description ?? '',
-        input.user_type,
-        input.user_id,
-        project.workspace_id,
-        input.project_id,
-        input.task_id,
-        input.created_at ? parseIso8601(input.created_at) : null,
-        JSON.stringify(input.additional_info ?? {}),
-      ],
-    );
-    if (rows[0]) return { event: toEventInfo(rows[0]), created: true };
-    const existing = await this.deps.prisma.event.findUnique({ where: { domain_id_event_key: { domain_id: input.domain_id, event_key: input.event_key } } });
+    const inserted = await this.events.insertIfNew({
+      domain_id: input.domain_id,
+      event_id: generateId('event'),
+      event_key: input.event_key,
+      event_type: input.event_type,
+      name: input.name,
+      description: input.description ?? '',
+      user_type: input.user_type,
+      user_id: input.user_id,
+      workspace_id: project.workspace_id,
+      project_id: input.project_id,
+      task_id: input.task_id,
+      created_at: input.created_at ? parseIso8601(input.created_at) : null,
+      additional_info: input.additional_info ?? {},
+    });
+    if (inserted) return { event: toEventInfo(inserted), created: true };
+    const existing = await this.events.findByKey(input.domain_id, input.event_key);
     if (!existing) throw errors.notFound('event_key', input.event_key); // deleted between the two statements: nothing to answer
     const same = existing.task_id === input.task_id && existing.event_type === input.event_type && existing.user_id === input.user_id;
     if (!same) throw errors.conflict('ERROR_ALREADY_EXISTS', `event_key ${input.event_key} already records another action (${existing.event_id}).`);

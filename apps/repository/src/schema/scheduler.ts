@@ -1,12 +1,11 @@
 import type { RepositoryDeps } from '../deps';
-import type { SchemaRow } from './repository';
 import type { SchemaService } from './service';
 import { isOutboundRefused } from '@platform/net';
 
 /**
  * AUTOMATIC sync: every SCHEMA_SYNC_SWEEP_SECONDS the app claims the AUTOMATIC schemas whose last
  * attempt is older than SCHEMA_SYNC_INTERVAL_SECONDS (or that were never tried) and syncs them. A claim
- * stamps last_sync_tried_at in the same statement that picks the rows (FOR UPDATE SKIP LOCKED), so
+ * stamps last_sync_tried_at in the same statement that picks the rows (SchemaRepository.claimDue), so
  * several replicas never sync the same schema twice in one interval, and a failing remote is retried
  * once per interval, not in a loop.
  */
@@ -20,25 +19,11 @@ export class SchemaSyncScheduler {
     private readonly batch = 20,
   ) {}
 
-  /** Claims up to `batch` due schemas. */
-  private async claim(now: Date): Promise<SchemaRow[]> {
-    const { rows } = await this.deps.pool.query<SchemaRow>(
-      `UPDATE "schema" s SET last_sync_tried_at = $1
-       FROM (SELECT domain_id, schema_id FROM "schema"
-             WHERE sync_mode = 'AUTOMATIC' AND (last_sync_tried_at IS NULL OR last_sync_tried_at <= $2)
-             ORDER BY last_sync_tried_at NULLS FIRST LIMIT $3 FOR UPDATE SKIP LOCKED) due
-       WHERE s.domain_id = due.domain_id AND s.schema_id = due.schema_id
-       RETURNING s.*`,
-      [now, new Date(now.getTime() - this.deps.config.sync.intervalSeconds * 1000), this.batch],
-    );
-    return rows;
-  }
-
   /** One pass: syncs every due AUTOMATIC schema; failures are recorded on the schema and counted. */
   async sweep(now = new Date()): Promise<{ synced: number; failed: number }> {
     const out = { synced: 0, failed: 0 };
     for (;;) {
-      const due = await this.claim(now);
+      const due = await this.service.claimDue(now, this.batch);
       for (const s of due) {
         try {
           await this.service.syncRow(s);

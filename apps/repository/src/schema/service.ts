@@ -1,32 +1,16 @@
 import type { AuthContext } from '@platform/auth';
-import { isoOrEmpty } from '@platform/core';
 import { isUniqueViolation } from '@platform/db';
 import { ApiError, errors } from '@platform/errors';
 import { applyOnly, resolveOnly, runList, runStat, type Condition, type Query, type StatisticsQuery, applyGetOnly, eqConditions } from '@platform/query';
 import type { RepositoryDeps } from '../deps';
-import type { Prisma } from '../generated/prisma/client';
 import { assertJsonSchema } from './json-schema';
-import { schemaResource, type SchemaRow } from './repository';
+import { schemaResource } from './fields';
+import { SchemaRepository, type SchemaRow } from './repository';
+import { toSchemaInfo } from './responses';
 import { remoteFrom, type RemoteRepository, type SyncMode, type SyncOptions } from './source';
 import { fetchRemoteSchema } from './sync';
 
 type Struct = Record<string, unknown>;
-
-export function toSchemaInfo(r: SchemaRow) {
-  return {
-    schema_id: r.schema_id,
-    name: r.name,
-    sync_mode: r.sync_mode,
-    sync_options: (r.sync_options ?? {}) as Struct,
-    schema: (r.schema ?? {}) as Struct,
-    labels: (r.labels ?? []) as unknown[],
-    tags: (r.tags ?? {}) as Struct,
-    remote_repository: (r.remote_repository ?? {}) as Struct,
-    domain_id: r.domain_id,
-    created_at: isoOrEmpty(r.created_at),
-  };
-}
-
 export interface CreateInput {
   schema_id: string;
   name: string;
@@ -45,8 +29,6 @@ export interface ListInput {
   remote_repository_name?: string;
 }
 
-const json = (v: unknown) => v as Prisma.InputJsonValue;
-const key = (domainId: string, schemaId: string) => ({ domain_id_schema_id: { domain_id: domainId, schema_id: schemaId } });
 const sourceKey = (o: SyncOptions) => `sync_options.${Object.keys(o)[0]}.url`;
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? {}) === JSON.stringify(b ?? {});
 
@@ -60,11 +42,15 @@ function checkSync(mode: string, options: SyncOptions) {
 }
 
 export class SchemaService {
-  constructor(private readonly deps: RepositoryDeps) {}
+  private readonly schemas: SchemaRepository;
+
+  constructor(private readonly deps: RepositoryDeps) {
+    this.schemas = new SchemaRepository(deps.prisma, deps.pool);
+  }
 
   /** The schema in the caller's domain, else ERROR_NOT_FOUND (never "exists but not yours"). */
   private async find(domainId: string, schemaId: string): Promise<SchemaRow> {
-    const s = await this.deps.prisma.schema.findUnique({ where: key(domainId, schemaId) });
+    const s = await this.schemas.find(domainId, schemaId);
     if (!s) throw errors.notFound('schema_id', schemaId);
     return s;
   }
@@ -75,18 +61,16 @@ export class SchemaService {
     const sync_options = input.sync_options ?? {};
     checkSync(sync_mode, sync_options);
     try {
-      const row = await this.deps.prisma.schema.create({
-        data: {
-          domain_id: auth.domainId,
-          schema_id: input.schema_id,
-          name: input.name,
-          sync_mode,
-          sync_options: json(sync_options),
-          schema: json(input.schema),
-          labels: json(input.labels ?? []),
-          tags: json(input.tags ?? {}),
-          remote_repository: json(remoteFrom(sync_options) ?? {}),
-        },
+      const row = await this.schemas.create({
+        domain_id: auth.domainId,
+        schema_id: input.schema_id,
+        name: input.name,
+        sync_mode,
+        sync_options,
+        schema: input.schema,
+        labels: input.labels ?? [],
+        tags: input.tags ?? {},
+        remote_repository: remoteFrom(sync_options) ?? {},
       });
       return toSchemaInfo(row);
     } catch (e) {
@@ -102,20 +86,21 @@ export class SchemaService {
     const sync_mode = input.sync_mode ?? s.sync_mode;
     checkSync(sync_mode, sync_options);
     const moved = !same(sync_options, s.sync_options);
-    const row = await this.deps.prisma.schema.update({
-      where: key(s.domain_id, s.schema_id),
-      data: {
-        schema: json(input.schema),
-        sync_mode,
-        ...(input.name !== undefined && { name: input.name }),
-        ...(input.labels !== undefined && { labels: json(input.labels) }),
-        ...(input.tags !== undefined && { tags: json(input.tags) }),
-        // A new source starts over: nothing synced from it yet, due at once when AUTOMATIC.
-        ...(moved && { sync_options: json(sync_options), remote_repository: json(remoteFrom(sync_options) ?? {}), last_synced_at: null, last_sync_tried_at: null }),
-        updated_at: new Date(),
-      },
+    const row = await this.schemas.update(s.domain_id, s.schema_id, {
+      schema: input.schema,
+      sync_mode,
+      name: input.name,
+      labels: input.labels,
+      tags: input.tags,
+      // A new source starts over: nothing synced from it yet, due at once when AUTOMATIC.
+      ...(moved && { newSource: { sync_options, remote_repository: remoteFrom(sync_options) ?? {} } }),
     });
     return toSchemaInfo(row);
+  }
+
+  /** Claims the AUTOMATIC schemas due for a sync (the scheduler's sweep). */
+  claimDue(now: Date, batch: number): Promise<SchemaRow[]> {
+    return this.schemas.claimDue(now, new Date(now.getTime() - this.deps.config.sync.intervalSeconds * 1000), batch);
   }
 
   /** The `sync` operation: MANUAL and AUTOMATIC schemas fetch their remote document now. */
@@ -135,32 +120,22 @@ export class SchemaService {
   async syncRow(s: SchemaRow): Promise<SchemaRow> {
     const options = s.sync_options as SyncOptions;
     const remote = { ...(remoteFrom(options) as RemoteRepository), ...(s.remote_repository as Partial<RemoteRepository>) };
-    const where = 'domain_id = $1 AND schema_id = $2 AND sync_options = $3::jsonb';
-    const params = [s.domain_id, s.schema_id, JSON.stringify(options)];
     let fetched;
     try {
       fetched = await fetchRemoteSchema(s.schema_id, remote, sourceKey(options), this.deps.config.sync);
     } catch (e) {
-      await this.deps.pool.query(
-        `UPDATE "schema" SET remote_repository = $4::jsonb, last_sync_tried_at = now() WHERE ${where}`,
-        [...params, JSON.stringify({ ...remote, last_error: (e as Error).message })],
-      );
+      await this.schemas.recordSyncFailure(s, options, { ...remote, last_error: (e as Error).message });
       throw e;
     }
     const now = new Date();
-    const { rows } = await this.deps.pool.query<SchemaRow>(
-      `UPDATE "schema" SET "schema" = $4::jsonb, remote_repository = $5::jsonb, last_synced_at = $6, last_sync_tried_at = $6, updated_at = $6
-       WHERE ${where} RETURNING *`,
-      [...params, JSON.stringify(fetched.schema), JSON.stringify({ ...remote, synced_at: now.toISOString(), digest: fetched.digest, last_error: '' }), now],
-    );
-    if (rows[0]) return rows[0];
+    const stored = await this.schemas.storeSync(s, options, fetched.schema, { ...remote, synced_at: now.toISOString(), digest: fetched.digest, last_error: '' }, now);
+    if (stored) return stored;
     await this.find(s.domain_id, s.schema_id);
     throw errors.conflict('ERROR_SCHEMA_CHANGED_DURING_SYNC', `The sync options of schema ${s.schema_id} changed during the sync; nothing was stored. Sync again.`);
   }
 
   async delete(auth: AuthContext, schemaId: string) {
-    const { count } = await this.deps.prisma.schema.deleteMany({ where: { domain_id: auth.domainId, schema_id: schemaId } });
-    if (!count) throw errors.notFound('schema_id', schemaId);
+    if (!(await this.schemas.delete(auth.domainId, schemaId))) throw errors.notFound('schema_id', schemaId);
   }
 
   async get(auth: AuthContext, schemaId: string, only?: string[]) {

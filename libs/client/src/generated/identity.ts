@@ -11,7 +11,7 @@ export interface paths {
         put?: never;
         /**
          * endpoint list
-         * @description Lists the endpoints the caller may see, filtered, sorted and paged by `query` (Query); `count_only` answers the count alone. `only` (or `query.only`, `query.minimal`) cuts the answer to some fields. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER, USER (permission `identity:Endpoint.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         * @description Lists the endpoints the caller may see, filtered, sorted and paged by `query` (Query); `count_only` answers the count alone. `only` (or `query.only`, `query.minimal`) cuts the answer to some fields. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER, USER (no permission needed); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
          */
         post: operations["identity_v1_endpoint_list"];
         delete?: never;
@@ -50,8 +50,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Set (replace) the domain's external authentication: an OpenID Connect provider whose tokens log users in
-         * @description Set (replace) the domain's external authentication: an OpenID Connect provider whose tokens log users in. Callable with an access token of DOMAIN_ADMIN (permission `identity:ExternalAuth.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_OUTBOUND_REFUSED.
+         * Set (replace) the domain's external authentication: a published ExternalAuth plugin (asked for its metadata), or the built-in OpenID Connect
+         * @description Set (replace) the domain's external authentication: a published ExternalAuth plugin (asked for its metadata), or the built-in OpenID Connect. Callable with an access token of DOMAIN_ADMIN (permission `identity:ExternalAuth.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_OUTBOUND_REFUSED, 400 ERROR_INVALID_ARGUMENT, 400 ERROR_PLUGIN_AUTHENTICATION_FAILURE, 400 ERROR_PLUGIN_UNIMPLEMENTED, 400 ERROR_INVALID_PLUGIN_ENDPOINT, 400 ERROR_INVALID_PARAMETER, 403 ERROR_PERMISSION_DENIED, 404 ERROR_NOT_FOUND, 409 ERROR_ALREADY_EXISTS, 409 ERROR_PLUGIN_FAILURE, 413 ERROR_PLUGIN_REQUEST_TOO_LARGE, 429 ERROR_PLUGIN_RESOURCE_EXHAUSTED, 502 ERROR_PLUGIN_FAILURE, 502 ERROR_PLUGIN_INVALID_RESPONSE, 502 ERROR_PLUGIN_RESPONSE_TOO_LARGE, 503 ERROR_SERVICE_UNAVAILABLE, 503 ERROR_PLUGIN_UNAVAILABLE.
          */
         post: operations["identity_v2_external_auth_set"];
         delete?: never;
@@ -571,9 +571,89 @@ export interface paths {
         put?: never;
         /**
          * Change the role of a binding (within its resource group); the user's tokens stop working and they grant again
-         * @description Change the role of a binding (within its resource group); the user's tokens stop working and they grant again. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `identity:RoleBinding.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_NOT_ALLOWED_ROLE_TYPE, 400 ERROR_NOT_ALLOWED_TO_UPDATE_OR_DELETE_ROLE_BY_SELF, 404 ERROR_NOT_FOUND.
+         * @description Change the role of a binding (within its resource group); the user's tokens stop working and they grant again. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `identity:RoleBinding.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_NOT_ALLOWED_ROLE_TYPE, 400 ERROR_NOT_ALLOWED_TO_UPDATE_OR_DELETE_ROLE_BY_SELF, 400 ERROR_LAST_DOMAIN_ADMIN_CANNOT_DELETE, 404 ERROR_NOT_FOUND.
          */
         post: operations["identity_v2_role_binding_update_role"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/role/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a custom role of the caller's domain (a generated `role-…` id)
+         * @description Create a custom role of the caller's domain (a generated `role-…` id). Callable with an access token of DOMAIN_ADMIN (permission `identity:Role.write`); a caller never reaches another domain's data. Notable errors: 409 ERROR_ALREADY_EXISTS.
+         */
+        post: operations["identity_v2_role_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/role/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a custom role that no role binding names
+         * @description Delete a custom role that no role binding names. Callable with an access token of DOMAIN_ADMIN (permission `identity:Role.write`); a caller never reaches another domain's data. Notable errors: 403 ERROR_PERMISSION_DENIED, 404 ERROR_NOT_FOUND, 409 ERROR_ROLE_IN_USED_AT_ROLE_BINDING.
+         */
+        post: operations["identity_v2_role_delete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/role/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable a custom role: no token is granted with it, and the ones granted stop working at once in every module
+         * @description Disable a custom role: no token is granted with it, and the ones granted stop working at once in every module. Callable with an access token of DOMAIN_ADMIN (permission `identity:Role.write`); a caller never reaches another domain's data. Notable errors: 403 ERROR_PERMISSION_DENIED, 404 ERROR_NOT_FOUND.
+         */
+        post: operations["identity_v2_role_disable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/role/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a custom role: tokens can be granted with it again
+         * @description Enable a custom role: tokens can be granted with it again. Callable with an access token of DOMAIN_ADMIN (permission `identity:Role.write`); a caller never reaches another domain's data. Notable errors: 403 ERROR_PERMISSION_DENIED, 404 ERROR_NOT_FOUND.
+         */
+        post: operations["identity_v2_role_enable"];
         delete?: never;
         options?: never;
         head?: never;
@@ -590,8 +670,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * One managed role
-         * @description One managed role. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `identity:Role.read`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
+         * One role: a managed role or a custom role of the caller's domain
+         * @description One role: a managed role or a custom role of the caller's domain. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `identity:Role.read`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND.
          */
         post: operations["identity_v2_role_get"];
         delete?: never;
@@ -610,10 +690,70 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * The managed roles (DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER), filtered by a query and the fields given
-         * @description The managed roles (DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER), filtered by a query and the fields given. `only` (or `query.only`, `query.minimal`) cuts the answer to some fields. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `identity:Role.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         * The managed roles and the domain's custom roles, filtered by a query and the fields given
+         * @description The managed roles and the domain's custom roles, filtered by a query and the fields given. `only` (or `query.only`, `query.minimal`) cuts the answer to some fields. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `identity:Role.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
          */
         post: operations["identity_v2_role_list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/role/list-basic-role": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The roles of the caller's domain without their permissions, for any signed-in user (upstream's BasicRoleInfo)
+         * @description The roles of the caller's domain without their permissions, for any signed-in user (upstream's BasicRoleInfo). `only` (or `query.only`, `query.minimal`) cuts the answer to some fields. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER, USER (permission `identity:Role.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
+        post: operations["identity_v2_role_list_basic_role"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/role/stat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * role stat
+         * @description Aggregates the roles the caller may see with a statistics query (distinct values, or aggregate stages). Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `identity:Role.read`); a caller never reaches another domain's data. Notable errors: 400 ERROR_QUERY_TIMEOUT, 400 ERROR_INVALID_COLUMN.
+         */
+        post: operations["identity_v2_role_stat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/identity/v2/role/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rename a custom role or replace its permissions, page access or tags; new permissions end the tokens granted with the old ones
+         * @description Rename a custom role or replace its permissions, page access or tags; new permissions end the tokens granted with the old ones. Callable with an access token of DOMAIN_ADMIN (permission `identity:Role.write`); a caller never reaches another domain's data. Notable errors: 403 ERROR_PERMISSION_DENIED, 404 ERROR_NOT_FOUND, 409 ERROR_ALREADY_EXISTS.
+         */
+        post: operations["identity_v2_role_update"];
         delete?: never;
         options?: never;
         head?: never;
@@ -651,7 +791,7 @@ export interface paths {
         put?: never;
         /**
          * Issue an access and a refresh token from credentials
-         * @description Issue an access and a refresh token from credentials. Needs no token. Notable errors: 401 ERROR_AUTHENTICATE_FAILURE, 401 ERROR_LOGIN_BLOCKED, 401 ERROR_MFA_REQUIRED, 401 ERROR_INVALID_CREDENTIALS, 429 ERROR_TOO_MANY_REQUESTS, 503 ERROR_SERVICE_UNAVAILABLE.
+         * @description Issue an access and a refresh token from credentials. Needs no token. Notable errors: 401 ERROR_AUTHENTICATE_FAILURE, 401 ERROR_LOGIN_BLOCKED, 401 ERROR_MFA_REQUIRED, 401 ERROR_INVALID_CREDENTIALS, 429 ERROR_TOO_MANY_REQUESTS, 503 ERROR_SERVICE_UNAVAILABLE, 503 ERROR_PLUGIN_UNAVAILABLE.
          */
         post: operations["identity_v2_token_issue"];
         delete?: never;
@@ -984,6 +1124,32 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        BasicRoleInfo: {
+            /** @description When the custom role was created (empty for managed roles). */
+            created_at?: string;
+            /** @description The role's domain. */
+            domain_id?: string;
+            /** @description Display name. */
+            name?: string;
+            /** @description The role id. */
+            role_id?: string;
+            /**
+             * @description The role type.
+             * @enum {string}
+             */
+            role_type?: "DOMAIN_ADMIN" | "WORKSPACE_OWNER" | "WORKSPACE_MEMBER";
+            /**
+             * @description Whether tokens can be granted with the role.
+             * @enum {string}
+             */
+            state?: "ENABLED" | "DISABLED";
+            /** @description When the custom role last changed (empty for managed roles). */
+            updated_at?: string;
+        };
+        BasicRolesInfo: {
+            results: components["schemas"]["BasicRoleInfo"][];
+            total_count: number;
+        };
         Condition: {
             /** @description Short for `key`. */
             k?: string;
@@ -1017,7 +1183,7 @@ export interface components {
                 status: number;
             };
         };
-        /** @description A domain's external authentication (single sign-on with an OpenID Connect provider). */
+        /** @description A domain's external authentication (single sign-on through an ExternalAuth plugin or the built-in OpenID Connect). */
         ExternalAuthInfo: {
             /** @description The domain (the caller's) whose external auth this is. */
             domain_id: string;
@@ -1031,35 +1197,28 @@ export interface components {
             /** @description When the external auth was last set (ISO 8601); `''` when none is set. */
             updated_at: string;
         };
-        /** @description How tokens of the OpenID provider are checked and mapped to platform users. */
-        ExternalAuthOidcOptions: {
-            /** @description The client registered at the provider for this platform; tokens must name it in `aud` (or `azp`). */
-            client_id: string;
-            /** @description The OpenID provider's issuer URL; tokens must carry it as `iss`. */
-            issuer: string;
-            /** @description The token (or userinfo) claim whose value is the platform user_id. */
-            user_id_claim: string;
-        };
         /** @description The external auth plugin of a domain and its options; secret_data is never answered. */
         ExternalAuthPluginInfo: {
-            /** @description What the provider's discovery document said when the auth was set: issuer, authorization/token/userinfo/end-session endpoints, jwks_uri, client_id. */
+            /** @description What the plugin's init answered when the auth was set (the built-in OIDC: the provider's issuer, authorization/token/userinfo/end-session endpoints, jwks_uri, client_id). */
             metadata: {
                 [key: string]: unknown;
             };
-            /** @description The plugin options as set. */
-            options: components["schemas"]["ExternalAuthOidcOptions"];
-            /** @description The external auth plugin: `plugin-oidc-identity-auth`, the one built in. */
+            /** @description The plugin options as set (the built-in OIDC: issuer, client_id, user_id_claim). */
+            options: {
+                [key: string]: unknown;
+            };
+            /** @description The external auth plugin: a published one, or `plugin-oidc-identity-auth` (built in). */
             plugin_id: string;
-            /** @description Always `''`: the plugin's options need no schema. */
+            /** @description upstream's schema of secret_data as set (`''` when none was given). */
             schema_id: string;
             /** @description Always `''`: secret_data is kept sealed in identity, not in a secret service. */
             secret_id: string;
             /**
-             * @description upstream's plugin upgrade mode (informational: the plugin is built in).
+             * @description upstream's plugin upgrade mode: AUTO follows the newest published version at every login, MANUAL keeps `version`.
              * @enum {string}
              */
             upgrade_mode: "AUTO" | "MANUAL" | "NONE";
-            /** @description The plugin version the caller asked for (informational: the plugin is built in). */
+            /** @description The version in use when the auth was set: the published version the plugin module answered (the newest with AUTO); the one asked for with the built-in. */
             version: string;
         };
         GrantTokenInfo: {
@@ -1205,27 +1364,27 @@ export interface components {
             total_count: number;
         };
         RoleInfo: {
-            /** @description Empty: managed roles are built in, not created. */
+            /** @description When the custom role was created (empty for managed roles, which are built in). */
             created_at?: string;
-            /** @description The caller's domain. */
+            /** @description The role's domain. */
             domain_id?: string;
-            /** @description A built-in role that cannot be changed (always true here). */
+            /** @description A built-in role, which cannot be changed, disabled or deleted. */
             is_managed?: boolean;
-            /** @description Display name. */
+            /** @description Display name, unique in the domain. */
             name?: string;
-            /** @description Console pages the role opens (`*`: all). */
+            /** @description Console pages the role opens (`*`: all); kept for the console, not checked by the API. */
             page_access?: string[];
-            /** @description Permissions granted (`*`: every permission the role type allows). */
+            /** @description Permissions granted, each a prefix of the permissions it covers (`inventory:` covers `inventory:CloudService.read`); `*` or an empty list: every permission the role type allows. */
             permissions?: string[];
-            /** @description The role id (managed-domain-admin, managed-workspace-owner, managed-workspace-member). */
+            /** @description The role id: managed-domain-admin, managed-workspace-owner, managed-workspace-member, or a custom role's `role-…`. */
             role_id?: string;
             /**
-             * @description What the role is: it decides which operations its holders may call.
+             * @description What the role is: it decides which operations its holders may call and which resource group it binds.
              * @enum {string}
              */
             role_type?: "DOMAIN_ADMIN" | "WORKSPACE_OWNER" | "WORKSPACE_MEMBER";
             /**
-             * @description Always ENABLED.
+             * @description DISABLED: no token is granted with the role, and those granted before stopped working.
              * @enum {string}
              */
             state?: "ENABLED" | "DISABLED";
@@ -1233,7 +1392,7 @@ export interface components {
             tags?: {
                 [key: string]: unknown;
             };
-            /** @description Empty: managed roles never change. */
+            /** @description When the custom role last changed (empty for managed roles). */
             updated_at?: string;
         };
         RolesInfo: {
@@ -1746,27 +1905,21 @@ export interface operations {
                     domain_id?: string | null | "";
                     /** @description The plugin to authenticate the domain's users with, and its options. */
                     plugin_info: {
-                        /** @description Options of the OIDC plugin. */
+                        /** @description The plugin's options, a free Struct sent to its init and authorize (at most 64 KiB). The built-in OIDC takes exactly {issuer, client_id, user_id_claim (default email)}; `auto_user_sync: true` creates a user on first login (upstream). */
                         options: {
-                            /** @description The client registered at the provider for this platform: tokens must name it in `aud` (or `azp`). */
-                            client_id: string;
-                            /** @description The OpenID provider's issuer URL, exactly as its discovery document and tokens name it (e.g. https://sso.example.com/realms/acme); https unless its host is on OUTBOUND_ALLOW_PRIVATE. */
-                            issuer: string;
-                            /** @description The claim whose value is the platform user_id (default `email`; `sub` or `preferred_username` are common). */
-                            user_id_claim?: string | null | "";
+                            [key: string]: unknown;
                         };
-                        /** @description The external auth plugin: only `plugin-oidc-identity-auth` (built in) exists. */
+                        /** @description The external auth plugin: one published for the domain (plugin module), or `plugin-oidc-identity-auth`, built in, while nothing is published under that id. */
                         plugin_id: string;
-                        /** @description upstream's schema of secret_data (ignored: the plugin has one fixed form). */
+                        /** @description upstream's schema of secret_data, kept and sent to the plugin's authorize. */
                         schema_id?: string | null | "";
-                        /** @description Secrets of the plugin, sealed at rest and never answered. */
+                        /** @description The plugin's secrets, a free Struct (the built-in OIDC: {client_secret}); sealed at rest, sent only to the plugin's authorize, never answered. */
                         secret_data?: {
-                            /** @description The client's secret at the provider; kept sealed, never answered. */
-                            client_secret?: string | null | "";
+                            [key: string]: unknown;
                         } | null | Record<string, unknown>;
-                        /** @description upstream's upgrade mode (informational: the plugin is built in). */
+                        /** @description upstream's upgrade mode: AUTO (default; NONE is AUTO) follows the newest published version, MANUAL keeps `version`. */
                         upgrade_mode?: ("AUTO" | "MANUAL" | "NONE") | null | string | "";
-                        /** @description The plugin version (informational: the plugin is built in). */
+                        /** @description The plugin version: with MANUAL exactly this one; with AUTO (default) the newest published is used and answered. */
                         version?: string | null | "";
                     };
                 };
@@ -1782,7 +1935,7 @@ export interface operations {
                     "application/json": components["schemas"]["ExternalAuthInfo"];
                 };
             };
-            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_OUTBOUND_REFUSED */
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_OUTBOUND_REFUSED, ERROR_PLUGIN_AUTHENTICATION_FAILURE, ERROR_PLUGIN_UNIMPLEMENTED, ERROR_INVALID_PLUGIN_ENDPOINT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1791,7 +1944,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_OUTBOUND_REFUSED";
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_OUTBOUND_REFUSED" | "ERROR_PLUGIN_AUTHENTICATION_FAILURE" | "ERROR_PLUGIN_UNIMPLEMENTED" | "ERROR_INVALID_PLUGIN_ENDPOINT";
                             /** @constant */
                             status?: 400;
                         };
@@ -1830,7 +1983,39 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: ERROR_ALREADY_EXISTS, ERROR_PLUGIN_FAILURE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_ALREADY_EXISTS" | "ERROR_PLUGIN_FAILURE";
+                            /** @constant */
+                            status?: 409;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE, ERROR_PLUGIN_REQUEST_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1839,7 +2024,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            code?: "ERROR_PAYLOAD_TOO_LARGE" | "ERROR_PLUGIN_REQUEST_TOO_LARGE";
                             /** @constant */
                             status?: 413;
                         };
@@ -1862,7 +2047,39 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            /** @description Too many requests: ERROR_PLUGIN_RESOURCE_EXHAUSTED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PLUGIN_RESOURCE_EXHAUSTED";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    };
+                };
+            };
+            /** @description A plugin or upstream failed: ERROR_PLUGIN_FAILURE, ERROR_PLUGIN_INVALID_RESPONSE, ERROR_PLUGIN_RESPONSE_TOO_LARGE */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PLUGIN_FAILURE" | "ERROR_PLUGIN_INVALID_RESPONSE" | "ERROR_PLUGIN_RESPONSE_TOO_LARGE";
+                            /** @constant */
+                            status?: 502;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE, ERROR_PLUGIN_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1871,7 +2088,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            code?: "ERROR_SERVICE_UNAVAILABLE" | "ERROR_PLUGIN_UNAVAILABLE";
                             /** @constant */
                             status?: 503;
                         };
@@ -4897,7 +5114,7 @@ export interface operations {
                      * @enum {string}
                      */
                     resource_group: "DOMAIN" | "WORKSPACE";
-                    /** @description A managed role: managed-domain-admin, managed-workspace-owner or managed-workspace-member. */
+                    /** @description The role: managed-domain-admin, managed-workspace-owner, managed-workspace-member, or a custom role of the domain whose role type fits the resource group. */
                     role_id: string;
                     /** @description The user who gets the role. */
                     user_id: string;
@@ -5625,7 +5842,7 @@ export interface operations {
                     domain_id?: string | null | "";
                     /** @description The role binding. */
                     role_binding_id: string;
-                    /** @description The new role. */
+                    /** @description The new role (managed, or a custom role of the domain), of a role type that fits the binding's resource group. */
                     role_id: string;
                 };
             };
@@ -5640,7 +5857,7 @@ export interface operations {
                     "application/json": components["schemas"]["RoleBindingInfo"];
                 };
             };
-            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_NOT_ALLOWED_ROLE_TYPE, ERROR_NOT_ALLOWED_TO_UPDATE_OR_DELETE_ROLE_BY_SELF */
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_NOT_ALLOWED_ROLE_TYPE, ERROR_NOT_ALLOWED_TO_UPDATE_OR_DELETE_ROLE_BY_SELF, ERROR_LAST_DOMAIN_ADMIN_CANNOT_DELETE */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5649,7 +5866,632 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_NOT_ALLOWED_ROLE_TYPE" | "ERROR_NOT_ALLOWED_TO_UPDATE_OR_DELETE_ROLE_BY_SELF";
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_NOT_ALLOWED_ROLE_TYPE" | "ERROR_NOT_ALLOWED_TO_UPDATE_OR_DELETE_ROLE_BY_SELF" | "ERROR_LAST_DOMAIN_ADMIN_CANNOT_DELETE";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_role_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string | null | "";
+                    /** @description Display name, unique in the domain. */
+                    name: string;
+                    /** @description Console pages the role opens; kept for the console, not checked by the API. */
+                    page_access?: string[] | null | unknown[];
+                    /** @description What the role's holders may call, within their role type (an empty list: everything their role type allows). */
+                    permissions?: string[] | null | unknown[];
+                    /**
+                     * @description The role type the role binds as: DOMAIN_ADMIN (resource group DOMAIN) or a workspace role (WORKSPACE).
+                     * @enum {string}
+                     */
+                    role_type: "DOMAIN_ADMIN" | "WORKSPACE_OWNER" | "WORKSPACE_MEMBER";
+                    /** @description Free-form labels. */
+                    tags?: {
+                        [key: string]: unknown;
+                    } | null | Record<string, unknown>;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: ERROR_ALREADY_EXISTS */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_ALREADY_EXISTS";
+                            /** @constant */
+                            status?: 409;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_role_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string | null | "";
+                    /** @description The role. */
+                    role_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Empty"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: ERROR_ROLE_IN_USED_AT_ROLE_BINDING */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_ROLE_IN_USED_AT_ROLE_BINDING";
+                            /** @constant */
+                            status?: 409;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_role_disable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string | null | "";
+                    /** @description The role. */
+                    role_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_role_enable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string | null | "";
+                    /** @description The role. */
+                    role_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED";
                             /** @constant */
                             status?: 400;
                         };
@@ -6053,6 +6895,454 @@ export interface operations {
             };
         };
     };
+    identity_v2_role_list_basic_role: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string | null | "";
+                    /** @description Only roles with this name. */
+                    name?: string | null | "";
+                    /** @description Filter, sort, page, keyword, only. */
+                    query?: components["schemas"]["Query"] | null | Record<string, unknown>;
+                    /** @description Only this role. */
+                    role_id?: string | null | "";
+                    /** @description Only roles of this type. */
+                    role_type?: ("DOMAIN_ADMIN" | "WORKSPACE_OWNER" | "WORKSPACE_MEMBER") | null | string | "";
+                    /** @description Only roles in this state. */
+                    state?: ("ENABLED" | "DISABLED") | null | string | "";
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BasicRolesInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_QUERY_TIMEOUT, ERROR_INVALID_COLUMN */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_QUERY_TIMEOUT" | "ERROR_INVALID_COLUMN";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_role_stat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string | null | "";
+                    query: components["schemas"]["StatisticsQuery"];
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatResult"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_QUERY_TIMEOUT, ERROR_INVALID_COLUMN */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_QUERY_TIMEOUT" | "ERROR_INVALID_COLUMN";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    identity_v2_role_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain_id?: string | null | "";
+                    /** @description New display name, unique in the domain. */
+                    name?: string | null | "";
+                    /** @description Console pages the role opens; kept for the console, not checked by the API. */
+                    page_access?: string[] | null | unknown[];
+                    /** @description What the role's holders may call, within their role type (an empty list: everything their role type allows). */
+                    permissions?: string[] | null | unknown[];
+                    /** @description The role. */
+                    role_id: string;
+                    /** @description New labels (replace the old ones). */
+                    tags?: {
+                        [key: string]: unknown;
+                    } | null | Record<string, unknown>;
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleInfo"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: ERROR_ALREADY_EXISTS */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_ALREADY_EXISTS";
+                            /** @constant */
+                            status?: 409;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     identity_v2_token_grant: {
         parameters: {
             query?: never;
@@ -6218,9 +7508,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description LOCAL (default): a password; EXTERNAL: a token of the domain's OpenID provider; MFA: the second step with verify_code. */
+                    /** @description LOCAL (default): a password; EXTERNAL: through the domain's external auth (a published plugin, or the built-in OIDC); MFA: the second step with verify_code. */
                     auth_type?: ("LOCAL" | "EXTERNAL" | "MFA") | null | string | "";
-                    /** @description LOCAL: {user_id, password}; MFA: {user_id} (with verify_code); EXTERNAL: {access_token} or {id_token}, a token of the domain's OpenID provider (external-auth/set). */
+                    /** @description LOCAL: {user_id, password}; MFA: {user_id} (with verify_code); EXTERNAL: what the domain's auth plugin takes (sent to its authorize, at most 16 KiB), with the built-in OIDC {access_token} or {id_token}, a token of the domain's OpenID provider (external-auth/set). */
                     credentials: {
                         [key: string]: unknown;
                     };
@@ -6320,7 +7610,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE, ERROR_PLUGIN_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6329,7 +7619,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            code?: "ERROR_SERVICE_UNAVAILABLE" | "ERROR_PLUGIN_UNAVAILABLE";
                             /** @constant */
                             status?: 503;
                         };
