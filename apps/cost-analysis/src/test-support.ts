@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger } from '@platform/core';
+import { createLogger, type Logger } from '@platform/core';
 import { createPrisma, createReplicaPool, ReadRouter } from '@platform/db';
 import { DirectoryClient, DirectoryPublisher } from '@platform/directory';
 import { createQueue, createQueueConnection } from '@platform/queue';
@@ -12,6 +12,7 @@ import { startCollectionWorker } from './collector/worker';
 import { loadConfig, type CostAnalysisConfig } from './config';
 import type { CostAnalysisDeps } from './deps';
 import { builtinPlugins } from './plugin/builtins';
+import type { RemotePlugins } from './plugin/registry';
 import { startScheduler } from './data-source/scheduler';
 import { LOOPBACK_ONLY } from '@platform/net';
 
@@ -30,7 +31,7 @@ export class TestClock {
  */
 export async function createTestCostAnalysis(
   overrides: Partial<CostAnalysisConfig> = {},
-  o: { db?: TempDatabase; readReplicaUrl?: string } = {},
+  o: { db?: TempDatabase; readReplicaUrl?: string; remote?: RemotePlugins; logger?: Logger } = {},
 ) {
   const db = o.db ?? (await createTempDatabase({ app: 'cost-analysis' }));
   const r = createTestRedis('cost');
@@ -51,7 +52,7 @@ export async function createTestCostAnalysis(
   const clock = new TestClock();
   const deps: CostAnalysisDeps = {
     config,
-    logger: createLogger('cost-analysis', process.env.TEST_LOG_LEVEL || 'silent'),
+    logger: o.logger ?? createLogger('cost-analysis', process.env.TEST_LOG_LEVEL || 'silent'),
     pool: db.pool,
     reads: o.readReplicaUrl
       ? new ReadRouter({ primary: db.pool, replica: createReplicaPool(o.readReplicaUrl, { max: 4, connectTimeoutMs: 500 }), redis: r.redis, keyPrefix: r.prefix, checkMs: 100, maxLagMs: 5_000 })
@@ -60,7 +61,7 @@ export async function createTestCostAnalysis(
     redis: r.redis,
     directory: new DirectoryClient(r.redis, config.directoryPrefix),
     queue,
-    plugins: builtinPlugins(config),
+    plugins: builtinPlugins(config).useRemote(o.remote),
     verifier: testVerifier,
     clock: clock.now,
   };

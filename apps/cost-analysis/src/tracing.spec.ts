@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { bearer, bundleEntry, freeTcpPort, otlpEnv, otlpReceiver, spanAttribute, spanText, startBundledProcess, testKeys, waitFor, type OtlpReceiver, type OtlpSpan } from '@platform/testing';
+import { bearer, bundleEntry, freeTcpPort, otlpEnv, otlpReceiver, spanAttribute, spanText, startBundledProcess, testKeys, waitFor, type OtlpReceiver, type OtlpSpan, createTempDatabase, type TempDatabase } from '@platform/testing';
 import { createQueue } from '@platform/queue';
 import { COLLECT_QUEUE } from './collector/queue';
 import { SCHEDULE_QUEUE } from './data-source/scheduler';
@@ -23,6 +23,7 @@ function bundle(entry: 'main' | 'worker'): string {
 
 describe('traces through the cost-analysis app, the queue and the collection worker', () => {
   let t: Awaited<ReturnType<typeof createTestCostAnalysis>>;
+  let pluginDb: TempDatabase;
   let files: Awaited<ReturnType<typeof serveFiles>>;
   let receiver: OtlpReceiver;
   const children: ChildProcess[] = [];
@@ -40,11 +41,14 @@ describe('traces through the cost-analysis app, the queue and the collection wor
     bundles.push(path.dirname(mainFile), path.dirname(workerFile));
     receiver = await otlpReceiver();
     t = await createTestCostAnalysis();
+    pluginDb = await createTempDatabase({ app: 'plugin' });
     files = await serveFiles({ [`/costs.csv?signature=${signature}`]: `cost,currency,provider,product,year,month,day\n1.5,USD,aws,${marker},2024,1,2\n2.5,USD,aws,${marker},2024,1,3\n` });
     const port = await freeTcpPort();
     base = `http://127.0.0.1:${port}`;
     const env = {
       DATABASE_URL: t.config.databaseUrl,
+      // the plugin module's table, where published plugins are resolved (empty: the built-ins serve)
+      PLUGIN_DATABASE_URL: pluginDb.url,
       REDIS_URL: t.config.redisUrl,
       QUEUE_PREFIX: t.config.queuePrefix,
       DIRECTORY_PREFIX: t.config.directoryPrefix,
@@ -76,6 +80,7 @@ describe('traces through the cost-analysis app, the queue and the collection wor
     receiver?.close();
     await files?.close();
     await t?.close();
+    await pluginDb?.drop();
     for (const dir of bundles) rmSync(dir, { recursive: true, force: true });
   });
 

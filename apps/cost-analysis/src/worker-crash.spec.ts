@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildSync } from 'esbuild';
 import request from 'supertest';
-import { bearer, waitFor } from '@platform/testing';
+import { bearer, waitFor, createTempDatabase, type TempDatabase } from '@platform/testing';
 import { createTestCostAnalysis, serveFiles } from './test-support';
 
 /**
@@ -28,16 +28,19 @@ const total = (rows: number, from = 0) => {
 
 describe('worker crash', () => {
   let t: Awaited<ReturnType<typeof createTestCostAnalysis>>;
+  let pluginDb: TempDatabase;
   let files: Awaited<ReturnType<typeof serveFiles>>;
   let child: ChildProcess | undefined;
 
   beforeAll(async () => {
     t = await createTestCostAnalysis();
+    pluginDb = await createTempDatabase({ app: 'plugin' });
   });
   afterAll(async () => {
     child?.kill('SIGKILL');
     await files?.close();
     await t?.close();
+    await pluginDb?.drop();
   });
 
   it('a worker killed mid-task loses nothing and counts nothing twice', async () => {
@@ -78,6 +81,8 @@ describe('worker crash', () => {
       env: {
         ...process.env,
         DATABASE_URL: t.config.databaseUrl,
+        // the plugin module's table, where published plugins are resolved (empty: the built-ins serve)
+        PLUGIN_DATABASE_URL: pluginDb.url,
         REDIS_URL: t.config.redisUrl,
         QUEUE_PREFIX: t.config.queuePrefix,
         DIRECTORY_PREFIX: t.config.directoryPrefix,

@@ -192,8 +192,8 @@ export async function startPlatform(o: PlatformOptions): Promise<Platform> {
     PORT: String(portOf(app, replica)),
     HOST: '127.0.0.1', // loopback only, as `npm start` runs them (libs/http serve)
     DATABASE_URL: dbs[app].url,
-    // Every module resolves plugin endpoints from this run's plugin module's table.
-    PLUGIN_DATABASE_URL: dbs.plugin.url,
+    // Where the modules resolve published plugins: this run's plugin module database, not the shared default.
+    ...(dbs.plugin && { PLUGIN_DATABASE_URL: dbs.plugin.url }),
     ...(modules[app].nodeOptions && { NODE_OPTIONS: modules[app].nodeOptions }),
   });
   const fileOf = (app: string, kind: 'api' | 'worker') => path.join(root, 'dist/apps', app, kind === 'api' ? 'main.js' : 'worker.js');

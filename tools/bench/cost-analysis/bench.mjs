@@ -70,6 +70,8 @@ console.log(`CSV: ${fmt(ROWS)} rows, ${(statSync(file).size / 1e6).toFixed(1)} M
 
 // ---------------------------------------------------------------- database, app, worker
 const dbUrl = await freshDatabase('cost-analysis', dbName);
+// the plugin module's table, where the app resolves published plugins (empty here: the built-in serves)
+const pluginDbUrl = await freshDatabase('plugin', `${dbName}_plugins`);
 const pool = new pg.Pool({ connectionString: dbUrl, max: 2 });
 
 const keys = signingKeys();
@@ -77,7 +79,7 @@ const token = (domain, role, ws) =>
   keys.token({ user_id: 'bench', domain_id: domain, workspace_id: ws ?? '', role_type: role, role_id: 'managed', scope: ws ? 'WORKSPACE' : 'DOMAIN' });
 const owner = await token('d1', 'WORKSPACE_OWNER', 'ws-1');
 const env = {
-  ...process.env, DATABASE_URL: dbUrl, REDIS_URL: redisUrl, QUEUE_PREFIX: `${prefix}bull`, DIRECTORY_PREFIX: prefix,
+  ...process.env, DATABASE_URL: dbUrl, PLUGIN_DATABASE_URL: pluginDbUrl, REDIS_URL: redisUrl, QUEUE_PREFIX: `${prefix}bull`, DIRECTORY_PREFIX: prefix,
   OUTBOUND_ALLOW_PRIVATE: '127.0.0.0/8,::1', JOB_TIMEOUT_SECONDS: '86400', LOG_LEVEL: process.env.LOG_LEVEL || 'warn', PORT: String(appPort),
   JWT_PUBLIC_KEY: keys.publicPem,
 };

@@ -121,6 +121,10 @@ export async function startApps(o: {
     dbUrl[app] = o.pg.url(`platform_${app.replace(/-/g, '_')}`);
     migrate(app, dbUrl[app]);
   }
+  // The modules resolve published plugins in the plugin module's table (PLUGIN_DATABASE_URL): this
+  // cluster's, migrated even when the plugin app itself does not run (its table then stays empty).
+  const pluginDb = o.pg.url('platform_plugin');
+  if (!o.apps.includes('plugin')) migrate('plugin', pluginDb);
   const url: Record<string, string> = {};
   const specs: ProcessSpec[] = [];
   for (const app of o.apps) {
@@ -128,6 +132,7 @@ export async function startApps(o: {
     url[app] = `http://127.0.0.1:${port}`;
     const env = {
       REDIS_URL: o.redisUrl,
+      PLUGIN_DATABASE_URL: pluginDb,
       LOG_LEVEL: 'warn',
       LOG_SYNC: 'true',
       ...o.env,

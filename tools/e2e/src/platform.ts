@@ -17,9 +17,9 @@ export const REDIS_URL = process.env.E2E_REDIS_URL || 'redis://127.0.0.1:6379/9'
  */
 export const REPLICAS = Number(process.env.E2E_REPLICAS || 1);
 
-/** The whole platform behind real nginx, as production runs it (the shared launcher of libs/testing). */
-export function startPlatform(extraEnv: Record<string, string> = {}): Promise<Platform> {
-  return start({ portOffset: OFFSET, gatewayPort: GATEWAY_PORT, redisUrl: REDIS_URL, env: extraEnv, label: 'e2e', replicas: REPLICAS });
+/** The whole platform (or only `o.apps`) behind real nginx, as production runs it (the shared launcher of libs/testing). */
+export function startPlatform(extraEnv: Record<string, string> = {}, o: { apps?: string[] } = {}): Promise<Platform> {
+  return start({ portOffset: OFFSET, gatewayPort: GATEWAY_PORT, redisUrl: REDIS_URL, env: extraEnv, label: 'e2e', replicas: REPLICAS, apps: o.apps });
 }
 
 /**

@@ -2,7 +2,7 @@ import { withTransaction } from '@platform/db';
 import type { Pool, PoolClient } from 'pg';
 import type { Logger } from '@platform/core';
 import type { DirectoryClient } from '@platform/directory';
-import { isApiError } from '@platform/errors';
+import { isApiError, type ApiError } from '@platform/errors';
 import { isOutboundRefused } from '@platform/net';
 import type { Queue } from '@platform/queue';
 import type { CostAnalysisConfig } from '../config';
@@ -25,6 +25,9 @@ export interface CollectorDeps {
   plugins: PluginRegistry;
   queue: Queue<CollectTaskData>;
 }
+
+/** A plugin's transient failure (libs/plugin marks 503s `retryable`), or our own 503. */
+const isRetryable = (e: ApiError) => e.status === 503 || (e.details as { retryable?: boolean } | undefined)?.retryable === true;
 
 const FINAL = new Set(['SUCCESS', 'FAILURE', 'CANCELED']);
 const COST_COLUMNS = [
@@ -133,8 +136,10 @@ export class Collector {
         await this.markCanceled(t);
         return 'canceled';
       }
-      const permanent = e instanceof TaskFailure || e instanceof PluginError || isApiError(e);
-      const code = (e as { code?: string }).code && permanent ? String((e as { code: string }).code) : 'ERROR_COLLECT_FAILED';
+      // A plugin that is down, slow or cut off mid-stream (503, `retryable`) is tried again with the
+      // queue's backoff until the attempts run out; what the plugin refused or sent wrong is final.
+      const permanent = e instanceof TaskFailure || e instanceof PluginError || (isApiError(e) && !isRetryable(e));
+      const code = (e as { code?: string }).code && (permanent || isApiError(e)) ? String((e as { code: string }).code) : 'ERROR_COLLECT_FAILED';
       // What the tenant may not read (an outbound call's detail, PostgreSQL's quote of a value) goes to the log only.
       const detail = isOutboundRefused(e) || e instanceof TaskFailure ? e.detail : undefined;
       if (permanent || finalAttempt) {
@@ -153,7 +158,9 @@ export class Collector {
     const ds = dsRows[0];
     if (!ds) throw new TaskFailure('ERROR_NOT_FOUND', `Data source ${t.data_source_id} no longer exists.`);
     if (ds.state !== 'ENABLED') throw new TaskFailure('ERROR_DATA_SOURCE_STATE', `Data source ${t.data_source_id} is disabled.`);
-    const plugin = plugins.get(ds.plugin_info.plugin_id);
+    // Chosen again for every task: the version published now (a task retried after its plugin moved
+    // reaches the new endpoint); an unreadable plugin table is a 503, retried as a transient failure.
+    const { plugin } = await plugins.choose(t.domain_id, ds.plugin_info);
     const secret_data = openDataSourceSecret(config.secretKeys, ds);
     await pool.query(
       `UPDATE job_task SET status = 'IN_PROGRESS', started_at = now(), updated_at = now(), created_count = 0
@@ -232,7 +239,16 @@ export class Collector {
         if (timedOut) throw overTime();
       };
 
-      for await (const page of plugin.getData({ options: ds.plugin_info.options ?? {}, secret_data, task_options: t.options, signal: abort.signal })) {
+      const pages = plugin.getData({
+        options: ds.plugin_info.options ?? {},
+        secret_data,
+        schema: ds.plugin_info.schema_id || undefined,
+        domain_id: t.domain_id,
+        task_options: t.options,
+        metadata: ds.plugin_info.metadata ?? {},
+        signal: abort.signal,
+      });
+      for await (const page of pages) {
         for (const e of page.errors) {
           badCount++;
           if (bad.length < MAX_REPORTED_ROWS) bad.push(e);

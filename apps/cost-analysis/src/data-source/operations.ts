@@ -7,6 +7,20 @@ import { scheduleInput } from './schedule';
 import type { DataSourceService } from './service';
 import { CostDataSourceInfo, CostDataSourcesInfo } from './responses';
 import { JobInfo } from '../job/responses';
+import { PLUGIN_ERROR_CODES } from '@platform/errors';
+
+/**
+ * A published plugin's own refusals come back with its code (docs/decisions/plugins.md "Errors"); those
+ * of upstream's python-core (what libs/plugin-kit `fail` throws) are declared, a plugin's other codes
+ * cannot be listed.
+ */
+const PLUGIN_OWN_CODES = {
+  400: ['ERROR_REQUIRED_PARAMETER', 'ERROR_INVALID_PARAMETER', 'ERROR_INVALID_PARAMETER_TYPE', 'ERROR_INVALID_ARGUMENT', 'ERROR_AUTHENTICATE_FAILURE', 'ERROR_NOT_IMPLEMENTED'],
+  403: ['ERROR_PERMISSION_DENIED'],
+  404: ['ERROR_NOT_FOUND'],
+  502: ['ERROR_UNKNOWN'],
+};
+const CALLS_PLUGIN = mergeErrors(PLUGIN_ERROR_CODES, PLUGIN_OWN_CODES);
 
 /** Codes of a plugin's verification (its options, its file). */
 const PLUGIN_ERRORS = { 400: ['ERROR_INVALID_COLUMN', 'ERROR_INVALID_URL', 'ERROR_OUTBOUND_REFUSED', 'ERROR_INVALID_CSV'] };
@@ -62,7 +76,7 @@ export function dataSourceOperations(service: DataSourceService) {
         workspace_id: id.optional(),
       }),
       response: CostDataSourceInfo,
-      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS, { 409: ['ERROR_NOT_UNIQUE'] }),
+      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS, CALLS_PLUGIN, { 409: ['ERROR_NOT_UNIQUE'] }),
       handler: (input, { auth }) => service.register(auth, input),
     }),
     operation({
@@ -72,12 +86,12 @@ export function dataSourceOperations(service: DataSourceService) {
         data_source_id: id,
         name: name.optional(),
         secret_filter: struct.optional(),
-        template: struct.optional(),
+        template: struct.optional().describe('The template of a LOCAL data source; refused for the others (ERROR_NOT_ALLOW_PLUGIN_SETTINGS), as upstream.'),
         schedule: scheduleInput.optional(),
         tags: tags.optional(),
       }),
       response: CostDataSourceInfo,
-      errors: mergeErrors(NOT_FOUND, { 409: ['ERROR_NOT_UNIQUE'] }),
+      errors: mergeErrors(NOT_FOUND, NO_PLUGIN_SETTINGS, { 409: ['ERROR_NOT_UNIQUE'] }),
       handler: (input, { auth }) => service.update(auth, input),
     }),
     operation({
@@ -85,8 +99,18 @@ export function dataSourceOperations(service: DataSourceService) {
       access: write,
       schema: request({ data_source_id: id, version: z.string().trim().min(1).max(64).optional(), options: struct.optional(), upgrade_mode: upgrade_mode.optional() }),
       response: CostDataSourceInfo,
-      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS, NO_PLUGIN_SETTINGS),
+      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS, CALLS_PLUGIN, NO_PLUGIN_SETTINGS),
       handler: (input, { auth }) => service.updatePlugin(auth, input),
+    }),
+    operation({
+      path: '/cost-analysis/v1/data-source/verify-plugin',
+      access: write,
+      schema: request({ data_source_id: id }),
+      response: Empty,
+      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS, CALLS_PLUGIN, NO_PLUGIN_SETTINGS),
+      handler: async (input, { auth }) => {
+        await service.verifyPlugin(auth, input.data_source_id);
+      },
     }),
     operation({
       path: '/cost-analysis/v1/data-source/enable',
@@ -121,7 +145,7 @@ export function dataSourceOperations(service: DataSourceService) {
       access: write,
       schema: request({ data_source_id: id, start: z.string().max(64).optional(), no_preload_cache: z.boolean().optional() }),
       response: JobInfo,
-      errors: mergeErrors(NOT_FOUND, NO_SYNC, { 400: ['ERROR_DATA_SOURCE_STATE'], 409: ['ERROR_DUPLICATE_JOB'] }),
+      errors: mergeErrors(NOT_FOUND, NO_SYNC, CALLS_PLUGIN, { 400: ['ERROR_DATA_SOURCE_STATE'], 409: ['ERROR_DUPLICATE_JOB'] }),
       handler: (input, { auth }) => service.sync(auth, input),
     }),
     operation({

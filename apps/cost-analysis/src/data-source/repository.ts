@@ -87,7 +87,8 @@ export function toDataSourceInfo(r: DataSourceRow) {
     data_source_type: r.data_source_type,
     permissions: (r.permissions ?? {}) as Record<string, unknown>,
     provider: r.provider,
-    secret_type: r.secret_type,
+    // upstream stores none for a data source without a plugin (its register sets secret_type None).
+    secret_type: r.data_source_type === 'EXTERNAL' ? r.secret_type : '',
     secret_filter: (r.secret_filter ?? {}) as Record<string, unknown>,
     // Message fields upstream leaves unset are absent, as protobuf's JSON leaves them: plugin_info for
     // LOCAL and WAREHOUSE, warehouse_info for LOCAL and EXTERNAL.

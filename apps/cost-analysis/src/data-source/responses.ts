@@ -37,7 +37,9 @@ export const CostDataSourceInfo = z
       .describe('EXTERNAL: a plugin collects its costs; LOCAL: no plugin and no sync; WAREHOUSE: costs stay in a warehouse and are not synced here.'),
     permissions: structOut,
     provider: z.string(),
-    secret_type: z.enum(['MANUAL', 'USE_SERVICE_ACCOUNT_SECRET']),
+    secret_type: z
+      .enum(['MANUAL', 'USE_SERVICE_ACCOUNT_SECRET', ''])
+      .describe("How the plugin's secret is found; empty for a LOCAL or WAREHOUSE data source, which has no plugin (as upstream)."),
     secret_filter: structOut,
     plugin_info: CostDataSourcePluginInfo.optional().describe('The plugin that collects the costs; absent for a LOCAL or WAREHOUSE data source, which has none.'),
     warehouse_info: CostDataSourceWarehouseInfo.optional().describe('The warehouse a WAREHOUSE data source reads; absent for other types.'),

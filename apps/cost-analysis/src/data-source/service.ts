@@ -88,7 +88,7 @@ export class DataSourceService {
    * warehouse_info.type. A type without a plugin ignores plugin_info, and a type other than WAREHOUSE
    * ignores warehouse_info, as upstream does.
    */
-  private async typeFields(type: DataSourceType, input: RegisterInput) {
+  private async typeFields(domainId: string, type: DataSourceType, input: RegisterInput) {
     const none = { plugin_info: null, warehouse_info: null, secret: {} };
     if (type === 'LOCAL') return none;
     if (type === 'WAREHOUSE') {
@@ -100,7 +100,7 @@ export class DataSourceService {
     // secret_id: upstream's id of the secret made from secret_data; here the id of the sealed
     // secret_data. Without secret_data, a given secret_id is kept as the caller's reference (unresolved).
     const secretId = Object.keys(secret).length ? generateId('secret') : (input.plugin_info.secret_id ?? '');
-    return { ...none, plugin_info: await this.pluginInfo(input.plugin_info, secret, secretId), secret };
+    return { ...none, plugin_info: await this.pluginInfo(domainId, input.plugin_info, secret, secretId), secret };
   }
 
   /** Plugin settings of a data source without a plugin: upstream's ERROR_NOT_ALLOW_PLUGIN_SETTINGS. */
@@ -113,18 +113,28 @@ export class DataSourceService {
     return { domain_id_data_source_id: { domain_id: ds.domain_id, data_source_id: ds.data_source_id } };
   }
 
-  private async pluginInfo(input: { plugin_id: string; version?: string; options?: Json; upgrade_mode?: string; schema_id?: string }, secret: Json, secretId: string) {
+  /**
+   * The plugin settings to store: the plugin chosen for the domain (a published version wins over a
+   * built-in), its options verified with the secret (which goes to the plugin and nowhere else), and
+   * the metadata its init answers, as upstream's register and update_plugin.
+   */
+  private async pluginInfo(
+    domainId: string,
+    input: { plugin_id: string; version?: string; options?: Json; upgrade_mode?: string; schema_id?: string },
+    secret: Json,
+    secretId: string,
+  ) {
     const { plugins } = this.deps;
-    const plugin = plugins.get(input.plugin_id);
-    const version = plugins.resolveVersion(plugin, input.version);
+    const { plugin, version } = await plugins.choose(domainId, input);
     const options = input.options ?? {};
     plugins.checkOptions(plugin, options);
-    await plugin.verify({ options, secret_data: secret, schema: input.schema_id }).catch(asInvalid);
+    const { metadata } = await Promise.resolve(plugin.init(options, { domain_id: domainId })).catch(asInvalid);
+    await plugin.verify({ options, secret_data: secret, schema: input.schema_id, domain_id: domainId }).catch(asInvalid);
     const info: PluginInfo = {
-      plugin_id: plugin.plugin_id,
+      plugin_id: input.plugin_id,
       version,
       options,
-      metadata: plugin.init(options).metadata,
+      metadata,
       secret_id: secretId,
       schema_id: input.schema_id ?? '',
       upgrade_mode: input.upgrade_mode ?? 'AUTO',
@@ -146,7 +156,7 @@ export class DataSourceService {
     }
     const type = (input.data_source_type ?? 'EXTERNAL') as DataSourceType;
     const schedule = resolveSchedule(input.schedule ?? {}, { state: 'ENABLED', hours: [this.deps.config.defaultSyncHour] });
-    const { plugin_info, warehouse_info, secret } = await this.typeFields(type, input);
+    const { plugin_info, warehouse_info, secret } = await this.typeFields(auth.domainId, type, input);
     const dataSourceId = generateId('ds');
     try {
       const ds = await this.deps.prisma.dataSource.create({
@@ -158,7 +168,7 @@ export class DataSourceService {
           name: input.name,
           data_source_type: type,
           provider: input.provider ?? '',
-          secret_type: input.secret_type ?? 'MANUAL',
+          secret_type: type === 'EXTERNAL' ? (input.secret_type ?? 'MANUAL') : '',
           secret_filter: (input.secret_filter ?? {}) as Prisma.InputJsonValue,
           template: (input.template ?? {}) as Prisma.InputJsonValue,
           plugin_info: plugin_info ? (plugin_info as unknown as Prisma.InputJsonValue) : Prisma.DbNull,
@@ -177,6 +187,10 @@ export class DataSourceService {
 
   async update(auth: AuthContext, input: { data_source_id: string; name?: string; secret_filter?: Json; template?: Json; schedule?: ScheduleInput; tags?: Json }) {
     const ds = await this.writable(auth, input.data_source_id);
+    // upstream's update: only a LOCAL data source has a template; the others' plugin or warehouse gives their data.
+    if (input.template !== undefined && ds.data_source_type !== 'LOCAL') {
+      throw new ApiError(400, 'ERROR_NOT_ALLOW_PLUGIN_SETTINGS', `A ${ds.data_source_type} data source has no template. (data_source_id = ${ds.data_source_id})`);
+    }
     const schedule = input.schedule && resolveSchedule(input.schedule, this.storedSchedule(ds));
     try {
       const updated = await this.deps.prisma.dataSource.update({
@@ -202,6 +216,7 @@ export class DataSourceService {
     const ds = await this.writable(auth, input.data_source_id);
     const current = this.withPlugin(ds);
     const plugin_info = await this.pluginInfo(
+      ds.domain_id,
       {
         plugin_id: current.plugin_id,
         version: input.version ?? current.version,
@@ -217,6 +232,18 @@ export class DataSourceService {
       data: { plugin_info: plugin_info as unknown as Prisma.InputJsonValue, updated_at: new Date() },
     });
     return toDataSourceInfo(updated);
+  }
+
+  /**
+   * upstream's verify_plugin: the data source's plugin (the version published now) checks its stored
+   * options and secret. Nothing is changed; the secret goes to the plugin only.
+   */
+  async verifyPlugin(auth: AuthContext, id: string): Promise<void> {
+    const ds = await this.writable(auth, id);
+    const info = this.withPlugin(ds);
+    const { plugin } = await this.deps.plugins.choose(ds.domain_id, info);
+    const secret = openDataSourceSecret(this.deps.config.secretKeys, ds);
+    await plugin.verify({ options: info.options ?? {}, secret_data: secret, schema: info.schema_id || undefined, domain_id: ds.domain_id }).catch(asInvalid);
   }
 
   async setState(auth: AuthContext, id: string, state: 'ENABLED' | 'DISABLED') {

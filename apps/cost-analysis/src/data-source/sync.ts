@@ -24,7 +24,10 @@ export interface Slot {
 /** What became of a slot: a job, a FAILURE job (duplicate or plugin error), or another scheduler had it. */
 export type SlotOutcome = { outcome: 'created'; job: JobRow } | { outcome: 'failed'; job: JobRow } | { outcome: 'taken' };
 
-type Plan = { tasks: PluginTask[]; changed: ChangedInfo[] };
+type Plan = { tasks: PluginTask[]; changed: ChangedInfo[]; synced_accounts: { account_id: string }[] };
+
+/** At most this many tasks (and synced accounts) from one get_tasks: more is a plugin's fault, not a plan. */
+const MAX_TASKS = 10_000;
 
 /** A plugin's complaint about its options, as the 400 a caller can act on. */
 export function asInvalid(e: unknown): never {
@@ -103,11 +106,37 @@ export class CostJobs {
     }
   }
 
+  /**
+   * The plugin's tasks for a job (upstream's create_cost_job). The plugin is chosen now (a version
+   * published since the last sync is taken); with upgrade_mode AUTO a newer published version moves
+   * the data source to it first, as upstream's get_data_source_plugin_endpoint_by_vo: its init is
+   * called and the new version and metadata are stored in plugin_info.
+   */
   private async plan(ds: DataSourceRow, start: string | undefined): Promise<Plan> {
     const info = ds.plugin_info as PluginInfo;
-    const plugin = this.deps.plugins.get(info.plugin_id);
+    const { plugin, version, remote } = await this.deps.plugins.choose(ds.domain_id, info);
+    if (remote && version !== info.version) {
+      const { metadata } = await Promise.resolve(plugin.init(info.options ?? {}, { domain_id: ds.domain_id }));
+      await this.deps.pool.query(
+        `UPDATE data_source SET plugin_info = plugin_info || jsonb_build_object('version', $3::text, 'metadata', $4::jsonb), updated_at = now()
+         WHERE domain_id = $1 AND data_source_id = $2`,
+        [ds.domain_id, ds.data_source_id, version, JSON.stringify(metadata)],
+      );
+      this.deps.logger.info({ data_source_id: ds.data_source_id, plugin_id: info.plugin_id, from: info.version, to: version }, 'data source plugin upgraded');
+    }
     const secret = openDataSourceSecret(this.deps.config.secretKeys, ds);
-    return plugin.getTasks({ options: info.options, secret_data: secret, start, last_synchronized_at: ds.last_synchronized_at?.toISOString() });
+    const r = await plugin.getTasks({
+      options: info.options ?? {},
+      secret_data: secret,
+      schema: info.schema_id || undefined,
+      domain_id: ds.domain_id,
+      start,
+      last_synchronized_at: ds.last_synchronized_at?.toISOString(),
+    });
+    if (r.tasks.length > MAX_TASKS || (r.synced_accounts?.length ?? 0) > MAX_TASKS || r.changed.length > MAX_TASKS) {
+      throw new ApiError(502, 'ERROR_PLUGIN_INVALID_RESPONSE', `Job.get_tasks answered more than ${MAX_TASKS} tasks, changed ranges or synced accounts.`);
+    }
+    return { tasks: r.tasks, changed: r.changed, synced_accounts: r.synced_accounts ?? [] };
   }
 
   /** Serializes job creation per data source; claims the slot when there is one (false: already taken). */
@@ -122,11 +151,15 @@ export class CostJobs {
     return claimed.rowCount === 1;
   }
 
-  private async insertJob(client: PoolClient, ds: DataSourceRow, o: { status: string; options: object; tasks: number; changed: ChangedInfo[]; slot: Slot | null; error?: [string, string] }) {
+  private async insertJob(
+    client: PoolClient,
+    ds: DataSourceRow,
+    o: { status: string; options: object; tasks: number; changed: ChangedInfo[]; synced_accounts?: { account_id: string }[]; slot: Slot | null; error?: [string, string] },
+  ) {
     const { rows } = await client.query<JobRow>(
       `INSERT INTO job (domain_id, job_id, workspace_id, resource_group, data_source_id, status, options, total_tasks, remained_tasks, changed,
-         error_code, error_message, scheduled_at, finished_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10, $11, $12, CASE WHEN $6 <> 'IN_PROGRESS' THEN now() END) RETURNING *`,
+         error_code, error_message, scheduled_at, synced_accounts, finished_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10, $11, $12, $13::jsonb, CASE WHEN $6 <> 'IN_PROGRESS' THEN now() END) RETURNING *`,
       [
         ds.domain_id,
         generateId('job'),
@@ -140,6 +173,7 @@ export class CostJobs {
         o.error?.[0] ?? '',
         (o.error?.[1] ?? '').slice(0, 4000),
         o.slot?.at ?? null,
+        JSON.stringify(o.synced_accounts ?? []),
       ],
     );
     return rows[0];
@@ -156,7 +190,7 @@ export class CostJobs {
   }
 
   /** The job and its tasks (null: the slot was taken). A running job past JOB_TIMEOUT_SECONDS is TIMEOUT first. */
-  private async create(ds: DataSourceRow, options: object, { tasks, changed }: Plan, slot: Slot | null): Promise<JobRow | null> {
+  private async create(ds: DataSourceRow, options: object, { tasks, changed, synced_accounts }: Plan, slot: Slot | null): Promise<JobRow | null> {
     const { pool, queue, config } = this.deps;
     const taskIds: string[] = [];
     const job = await withTransaction(pool, async (client) => {
@@ -178,7 +212,7 @@ export class CostJobs {
         );
         await client.query(`DELETE FROM cost WHERE domain_id = $1 AND data_source_id = $2 AND job_id = $3`, [r.domain_id, r.data_source_id, r.job_id]);
       }
-      const row = await this.insertJob(client, ds, { status: tasks.length ? 'IN_PROGRESS' : 'SUCCESS', options, tasks: tasks.length, changed, slot });
+      const row = await this.insertJob(client, ds, { status: tasks.length ? 'IN_PROGRESS' : 'SUCCESS', options, tasks: tasks.length, changed, synced_accounts, slot });
       for (const t of tasks) {
         const id = generateId('job-task');
         taskIds.push(id);

@@ -14,6 +14,7 @@ export const jobResource = defineResource({
     total_tasks: { column: 'total_tasks', type: 'integer', notNull: true },
     remained_tasks: { column: 'remained_tasks', type: 'integer', notNull: true },
     changed: { column: 'changed', type: 'json_array' },
+    synced_accounts: { column: 'synced_accounts', type: 'json_array' },
     data_source_id: { column: 'data_source_id', type: 'string', notNull: true },
     resource_group: { column: 'resource_group', type: 'string', notNull: true },
     domain_id: { column: 'domain_id', type: 'string', notNull: true },
@@ -37,6 +38,7 @@ export interface JobRow {
   total_tasks: number;
   remained_tasks: number;
   changed: unknown;
+  synced_accounts?: unknown;
   created_at: Date;
   updated_at: Date;
   finished_at: Date | null;
@@ -53,8 +55,8 @@ export function toJobInfo(r: JobRow) {
     remained_tasks: r.remained_tasks,
     changed: (r.changed ?? []) as unknown[],
     // upstream fills it from the plugin's get_tasks answer (account routing, e.g. AWS linked accounts);
-    // no built-in plugin answers one, so it is what upstream answers when the plugin sends none.
-    synced_accounts: [] as { account_id: string }[],
+    // the built-in answers none.
+    synced_accounts: (Array.isArray(r.synced_accounts) ? r.synced_accounts : []) as { account_id: string }[],
     data_source_id: r.data_source_id,
     resource_group: r.resource_group,
     domain_id: r.domain_id,

@@ -1,9 +1,40 @@
 import { errors } from '@platform/errors';
+import { choosePlugin, type PluginClients, type PluginEndpointResolver, type StreamOptions } from '@platform/plugin';
+import { remoteCostPlugin } from './remote';
 import type { CostDataSourcePlugin } from './types';
 
-/** Plugins by plugin_id. Built-ins are registered at start; an HTTP plugin endpoint could be added later. */
+/** Where published plugins are found and called: the process's resolver and gRPC clients. */
+export interface RemotePlugins {
+  resolver: PluginEndpointResolver;
+  clients: PluginClients;
+  /** Bounds of a get_data stream. */
+  stream?: Omit<StreamOptions, 'signal'>;
+}
+
+/** The plugin that serves a data source, and the version it serves. */
+export interface ChosenPlugin {
+  plugin: CostDataSourcePlugin;
+  version: string;
+  /** A published container (true) or a built-in (false). */
+  remote: boolean;
+}
+
+/** What a data source names: its plugin_info. */
+export interface PluginRef {
+  plugin_id: string;
+  version?: string;
+  upgrade_mode?: string;
+}
+
+/**
+ * Plugins by plugin_id: the built-ins, registered at start, and (with `remote`) the versions published
+ * through the plugin module, chosen by libs/plugin `choosePlugin` (docs/decisions/plugins.md "Cost
+ * data sources"): a published version wins, even under a built-in's id; a built-in serves only when
+ * nothing is published; an unreadable plugin table is a 503.
+ */
 export class PluginRegistry {
   private readonly plugins = new Map<string, CostDataSourcePlugin>();
+  private remotePlugins?: RemotePlugins;
 
   register(plugin: CostDataSourcePlugin): this {
     if (this.plugins.has(plugin.plugin_id)) throw new Error(`plugin ${plugin.plugin_id} registered twice`);
@@ -11,10 +42,35 @@ export class PluginRegistry {
     return this;
   }
 
+  /** Published plugins are resolved and called through these (none: built-ins only). */
+  useRemote(remote: RemotePlugins | undefined): this {
+    this.remotePlugins = remote;
+    return this;
+  }
+
+  /** A built-in by id. */
   get(pluginId: string): CostDataSourcePlugin {
     const p = this.plugins.get(pluginId);
     if (!p) throw errors.notFound('plugin_id', pluginId);
     return p;
+  }
+
+  /**
+   * The plugin serving `ref` in `domainId`. AUTO (the default) takes the newest published version;
+   * MANUAL and NONE the version named (upstream pins it), or the newest when none is named.
+   */
+  async choose(domainId: string, ref: PluginRef): Promise<ChosenPlugin> {
+    const remote = this.remotePlugins;
+    const pinned = ref.upgrade_mode !== undefined && ref.upgrade_mode !== 'AUTO' && !!ref.version;
+    const choice = await choosePlugin(remote?.resolver, this.plugins.get(ref.plugin_id), {
+      domainId,
+      pluginId: ref.plugin_id,
+      version: pinned ? ref.version : '',
+      upgradeMode: pinned ? 'MANUAL' : 'AUTO',
+    });
+    if (choice.kind === 'builtin') return { plugin: choice.plugin, version: this.resolveVersion(choice.plugin, ref.version), remote: false };
+    const client = remote!.clients.cost(choice.endpoint, ref.plugin_id);
+    return { plugin: remoteCostPlugin(client, { plugin_id: ref.plugin_id, version: choice.updated_version, stream: remote!.stream }), version: choice.updated_version, remote: true };
   }
 
   /** The version to use: the one asked for (it must exist) or the newest. */

@@ -7,6 +7,8 @@ export interface PluginInput {
   options: Record<string, unknown>;
   secret_data: Record<string, unknown>;
   schema?: string;
+  /** The data source's domain (upstream sends it with every call). */
+  domain_id?: string;
 }
 
 export interface ChangedInfo {
@@ -23,6 +25,8 @@ export interface PluginTask {
 export interface TasksResult {
   tasks: PluginTask[];
   changed: ChangedInfo[];
+  /** Accounts the plugin will sync (upstream's TasksInfo.synced_accounts; account routing). */
+  synced_accounts?: { account_id: string }[];
 }
 
 /** One cost record (upstream's CostInfo), amounts in `currency`. */
@@ -75,9 +79,11 @@ export interface CostDataSourcePlugin {
   versions: string[];
   /** Option keys a data source must set. */
   required_keys: string[];
-  init(options: Record<string, unknown>): { metadata: Record<string, unknown> };
+  /** The plugin's metadata for these options (a remote plugin's DataSource.init). */
+  init(options: Record<string, unknown>, ctx?: { domain_id?: string }): { metadata: Record<string, unknown> } | Promise<{ metadata: Record<string, unknown> }>;
   /** Throws a PluginError when options or secret are not usable. */
   verify(input: PluginInput): Promise<void>;
   getTasks(input: PluginInput & { start?: string; last_synchronized_at?: string }): Promise<TasksResult>;
-  getData(input: PluginInput & { task_options: Record<string, unknown>; signal: AbortSignal }): AsyncIterable<DataPage>;
+  /** `metadata`: the data source's stored plugin metadata (a remote plugin's rows take its `currency`). */
+  getData(input: PluginInput & { task_options: Record<string, unknown>; signal: AbortSignal; metadata?: Record<string, unknown> }): AsyncIterable<DataPage>;
 }

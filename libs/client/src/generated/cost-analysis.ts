@@ -111,7 +111,7 @@ export interface paths {
         put?: never;
         /**
          * data-source register
-         * @description Registers a data source: its plugin is initialised and its metadata stored. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `cost-analysis:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_COLUMN, 400 ERROR_INVALID_URL, 400 ERROR_OUTBOUND_REFUSED, 400 ERROR_INVALID_CSV, 404 ERROR_NOT_FOUND, 409 ERROR_NOT_UNIQUE.
+         * @description Registers a data source: its plugin is initialised and its metadata stored. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `cost-analysis:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_COLUMN, 400 ERROR_INVALID_URL, 400 ERROR_OUTBOUND_REFUSED, 400 ERROR_INVALID_CSV, 400 ERROR_INVALID_ARGUMENT, 400 ERROR_PLUGIN_AUTHENTICATION_FAILURE, 400 ERROR_PLUGIN_UNIMPLEMENTED, 400 ERROR_INVALID_PLUGIN_ENDPOINT, 400 ERROR_INVALID_PARAMETER, 400 ERROR_REQUIRED_PARAMETER, 400 ERROR_INVALID_PARAMETER_TYPE, 400 ERROR_AUTHENTICATE_FAILURE, 400 ERROR_NOT_IMPLEMENTED, 403 ERROR_PERMISSION_DENIED, 404 ERROR_NOT_FOUND, 409 ERROR_ALREADY_EXISTS, 409 ERROR_PLUGIN_FAILURE, 409 ERROR_NOT_UNIQUE, 413 ERROR_PLUGIN_REQUEST_TOO_LARGE, 429 ERROR_PLUGIN_RESOURCE_EXHAUSTED, 502 ERROR_PLUGIN_FAILURE, 502 ERROR_PLUGIN_INVALID_RESPONSE, 502 ERROR_PLUGIN_RESPONSE_TOO_LARGE, 502 ERROR_UNKNOWN, 503 ERROR_PLUGIN_UNAVAILABLE.
          */
         post: operations["cost_analysis_v1_data_source_register"];
         delete?: never;
@@ -151,7 +151,7 @@ export interface paths {
         put?: never;
         /**
          * data-source sync
-         * @description Starts a collection of the data source now; answers at once, the work runs in the background. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `cost-analysis:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_NOT_ALLOW_SYNC_COMMAND, 400 ERROR_DATA_SOURCE_STATE, 404 ERROR_NOT_FOUND, 409 ERROR_DUPLICATE_JOB.
+         * @description Starts a collection of the data source now; answers at once, the work runs in the background. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `cost-analysis:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_NOT_ALLOW_SYNC_COMMAND, 400 ERROR_INVALID_ARGUMENT, 400 ERROR_PLUGIN_AUTHENTICATION_FAILURE, 400 ERROR_PLUGIN_UNIMPLEMENTED, 400 ERROR_INVALID_PLUGIN_ENDPOINT, 400 ERROR_INVALID_PARAMETER, 400 ERROR_REQUIRED_PARAMETER, 400 ERROR_INVALID_PARAMETER_TYPE, 400 ERROR_AUTHENTICATE_FAILURE, 400 ERROR_NOT_IMPLEMENTED, 400 ERROR_DATA_SOURCE_STATE, 403 ERROR_PERMISSION_DENIED, 404 ERROR_NOT_FOUND, 409 ERROR_ALREADY_EXISTS, 409 ERROR_PLUGIN_FAILURE, 409 ERROR_DUPLICATE_JOB, 413 ERROR_PLUGIN_REQUEST_TOO_LARGE, 429 ERROR_PLUGIN_RESOURCE_EXHAUSTED, 502 ERROR_PLUGIN_FAILURE, 502 ERROR_PLUGIN_INVALID_RESPONSE, 502 ERROR_PLUGIN_RESPONSE_TOO_LARGE, 502 ERROR_UNKNOWN, 503 ERROR_PLUGIN_UNAVAILABLE.
          */
         post: operations["cost_analysis_v1_data_source_sync"];
         delete?: never;
@@ -171,7 +171,7 @@ export interface paths {
         put?: never;
         /**
          * data-source update
-         * @description Changes the given fields of a data source; fields left out (or at their proto3 defaults) keep their values. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `cost-analysis:DataSource.write`); a caller never reaches another domain's data. Notable errors: 404 ERROR_NOT_FOUND, 409 ERROR_NOT_UNIQUE.
+         * @description Changes the given fields of a data source; fields left out (or at their proto3 defaults) keep their values. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `cost-analysis:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_NOT_ALLOW_PLUGIN_SETTINGS, 404 ERROR_NOT_FOUND, 409 ERROR_NOT_UNIQUE.
          */
         post: operations["cost_analysis_v1_data_source_update"];
         delete?: never;
@@ -191,9 +191,29 @@ export interface paths {
         put?: never;
         /**
          * data-source update-plugin
-         * @description Moves a data source to another plugin version or options; the plugin is initialised again. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `cost-analysis:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_COLUMN, 400 ERROR_INVALID_URL, 400 ERROR_OUTBOUND_REFUSED, 400 ERROR_INVALID_CSV, 400 ERROR_NOT_ALLOW_PLUGIN_SETTINGS, 404 ERROR_NOT_FOUND.
+         * @description Moves a data source to another plugin version or options; the plugin is initialised again. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `cost-analysis:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_COLUMN, 400 ERROR_INVALID_URL, 400 ERROR_OUTBOUND_REFUSED, 400 ERROR_INVALID_CSV, 400 ERROR_INVALID_ARGUMENT, 400 ERROR_PLUGIN_AUTHENTICATION_FAILURE, 400 ERROR_PLUGIN_UNIMPLEMENTED, 400 ERROR_INVALID_PLUGIN_ENDPOINT, 400 ERROR_INVALID_PARAMETER, 400 ERROR_REQUIRED_PARAMETER, 400 ERROR_INVALID_PARAMETER_TYPE, 400 ERROR_AUTHENTICATE_FAILURE, 400 ERROR_NOT_IMPLEMENTED, 400 ERROR_NOT_ALLOW_PLUGIN_SETTINGS, 403 ERROR_PERMISSION_DENIED, 404 ERROR_NOT_FOUND, 409 ERROR_ALREADY_EXISTS, 409 ERROR_PLUGIN_FAILURE, 413 ERROR_PLUGIN_REQUEST_TOO_LARGE, 429 ERROR_PLUGIN_RESOURCE_EXHAUSTED, 502 ERROR_PLUGIN_FAILURE, 502 ERROR_PLUGIN_INVALID_RESPONSE, 502 ERROR_PLUGIN_RESPONSE_TOO_LARGE, 502 ERROR_UNKNOWN, 503 ERROR_PLUGIN_UNAVAILABLE.
          */
         post: operations["cost_analysis_v1_data_source_update_plugin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cost-analysis/v1/data-source/verify-plugin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * data-source verify-plugin
+         * @description Verifies a data source's plugin with its options and secret. Callable with an access token of DOMAIN_ADMIN, WORKSPACE_OWNER (permission `cost-analysis:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_COLUMN, 400 ERROR_INVALID_URL, 400 ERROR_OUTBOUND_REFUSED, 400 ERROR_INVALID_CSV, 400 ERROR_INVALID_ARGUMENT, 400 ERROR_PLUGIN_AUTHENTICATION_FAILURE, 400 ERROR_PLUGIN_UNIMPLEMENTED, 400 ERROR_INVALID_PLUGIN_ENDPOINT, 400 ERROR_INVALID_PARAMETER, 400 ERROR_REQUIRED_PARAMETER, 400 ERROR_INVALID_PARAMETER_TYPE, 400 ERROR_AUTHENTICATE_FAILURE, 400 ERROR_NOT_IMPLEMENTED, 400 ERROR_NOT_ALLOW_PLUGIN_SETTINGS, 403 ERROR_PERMISSION_DENIED, 404 ERROR_NOT_FOUND, 409 ERROR_ALREADY_EXISTS, 409 ERROR_PLUGIN_FAILURE, 413 ERROR_PLUGIN_REQUEST_TOO_LARGE, 429 ERROR_PLUGIN_RESOURCE_EXHAUSTED, 502 ERROR_PLUGIN_FAILURE, 502 ERROR_PLUGIN_INVALID_RESPONSE, 502 ERROR_PLUGIN_RESPONSE_TOO_LARGE, 502 ERROR_UNKNOWN, 503 ERROR_PLUGIN_UNAVAILABLE.
+         */
+        post: operations["cost_analysis_v1_data_source_verify_plugin"];
         delete?: never;
         options?: never;
         head?: never;
@@ -598,8 +618,11 @@ export interface components {
             secret_filter?: {
                 [key: string]: unknown;
             };
-            /** @enum {string} */
-            secret_type?: "MANUAL" | "USE_SERVICE_ACCOUNT_SECRET";
+            /**
+             * @description How the plugin's secret is found; empty for a LOCAL or WAREHOUSE data source, which has no plugin (as upstream).
+             * @enum {string}
+             */
+            secret_type?: "MANUAL" | "USE_SERVICE_ACCOUNT_SECRET" | "";
             /** @enum {string} */
             state?: "ENABLED" | "DISABLED";
             tags?: {
@@ -1769,7 +1792,7 @@ export interface operations {
                     "application/json": components["schemas"]["DataSourceInfo"];
                 };
             };
-            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_COLUMN, ERROR_INVALID_URL, ERROR_OUTBOUND_REFUSED, ERROR_INVALID_CSV */
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_COLUMN, ERROR_INVALID_URL, ERROR_OUTBOUND_REFUSED, ERROR_INVALID_CSV, ERROR_PLUGIN_AUTHENTICATION_FAILURE, ERROR_PLUGIN_UNIMPLEMENTED, ERROR_INVALID_PLUGIN_ENDPOINT, ERROR_AUTHENTICATE_FAILURE, ERROR_NOT_IMPLEMENTED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1778,7 +1801,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_COLUMN" | "ERROR_INVALID_URL" | "ERROR_OUTBOUND_REFUSED" | "ERROR_INVALID_CSV";
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_COLUMN" | "ERROR_INVALID_URL" | "ERROR_OUTBOUND_REFUSED" | "ERROR_INVALID_CSV" | "ERROR_PLUGIN_AUTHENTICATION_FAILURE" | "ERROR_PLUGIN_UNIMPLEMENTED" | "ERROR_INVALID_PLUGIN_ENDPOINT" | "ERROR_AUTHENTICATE_FAILURE" | "ERROR_NOT_IMPLEMENTED";
                             /** @constant */
                             status?: 400;
                         };
@@ -1833,7 +1856,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: ERROR_NOT_UNIQUE */
+            /** @description Conflict: ERROR_ALREADY_EXISTS, ERROR_PLUGIN_FAILURE, ERROR_NOT_UNIQUE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1842,14 +1865,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_NOT_UNIQUE";
+                            code?: "ERROR_ALREADY_EXISTS" | "ERROR_PLUGIN_FAILURE" | "ERROR_NOT_UNIQUE";
                             /** @constant */
                             status?: 409;
                         };
                     };
                 };
             };
-            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE, ERROR_PLUGIN_REQUEST_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1858,7 +1881,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            code?: "ERROR_PAYLOAD_TOO_LARGE" | "ERROR_PLUGIN_REQUEST_TOO_LARGE";
                             /** @constant */
                             status?: 413;
                         };
@@ -1881,7 +1904,39 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            /** @description Too many requests: ERROR_PLUGIN_RESOURCE_EXHAUSTED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PLUGIN_RESOURCE_EXHAUSTED";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    };
+                };
+            };
+            /** @description A plugin or upstream failed: ERROR_PLUGIN_FAILURE, ERROR_PLUGIN_INVALID_RESPONSE, ERROR_PLUGIN_RESPONSE_TOO_LARGE, ERROR_UNKNOWN */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PLUGIN_FAILURE" | "ERROR_PLUGIN_INVALID_RESPONSE" | "ERROR_PLUGIN_RESPONSE_TOO_LARGE" | "ERROR_UNKNOWN";
+                            /** @constant */
+                            status?: 502;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE, ERROR_PLUGIN_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1890,7 +1945,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            code?: "ERROR_SERVICE_UNAVAILABLE" | "ERROR_PLUGIN_UNAVAILABLE";
                             /** @constant */
                             status?: 503;
                         };
@@ -2067,7 +2122,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobInfo"];
                 };
             };
-            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_NOT_ALLOW_SYNC_COMMAND, ERROR_DATA_SOURCE_STATE */
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_NOT_ALLOW_SYNC_COMMAND, ERROR_PLUGIN_AUTHENTICATION_FAILURE, ERROR_PLUGIN_UNIMPLEMENTED, ERROR_INVALID_PLUGIN_ENDPOINT, ERROR_AUTHENTICATE_FAILURE, ERROR_NOT_IMPLEMENTED, ERROR_DATA_SOURCE_STATE */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2076,7 +2131,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_NOT_ALLOW_SYNC_COMMAND" | "ERROR_DATA_SOURCE_STATE";
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_NOT_ALLOW_SYNC_COMMAND" | "ERROR_PLUGIN_AUTHENTICATION_FAILURE" | "ERROR_PLUGIN_UNIMPLEMENTED" | "ERROR_INVALID_PLUGIN_ENDPOINT" | "ERROR_AUTHENTICATE_FAILURE" | "ERROR_NOT_IMPLEMENTED" | "ERROR_DATA_SOURCE_STATE";
                             /** @constant */
                             status?: 400;
                         };
@@ -2131,7 +2186,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: ERROR_DUPLICATE_JOB */
+            /** @description Conflict: ERROR_ALREADY_EXISTS, ERROR_PLUGIN_FAILURE, ERROR_DUPLICATE_JOB */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2140,14 +2195,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_DUPLICATE_JOB";
+                            code?: "ERROR_ALREADY_EXISTS" | "ERROR_PLUGIN_FAILURE" | "ERROR_DUPLICATE_JOB";
                             /** @constant */
                             status?: 409;
                         };
                     };
                 };
             };
-            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE, ERROR_PLUGIN_REQUEST_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2156,7 +2211,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            code?: "ERROR_PAYLOAD_TOO_LARGE" | "ERROR_PLUGIN_REQUEST_TOO_LARGE";
                             /** @constant */
                             status?: 413;
                         };
@@ -2179,7 +2234,39 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            /** @description Too many requests: ERROR_PLUGIN_RESOURCE_EXHAUSTED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PLUGIN_RESOURCE_EXHAUSTED";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    };
+                };
+            };
+            /** @description A plugin or upstream failed: ERROR_PLUGIN_FAILURE, ERROR_PLUGIN_INVALID_RESPONSE, ERROR_PLUGIN_RESPONSE_TOO_LARGE, ERROR_UNKNOWN */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PLUGIN_FAILURE" | "ERROR_PLUGIN_INVALID_RESPONSE" | "ERROR_PLUGIN_RESPONSE_TOO_LARGE" | "ERROR_UNKNOWN";
+                            /** @constant */
+                            status?: 502;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE, ERROR_PLUGIN_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2188,7 +2275,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            code?: "ERROR_SERVICE_UNAVAILABLE" | "ERROR_PLUGIN_UNAVAILABLE";
                             /** @constant */
                             status?: 503;
                         };
@@ -2230,6 +2317,7 @@ export interface operations {
                     tags?: {
                         [key: string]: unknown;
                     } | null | Record<string, unknown>;
+                    /** @description The template of a LOCAL data source; refused for the others (ERROR_NOT_ALLOW_PLUGIN_SETTINGS), as upstream. */
                     template?: {
                         [key: string]: unknown;
                     } | null | Record<string, unknown>;
@@ -2246,7 +2334,7 @@ export interface operations {
                     "application/json": components["schemas"]["DataSourceInfo"];
                 };
             };
-            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED */
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_NOT_ALLOW_PLUGIN_SETTINGS */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2255,7 +2343,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED";
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_NOT_ALLOW_PLUGIN_SETTINGS";
                             /** @constant */
                             status?: 400;
                         };
@@ -2415,7 +2503,7 @@ export interface operations {
                     "application/json": components["schemas"]["DataSourceInfo"];
                 };
             };
-            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_COLUMN, ERROR_INVALID_URL, ERROR_OUTBOUND_REFUSED, ERROR_INVALID_CSV, ERROR_NOT_ALLOW_PLUGIN_SETTINGS */
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_COLUMN, ERROR_INVALID_URL, ERROR_OUTBOUND_REFUSED, ERROR_INVALID_CSV, ERROR_PLUGIN_AUTHENTICATION_FAILURE, ERROR_PLUGIN_UNIMPLEMENTED, ERROR_INVALID_PLUGIN_ENDPOINT, ERROR_AUTHENTICATE_FAILURE, ERROR_NOT_IMPLEMENTED, ERROR_NOT_ALLOW_PLUGIN_SETTINGS */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2424,7 +2512,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_COLUMN" | "ERROR_INVALID_URL" | "ERROR_OUTBOUND_REFUSED" | "ERROR_INVALID_CSV" | "ERROR_NOT_ALLOW_PLUGIN_SETTINGS";
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_COLUMN" | "ERROR_INVALID_URL" | "ERROR_OUTBOUND_REFUSED" | "ERROR_INVALID_CSV" | "ERROR_PLUGIN_AUTHENTICATION_FAILURE" | "ERROR_PLUGIN_UNIMPLEMENTED" | "ERROR_INVALID_PLUGIN_ENDPOINT" | "ERROR_AUTHENTICATE_FAILURE" | "ERROR_NOT_IMPLEMENTED" | "ERROR_NOT_ALLOW_PLUGIN_SETTINGS";
                             /** @constant */
                             status?: 400;
                         };
@@ -2479,7 +2567,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            /** @description Conflict: ERROR_ALREADY_EXISTS, ERROR_PLUGIN_FAILURE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_ALREADY_EXISTS" | "ERROR_PLUGIN_FAILURE";
+                            /** @constant */
+                            status?: 409;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE, ERROR_PLUGIN_REQUEST_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2488,7 +2592,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            code?: "ERROR_PAYLOAD_TOO_LARGE" | "ERROR_PLUGIN_REQUEST_TOO_LARGE";
                             /** @constant */
                             status?: 413;
                         };
@@ -2511,7 +2615,39 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            /** @description Too many requests: ERROR_PLUGIN_RESOURCE_EXHAUSTED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PLUGIN_RESOURCE_EXHAUSTED";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    };
+                };
+            };
+            /** @description A plugin or upstream failed: ERROR_PLUGIN_FAILURE, ERROR_PLUGIN_INVALID_RESPONSE, ERROR_PLUGIN_RESPONSE_TOO_LARGE, ERROR_UNKNOWN */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PLUGIN_FAILURE" | "ERROR_PLUGIN_INVALID_RESPONSE" | "ERROR_PLUGIN_RESPONSE_TOO_LARGE" | "ERROR_UNKNOWN";
+                            /** @constant */
+                            status?: 502;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE, ERROR_PLUGIN_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2520,7 +2656,203 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            code?: "ERROR_SERVICE_UNAVAILABLE" | "ERROR_PLUGIN_UNAVAILABLE";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (500 ERROR_UNKNOWN) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cost_analysis_v1_data_source_verify_plugin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data_source_id: string;
+                    domain_id?: string | null | "";
+                };
+            };
+        };
+        responses: {
+            /** @description The result (Empty is {}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Empty"];
+                };
+            };
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_COLUMN, ERROR_INVALID_URL, ERROR_OUTBOUND_REFUSED, ERROR_INVALID_CSV, ERROR_PLUGIN_AUTHENTICATION_FAILURE, ERROR_PLUGIN_UNIMPLEMENTED, ERROR_INVALID_PLUGIN_ENDPOINT, ERROR_AUTHENTICATE_FAILURE, ERROR_NOT_IMPLEMENTED, ERROR_NOT_ALLOW_PLUGIN_SETTINGS */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_COLUMN" | "ERROR_INVALID_URL" | "ERROR_OUTBOUND_REFUSED" | "ERROR_INVALID_CSV" | "ERROR_PLUGIN_AUTHENTICATION_FAILURE" | "ERROR_PLUGIN_UNIMPLEMENTED" | "ERROR_INVALID_PLUGIN_ENDPOINT" | "ERROR_AUTHENTICATE_FAILURE" | "ERROR_NOT_IMPLEMENTED" | "ERROR_NOT_ALLOW_PLUGIN_SETTINGS";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    };
+                };
+            };
+            /** @description No valid token: ERROR_AUTHENTICATE_FAILURE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_AUTHENTICATE_FAILURE";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    };
+                };
+            };
+            /** @description Not allowed: ERROR_PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PERMISSION_DENIED";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: ERROR_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_NOT_FOUND";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: ERROR_ALREADY_EXISTS, ERROR_PLUGIN_FAILURE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_ALREADY_EXISTS" | "ERROR_PLUGIN_FAILURE";
+                            /** @constant */
+                            status?: 409;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE, ERROR_PLUGIN_REQUEST_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PAYLOAD_TOO_LARGE" | "ERROR_PLUGIN_REQUEST_TOO_LARGE";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    };
+                };
+            };
+            /** @description Not JSON: ERROR_UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_UNSUPPORTED_MEDIA_TYPE";
+                            /** @constant */
+                            status?: 415;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: ERROR_PLUGIN_RESOURCE_EXHAUSTED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PLUGIN_RESOURCE_EXHAUSTED";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    };
+                };
+            };
+            /** @description A plugin or upstream failed: ERROR_PLUGIN_FAILURE, ERROR_PLUGIN_INVALID_RESPONSE, ERROR_PLUGIN_RESPONSE_TOO_LARGE, ERROR_UNKNOWN */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PLUGIN_FAILURE" | "ERROR_PLUGIN_INVALID_RESPONSE" | "ERROR_PLUGIN_RESPONSE_TOO_LARGE" | "ERROR_UNKNOWN";
+                            /** @constant */
+                            status?: 502;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE, ERROR_PLUGIN_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_SERVICE_UNAVAILABLE" | "ERROR_PLUGIN_UNAVAILABLE";
                             /** @constant */
                             status?: 503;
                         };
