@@ -189,7 +189,7 @@ export class DataSourceService {
     const ds = await this.writable(auth, input.data_source_id);
     // upstream's update: only a LOCAL data source has a template; the others' plugin or warehouse gives their data.
     if (input.template !== undefined && ds.data_source_type !== 'LOCAL') {
-      throw new ApiError(400, 'ERROR_NOT_ALLOW_PLUGIN_SETTINGS', `A ${ds.data_source_type} data source has no template. (data_source_id = ${ds.data_source_id})`);
+      throw errors.notAllowed('ERROR_NOT_ALLOW_PLUGIN_SETTINGS', `A ${ds.data_source_type} data source has no template. (data_source_id = ${ds.data_source_id})`);
     }
     const schedule = input.schedule && resolveSchedule(input.schedule, this.storedSchedule(ds));
     try {

@@ -1,7 +1,7 @@
 import type { PoolClient } from 'pg';
 import { generateId } from '@platform/core';
 import { withTransaction } from '@platform/db';
-import { ApiError, errors } from '@platform/errors';
+import { ApiError, errors, pluginErrors } from '@platform/errors';
 import type { CostAnalysisDeps } from '../deps';
 import type { JobRow } from '../job/repository';
 import { PluginError, type ChangedInfo, type PluginTask } from '../plugin/types';
@@ -134,7 +134,7 @@ export class CostJobs {
       last_synchronized_at: ds.last_synchronized_at?.toISOString(),
     });
     if (r.tasks.length > MAX_TASKS || (r.synced_accounts?.length ?? 0) > MAX_TASKS || r.changed.length > MAX_TASKS) {
-      throw new ApiError(502, 'ERROR_PLUGIN_INVALID_RESPONSE', `Job.get_tasks answered more than ${MAX_TASKS} tasks, changed ranges or synced accounts.`);
+      throw pluginErrors.invalidResponse(`Job.get_tasks answered more than ${MAX_TASKS} tasks, changed ranges or synced accounts.`);
     }
     return { tasks: r.tasks, changed: r.changed, synced_accounts: r.synced_accounts ?? [] };
   }
