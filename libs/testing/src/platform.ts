@@ -189,6 +189,8 @@ export async function startPlatform(o: PlatformOptions): Promise<Platform> {
     PORT: String(portOf(app, replica)),
     HOST: '127.0.0.1', // loopback only, as `npm start` runs them (libs/http serve)
     DATABASE_URL: dbs[app].url,
+    // Where modules find published plugins: this run's plugin module database.
+    ...(dbs.plugin && { PLUGIN_DATABASE_URL: dbs.plugin.url }),
     ...(modules[app].nodeOptions && { NODE_OPTIONS: modules[app].nodeOptions }),
   });
   const fileOf = (app: string, kind: 'api' | 'worker') => path.join(root, 'dist/apps', app, kind === 'api' ? 'main.js' : 'worker.js');

@@ -121,6 +121,9 @@ export async function startApps(o: {
     dbUrl[app] = o.pg.url(`platform_${app.replace(/-/g, '_')}`);
     migrate(app, dbUrl[app]);
   }
+  // The plugin module's endpoint table, which monitoring reads (platform_plugin on its own server) to
+  // find published plugins: migrated even when the plugin module does not run (nothing published).
+  if (!o.apps.includes('plugin')) migrate('plugin', o.pg.url('platform_plugin'));
   const url: Record<string, string> = {};
   const specs: ProcessSpec[] = [];
   for (const app of o.apps) {

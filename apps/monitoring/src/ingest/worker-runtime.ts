@@ -11,10 +11,10 @@ import { deliveriesOf, type DeliveryJob, type QueuedDeliveries } from './job';
 import { DeliveryParser, PluginUnavailable, prepareDelivery, type PreparedDelivery } from './prepare';
 import type { RemotePlugins } from '../plugins/remote';
 
-/** A job whose plugin does not answer waits 1 s, doubling to 30 s (half jittered), for at most a day after its first delivery arrived. */
+/** A job whose plugin does not answer waits 1 s, doubling to 10 s (half jittered), for at most a day after its first delivery arrived. */
 const PLUGIN_WAIT_MAX_MS = 24 * 3600_000;
 export function pluginWaitDelay(waits: number): number {
-  const full = Math.min(1000 * 2 ** Math.min(waits, 10), 30_000);
+  const full = Math.min(1000 * 2 ** Math.min(waits, 10), 10_000);
   return Math.round(full / 2 + (Math.random() * full) / 2);
 }
 import { storeDeliveries } from './store';
