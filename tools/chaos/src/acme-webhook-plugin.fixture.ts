@@ -10,14 +10,17 @@ async function main() {
         const alerts = r.data.alerts;
         if (!Array.isArray(alerts)) throw fail.invalidArgument('no alerts in the payload');
         return {
-          results: alerts.map((a: { id: string; host: string }) => ({
-            event_key: String(a.id),
-            event_type: 'ALERT',
-            title: `Alert ${a.id}`,
-            severity: 'CRITICAL' as const,
-            resource: { resource_id: String(a.host), resource_type: 'host', name: String(a.host) },
-            occurred_at: new Date().toISOString(),
-          })),
+          results: alerts.map((x) => {
+            const a = x as { id: string; host: string };
+            return {
+              event_key: String(a.id),
+              event_type: 'ALERT',
+              title: `Alert ${a.id}`,
+              severity: 'CRITICAL' as const,
+              resource: { resource_id: String(a.host), resource_type: 'host', name: String(a.host) },
+              occurred_at: new Date().toISOString(),
+            };
+          }),
         };
       },
     },
