@@ -8,6 +8,7 @@ import type { PrismaClient } from './generated/prisma/client';
 import type { MonitoringConfig } from './config';
 import type { QueuedDeliveries } from './ingest/job';
 import type { WebhookCopy } from './ingest/webhook-copy';
+import type { RemotePlugins } from './plugins/remote';
 
 /** Everything monitoring's operations need, made once by main.ts (or a test) and handed to createApp. */
 export interface MonitoringDeps {
@@ -28,4 +29,9 @@ export interface MonitoringDeps {
   queueReady: () => boolean;
   /** The webhooks' copy in Redis (on `redis`): the webhook URL reads it while PostgreSQL is down. Started by main. */
   webhookCopy: WebhookCopy;
+  /**
+   * Published plugins (the plugin module's endpoints and the gRPC clients): a published version serves
+   * its id, built-in or not. Absent: only the built-ins (tests that do not need plugins).
+   */
+  plugins?: RemotePlugins;
 }

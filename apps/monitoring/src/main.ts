@@ -7,6 +7,7 @@ import { PrismaClient } from './generated/prisma/client';
 import { createApp } from './app';
 import { loadConfig } from './config';
 import { WebhookCopy } from './ingest/webhook-copy';
+import { startRemotePlugins } from './plugins/remote-setup';
 import { createDeliveryQueue, createDirectoryRedis } from './queues';
 
 async function main() {
@@ -25,13 +26,17 @@ async function main() {
   const webhookCopy = new WebhookCopy(redis, pool, { logger });
   webhookCopy.start();
 
+  // Published plugins: a version published for a domain serves its webhooks and data sources.
+  const remote = startRemotePlugins(config.databaseUrl, redis, logger);
+
   const reads = ReadRouter.fromEnv(pool, { app: 'monitoring', redis, logger });
-  serve(createApp({ config, logger, pool, reads, prisma, redis, redisPrefix: '', verifier: platformVerifier(redis, logger), queue, queueReady: ready, webhookCopy }), {
+  serve(createApp({ config, logger, pool, reads, prisma, redis, redisPrefix: '', verifier: platformVerifier(redis, logger), queue, queueReady: ready, webhookCopy, plugins: remote.plugins }), {
     port: config.port,
     logger,
     service: 'monitoring',
     onShutdown: async () => {
       webhookCopy.stop();
+      await remote.close();
       await queue.close().catch(() => {});
       connection.disconnect();
       await reads.close();

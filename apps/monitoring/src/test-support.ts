@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger } from '@platform/core';
+import type Redis from 'ioredis';
+import { createLogger, type Logger } from '@platform/core';
+import { EndpointChanges, PluginClients, pluginClientConfigFromEnv, PluginEndpointResolver, tableSource, type PluginClientConfig } from '@platform/plugin';
+import type { RemotePlugins } from './plugins/remote';
 import { createPool, createPrisma, ReadRouter } from '@platform/db';
 import { DirectoryPublisher, type DomainDirectory } from '@platform/directory';
 import { createQueueConnection, type Worker } from '@platform/queue';
@@ -32,6 +35,53 @@ export interface TestOptions {
    * routes it through a proxy it can cut to take PostgreSQL away from them (`db.pool` stays direct).
    */
   appDatabaseUrl?: (url: string) => string;
+  /** The app's and the in-process worker's logger (default silent): a test reads what they log. */
+  logger?: Logger;
+  /**
+   * Published plugins: a plugin module's database of the test's own (the endpoint table, written by
+   * `publishPlugin`), the resolver on the test's Redis prefix and gRPC clients, given to the app and
+   * the in-process worker as main.ts and worker.ts give them.
+   */
+  plugins?: boolean | { clientConfig?: Partial<PluginClientConfig> };
+}
+
+/** The plugin module's endpoint table of a test, and what publishes into it (as the plugin module's publish does). */
+async function createTestPluginTable(redis: Redis, prefix: string, clientConfig: Partial<PluginClientConfig> = {}) {
+  const db = await createTempDatabase({ app: 'plugin' });
+  db.pool.on('error', () => {});
+  const resolver = new PluginEndpointResolver(redis, tableSource(db.pool), { prefix });
+  await resolver.start();
+  const clients = new PluginClients({ ...pluginClientConfigFromEnv(), ...clientConfig });
+  const changes = new EndpointChanges(redis, prefix);
+  return {
+    db,
+    plugins: { resolver, clients } satisfies RemotePlugins,
+    /** Publishes (or replaces) `plugin_id` `version` at `endpoint` for `domainId` and tells every resolver. */
+    async publish(domainId: string, pluginId: string, version: string, endpoint: string) {
+      const sup = `supervisor-${domainId}`;
+      await db.pool.query(
+        `INSERT INTO supervisor (domain_id, supervisor_id, name, hostname, secret_digest) VALUES ($1, $2, $2, $2, 'x') ON CONFLICT DO NOTHING`,
+        [domainId, sup],
+      );
+      await db.pool.query(
+        `INSERT INTO installed_plugin (supervisor_id, domain_id, supervisor_name, hostname, plugin_id, version, state, endpoint, plugin_key)
+         VALUES ($1, $2, $1, $1, $3, $4, 'ACTIVE', $5, $1 || ' ' || $3 || ' ' || $4)
+         ON CONFLICT (supervisor_id, plugin_id, version) DO UPDATE SET endpoint = EXCLUDED.endpoint, updated_at = now()`,
+        [sup, domainId, pluginId, version, endpoint],
+      );
+      await changes.announce({ domainId, pluginIds: [pluginId] });
+    },
+    /** Withdraws every version of `plugin_id` published for `domainId`. */
+    async withdraw(domainId: string, pluginId: string) {
+      await db.pool.query(`DELETE FROM installed_plugin WHERE domain_id = $1 AND plugin_id = $2`, [domainId, pluginId]);
+      await changes.announce({ domainId, pluginIds: [pluginId] });
+    },
+    async close() {
+      resolver.stop();
+      clients.close();
+      await db.drop();
+    },
+  };
 }
 
 /** The directory's Redis on the shared test Redis (isolated by prefix), or on a Redis of the test's own. */
@@ -63,26 +113,48 @@ export async function createTestMonitoring(o: TestOptions = {}) {
     ingest: { ...base.ingest, queuePrefix, ...o.ingest },
     worker: { ...base.worker, concurrency: 32, batchSize: 50, lockDurationMs: 5000, stalledIntervalMs: 2000, ...o.workerConfig },
   };
-  const logger = createLogger('monitoring', 'silent');
+  const logger = o.logger ?? createLogger('monitoring', 'silent');
   const appPool = o.appDatabaseUrl ? createPool(o.appDatabaseUrl(db.url), { onError: () => {} }) : db.pool;
   const prisma = createPrisma(PrismaClient, appPool);
   const { queue, connection, ready } = createDeliveryQueue(o.queueRedisUrl ?? redisUrl, config.ingest.queue, queuePrefix);
   const webhookCopy = new WebhookCopy(r.redis, appPool, { prefix: r.prefix, logger });
   webhookCopy.start();
-  const deps: MonitoringDeps = { config, logger, pool: appPool, reads: new ReadRouter({ primary: appPool }), prisma, redis: r.redis, redisPrefix: r.prefix, verifier: testVerifier, queue, queueReady: ready, webhookCopy };
+  const pluginTable = o.plugins ? await createTestPluginTable(r.redis, r.prefix, typeof o.plugins === 'object' ? o.plugins.clientConfig : {}) : undefined;
+  const deps: MonitoringDeps = {
+    config,
+    logger,
+    pool: appPool,
+    reads: new ReadRouter({ primary: appPool }),
+    prisma,
+    redis: r.redis,
+    redisPrefix: r.prefix,
+    verifier: testVerifier,
+    queue,
+    queueReady: ready,
+    webhookCopy,
+    ...(pluginTable && { plugins: pluginTable.plugins }),
+  };
   const app = createApp(deps);
 
   let worker: Worker | undefined;
   let workerConnection: ReturnType<typeof createQueueConnection> | undefined;
   const startWorker = async () => {
     workerConnection = createQueueConnection(redisUrl);
-    worker = startDeliveryWorker({ config, pool: appPool, connection: workerConnection, prefix: queuePrefix, logger });
+    worker = startDeliveryWorker({ config, pool: appPool, connection: workerConnection, prefix: queuePrefix, logger, plugins: pluginTable?.plugins });
     await worker.waitUntilReady();
   };
   if (o.worker ?? true) await startWorker();
 
   const publisher = new DirectoryPublisher(r.redis, r.prefix);
   return {
+    /** The plugin module's endpoint table (with `plugins`). */
+    pluginTable,
+    startWorker,
+    async stopWorker() {
+      await worker?.close().catch(() => {});
+      workerConnection?.disconnect();
+      worker = undefined;
+    },
     app,
     deps,
     config,
@@ -112,6 +184,7 @@ export async function createTestMonitoring(o: TestOptions = {}) {
       webhookCopy.stop();
       await prisma.$disconnect().catch(() => {});
       if (appPool !== db.pool) await appPool.end().catch(() => {});
+      await pluginTable?.close();
       await r.cleanup();
       await db.drop();
     },

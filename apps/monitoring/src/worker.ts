@@ -5,6 +5,8 @@ import { onShutdownSignal, runMain, serveWorkerMetrics, workerMetricsPort } from
 import { createQueue, createQueueConnection, gracefulShutdown } from '@platform/queue';
 import { loadConfig } from './config';
 import { startDeliveryWorker } from './ingest/worker-runtime';
+import { startRemotePlugins } from './plugins/remote-setup';
+import { createDirectoryRedis } from './queues';
 
 /** monitoring's worker process: parses accepted webhook deliveries and stores their events. */
 async function main() {
@@ -14,7 +16,10 @@ async function main() {
   // flight, which run again once it is back (see startDeliveryWorker); the clients reconnect by themselves.
   const pool = createPool(config.databaseUrl, { role: 'worker', logger });
   const connection = createQueueConnection(config.redisUrl, { logger });
-  const worker = startDeliveryWorker({ config, pool, connection, prefix: config.ingest.queuePrefix, logger });
+  // Published plugins parse their webhooks' deliveries (the resolver subscribes on a Redis connection of its own).
+  const redis = createDirectoryRedis(config.redisUrl, logger);
+  const remote = startRemotePlugins(config.databaseUrl, redis, logger);
+  const worker = startDeliveryWorker({ config, pool, connection, prefix: config.ingest.queuePrefix, logger, plugins: remote.plugins });
   await worker.waitUntilReady();
   // /metrics on METRICS_PORT (the app's port + 1000): the delivery queue's jobs, the batches' run times and failures.
   const queue = createQueue(config.ingest.queue, { connection, prefix: config.ingest.queuePrefix, logger });
@@ -25,6 +30,8 @@ async function main() {
   onShutdownSignal(logger, async () => {
     metrics.close();
     await close();
+    await remote.close();
+    redis.disconnect();
     await pool.end().catch(() => {});
   });
 }

@@ -117,6 +117,9 @@ describe('endpoint resolver: cache per (domain, plugin_id, version), dropped on 
     down.disconnect();
     expect(pluginDatabaseUrl({})).toBe('postgresql://postgres@127.0.0.1:5432/platform_plugin');
     expect(pluginDatabaseUrl({ PLUGIN_DATABASE_URL: 'postgresql://reader@db/platform_plugin' })).toBe('postgresql://reader@db/platform_plugin');
+    // without PLUGIN_DATABASE_URL: platform_plugin on the module's own server (its DATABASE_URL)
+    expect(pluginDatabaseUrl({}, 'postgresql://app:pw@pg.internal:6543/platform_monitoring?sslmode=require')).toBe('postgresql://app:pw@pg.internal:6543/platform_plugin?sslmode=require');
+    expect(pluginDatabaseUrl({ PLUGIN_DATABASE_URL: 'postgresql://reader@db/p' }, 'postgresql://app@pg/platform_monitoring')).toBe('postgresql://reader@db/p');
   });
 
   it('a message it cannot read drops everything; entries are bounded', async () => {

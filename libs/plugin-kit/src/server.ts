@@ -203,7 +203,9 @@ export async function servePlugin(services: ServiceHandlers[], o: ServeOptions =
   ];
   for (const s of all) {
     const { definition, implementation } = bindService(s, o);
-    server.addService(definition, implementation);
+    // A service none of whose methods is implemented (a data source plugin without Metric or Log) is
+    // not served: grpc-js refuses an empty service, and its calls answer UNIMPLEMENTED anyway.
+    if (Object.keys(definition).length) server.addService(definition, implementation);
   }
   const host = o.host ?? '127.0.0.1';
   const creds = o.tls ? ServerCredentials.createSsl(null, [{ cert_chain: Buffer.from(o.tls.cert), private_key: Buffer.from(o.tls.key) }]) : ServerCredentials.createInsecure();

@@ -201,10 +201,22 @@ export class PluginEndpointResolver {
 
 /**
  * Where a module reads the plugin module's table: PLUGIN_DATABASE_URL (in production a role that may
- * only SELECT installed_plugin), else platform_plugin on the default server.
+ * only SELECT installed_plugin), else platform_plugin on the server of `sameServerAs` (the module's
+ * own DATABASE_URL: one server holds every module's database unless told otherwise), else on the
+ * default server.
  */
-export function pluginDatabaseUrl(env: NodeJS.ProcessEnv = process.env): string {
-  return env.PLUGIN_DATABASE_URL || defaultDatabaseUrl('plugin');
+export function pluginDatabaseUrl(env: NodeJS.ProcessEnv = process.env, sameServerAs?: string): string {
+  if (env.PLUGIN_DATABASE_URL) return env.PLUGIN_DATABASE_URL;
+  if (sameServerAs) {
+    try {
+      const u = new URL(sameServerAs);
+      u.pathname = '/platform_plugin';
+      return u.toString();
+    } catch {
+      // not a URL: the default server
+    }
+  }
+  return defaultDatabaseUrl('plugin');
 }
 
 /**

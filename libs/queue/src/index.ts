@@ -1,10 +1,10 @@
 import IORedis, { type RedisOptions } from 'ioredis';
 import { repeatFilter } from '@platform/core';
 import { TRACE_FIELD, endSpan, injectTrace, startClientSpan, tracingEnabled, withSpan, type TraceCarrier } from '@platform/telemetry';
-import { Queue, QueueEvents, Worker, type Job, type JobsOptions, type Processor, type QueueOptions, type WorkerOptions } from 'bullmq';
+import { DelayedError, Queue, QueueEvents, Worker, type Job, type JobsOptions, type Processor, type QueueOptions, type WorkerOptions } from 'bullmq';
 import { withFairShare, type FairShare } from './fair';
 
-export { Queue, Worker, QueueEvents };
+export { DelayedError, Queue, Worker, QueueEvents };
 export type { Job, JobsOptions, Processor };
 export { fairShareKey, type FairShare } from './fair';
 

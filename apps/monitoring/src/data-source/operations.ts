@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { WORKSPACE_ROLES, type RoleType } from '@platform/auth';
 import { Empty, id, mergeErrors, name, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation, struct, tags } from '@platform/http';
 import { QuerySchema } from '@platform/query';
-import { pluginInfoRequest, pluginVersion, upgradeMode } from '../plugin-schema';
+import { PLUGIN_CALL_ERRORS, pluginInfoRequest, pluginVersion, upgradeMode } from '../plugin-schema';
 import type { DataSourceService } from './service';
 import { DataSourceInfo, DataSourcesInfo } from './responses';
 /** Codes of choosing and checking a plugin. */
@@ -25,7 +25,7 @@ export function dataSourceOperations(service: DataSourceService) {
         tags: tags.optional(),
       }),
       response: DataSourceInfo,
-      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS),
+      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS, PLUGIN_CALL_ERRORS),
       handler: (input, { auth }) => service.register(auth, input),
     }),
     operation({
@@ -67,7 +67,7 @@ export function dataSourceOperations(service: DataSourceService) {
       access: write,
       schema: request({ data_source_id: id, version: pluginVersion.optional(), options: struct.optional(), upgrade_mode: upgradeMode.optional() }),
       response: DataSourceInfo,
-      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS),
+      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS, PLUGIN_CALL_ERRORS),
       handler: (input, { auth }) => service.updatePlugin(auth, input),
     }),
     operation({
@@ -75,7 +75,7 @@ export function dataSourceOperations(service: DataSourceService) {
       access: write,
       schema: byId,
       response: Empty,
-      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS),
+      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS, PLUGIN_CALL_ERRORS),
       handler: async (input, { auth }) => {
         await service.verifyPlugin(auth, input.data_source_id);
       },

@@ -5,7 +5,8 @@ import { applyOnly, runList, runStat, type Query, type StatisticsQuery } from '@
 import type { MonitoringDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
 import { dataSourcePlugins } from '../plugins/data-source';
-import { checkStoredPluginInfo, resolvePluginInfo, updatedPluginInfo, type StoredPluginInfo } from '../plugins/plugin-info';
+import type { PluginInfoInput, StoredPluginInfo } from '../plugins/plugin-info';
+import { monitoringClient, resolveChosenPluginInfo } from '../plugins/remote';
 import type { Struct, UpgradeMode } from '../plugins/registry';
 import { equalsFilters } from '../scope';
 import { dataSourceResource, type DataSourceRow } from './repository';
@@ -42,6 +43,23 @@ export interface RegisterInput {
 
 const FILTERS = { data_source_id: 'data_source_id', name: 'name', state: 'state', monitoring_type: 'monitoring_type', provider: 'provider' };
 
+/**
+ * monitoring_type, provider and capability of a published data source plugin. Upstream reads them
+ * from its repository's plugin record, which the platform has not: they come from the metadata its
+ * `init` answers (`monitoring_type` or `capability.monitoring_type`, METRIC when neither is METRIC or
+ * LOG; `provider`, else the request's plugin_info.provider).
+ */
+function remoteAbout(metadata: Struct, provider: string | undefined) {
+  const cap = metadata.capability && typeof metadata.capability === 'object' && !Array.isArray(metadata.capability) ? (metadata.capability as Struct) : {};
+  const type = [metadata.monitoring_type, cap.monitoring_type].find((t) => t === 'METRIC' || t === 'LOG') as 'METRIC' | 'LOG' | undefined;
+  const monitoring_type = type ?? 'METRIC';
+  return {
+    monitoring_type,
+    provider: typeof metadata.provider === 'string' ? metadata.provider.slice(0, 255) : (provider ?? ''),
+    capability: { ...cap, monitoring_type },
+  };
+}
+
 /** Data sources belong to a domain (upstream: DOMAIN_ADMIN writes, every workspace role reads). */
 export class DataSourceService {
   private readonly plugins = dataSourcePlugins();
@@ -62,20 +80,33 @@ export class DataSourceService {
     return toDataSourceInfo(updated);
   }
 
+  /**
+   * The plugin serving this plugin_info (a published version first, else the built-in) and the
+   * plugin_info to store: a published plugin's `DataSource.init` answers its metadata.
+   */
+  private resolve(domainId: string, input: PluginInfoInput) {
+    return resolveChosenPluginInfo(this.deps.plugins, this.plugins, domainId, input, async (endpoint, options) => {
+      const answer = await monitoringClient(this.deps.plugins!, endpoint, input.plugin_id).dataSource.init({ options });
+      return answer.metadata;
+    });
+  }
+
   async register(auth: AuthContext, input: RegisterInput) {
     const { secret_id, provider, ...pluginInput } = input.plugin_info;
     // Upstream: a MANUAL plugin needs its version, and a secret or a provider must be named.
     if (pluginInput.upgrade_mode === 'MANUAL' && !pluginInput.version) throw errors.requiredParameter('plugin_info.version');
     if (!secret_id && !provider) throw errors.requiredParameter('plugin_info.[secret_id | provider]');
-    const { plugin, info } = resolvePluginInfo(this.plugins, pluginInput);
+    const chosen = await this.resolve(auth.domainId, pluginInput);
+    const info = chosen.info;
+    const about = chosen.kind === 'builtin' ? chosen.plugin : remoteAbout(chosen.metadata, provider);
     const row = await this.deps.prisma.dataSource.create({
       data: {
         domain_id: auth.domainId,
         data_source_id: generateId('ds'),
         name: input.name,
-        monitoring_type: plugin.monitoring_type,
-        provider: plugin.provider,
-        capability: plugin.capability as Prisma.InputJsonValue,
+        monitoring_type: about.monitoring_type,
+        provider: about.provider,
+        capability: about.capability as Prisma.InputJsonValue,
         plugin_info: { ...info, secret_id: secret_id ?? '', provider: provider ?? '' } as Prisma.InputJsonValue,
         tags: (input.tags ?? {}) as Prisma.InputJsonValue,
       },
@@ -104,20 +135,30 @@ export class DataSourceService {
   async updatePlugin(auth: AuthContext, input: { data_source_id: string; version?: string; options?: Struct; upgrade_mode?: UpgradeMode }) {
     const row = await this.find(auth, input.data_source_id);
     const current = row.plugin_info as StoredPluginInfo;
-    const { info } = updatedPluginInfo(this.plugins, current, input);
+    const { info } = await this.resolve(row.domain_id, {
+      plugin_id: current.plugin_id,
+      version: input.version ?? current.version,
+      options: input.options ?? current.options,
+      upgrade_mode: input.upgrade_mode ?? current.upgrade_mode,
+    });
     return this.save(row, { plugin_info: { ...current, ...info } as Prisma.InputJsonValue });
   }
 
   /**
    * The plugin and its version exist, the options satisfy it, and the source answers: the plugin's
    * own check runs against the real endpoint. An AUTO plugin is moved to the latest version first.
+   * A published plugin is asked `DataSource.verify` with the options and secret_data (monitoring keeps
+   * no secret store: secret_id names upstream's secret service, so secret_data is empty); its refusal
+   * is the answer (its text redacted by libs/plugin).
    */
   async verifyPlugin(auth: AuthContext, id: string) {
     const row = await this.find(auth, id);
     const current = row.plugin_info as StoredPluginInfo;
-    const { plugin, info } = checkStoredPluginInfo(this.plugins, current);
+    const chosen = await this.resolve(row.domain_id, current);
+    const info = chosen.info;
     if (info.version !== current.version) await this.save(row, { plugin_info: { ...current, ...info } as Prisma.InputJsonValue });
-    await plugin.verify(info.options, { outbound: this.deps.config.outbound });
+    if (chosen.kind === 'builtin') await chosen.plugin.verify(info.options, { outbound: this.deps.config.outbound });
+    else await monitoringClient(this.deps.plugins!, chosen.endpoint, current.plugin_id).dataSource.verify({ options: info.options, secret_data: {}, schema: '' });
   }
 
   async get(auth: AuthContext, id: string) {

@@ -8,7 +8,7 @@ import { bearer, sendPartialRequest } from '@platform/testing';
 import { createTestMonitoring, type TestMonitoring } from '../test-support';
 import { webhookPlugins } from '../plugins/webhook';
 import { DELIVERY_JOB_NAME, type DeliveryJob } from './job';
-import { prepareDelivery } from './prepare';
+import { DeliveryParser, prepareDelivery } from './prepare';
 import { storeDeliveries } from './store';
 import { NO_PRIVATE_DESTINATIONS } from '@platform/net';
 
@@ -269,8 +269,8 @@ describe('monitoring webhook ingestion (HTTP app + worker)', () => {
       data: { event_key: 'once', title: 'stored once' },
     };
     const ctx = { outbound: NO_PRIVATE_DESTINATIONS, snsConfirmHosts: [] };
-    const prepared = await prepareDelivery(webhookPlugins(), job, ctx);
-    const runs = await Promise.allSettled([storeDeliveries(t.db.pool, [prepared], 600), storeDeliveries(t.db.pool, [await prepareDelivery(webhookPlugins(), job, ctx)], 600)]);
+    const prepared = await prepareDelivery(new DeliveryParser(webhookPlugins(), ctx), job);
+    const runs = await Promise.allSettled([storeDeliveries(t.db.pool, [prepared], 600), storeDeliveries(t.db.pool, [await prepareDelivery(new DeliveryParser(webhookPlugins(), ctx), job)], 600)]);
     expect(runs.map((r) => (r.status === 'fulfilled' ? r.value : 'failed')).sort()).toEqual([0, 1]);
     expect(await storeDeliveries(t.db.pool, [prepared], 600)).toBe(0);
     delivered++;
@@ -289,14 +289,13 @@ describe('monitoring webhook ingestion (HTTP app + worker)', () => {
         Promise.all(
           order.map((event_key, i) =>
             prepareDelivery(
-              webhookPlugins(),
+              new DeliveryParser(webhookPlugins(), ctx),
               {
                 delivery_id: `delivery-at-once-${b}-${i}`,
                 received_at: new Date().toISOString(),
                 webhook: { webhook_id: w.webhook_id, name: w.name, domain_id: 'd1', workspace_id: 'ws-1', project_id: 'project-1', plugin_id: 'plugin-api-direct-mon-webhook', version: '1.2.0', upgrade_mode: 'AUTO', options: {} },
                 data: { event_key, title: `at once ${b}` },
               },
-              ctx,
             ),
           ),
         ),

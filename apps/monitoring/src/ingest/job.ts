@@ -22,6 +22,8 @@ export interface DeliveryJob {
   data: Struct;
   /** While tracing is on: the trace of the request that accepted it (the worker's span continues it). */
   trace?: TraceCarrier;
+  /** As DeliveryBatchJob's, for a job of one delivery. */
+  plugin_waits?: number;
 }
 
 /**
@@ -30,6 +32,8 @@ export interface DeliveryJob {
  */
 export interface DeliveryBatchJob {
   deliveries: DeliveryJob[];
+  /** How often the job waited for its webhook plugin (the backoff of the next wait). */
+  plugin_waits?: number;
 }
 
 export const DELIVERY_BATCH_JOB_NAME = 'deliveries';

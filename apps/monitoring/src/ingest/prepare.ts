@@ -1,6 +1,8 @@
 import { generateId } from '@platform/core';
+import { ApiError } from '@platform/errors';
+import { chooseMonitoringPlugin, monitoringClient, parsedEventOf, type RemotePlugins } from '../plugins/remote';
 import type { PluginRegistry, Struct } from '../plugins/registry';
-import { EVENT_TYPES, ParseError, SEVERITIES, type ParseContext, type ParsedEvent, type WebhookPlugin } from '../plugins/webhook';
+import { EVENT_TYPES, ParseError, SEVERITIES, type ParseContext, type ParsedEvent, type ParseResult, type WebhookPlugin } from '../plugins/webhook';
 import type { DeliveryJob } from './job';
 
 /** An event row as the store writes it. */
@@ -92,14 +94,8 @@ function errorEvent(webhookName: string, message: string): EventRow {
   );
 }
 
-/** The plugin a delivery is parsed with: AUTO follows the latest version, a pinned version must still exist. */
-function pluginFor(registry: PluginRegistry<WebhookPlugin>, job: DeliveryJob): WebhookPlugin {
-  let plugin: WebhookPlugin;
-  try {
-    plugin = registry.get(job.webhook.plugin_id);
-  } catch {
-    throw new ParseError(`webhook plugin ${job.webhook.plugin_id} is not installed`);
-  }
+/** The built-in a delivery is parsed with: AUTO follows the latest version, a pinned version must still exist. */
+function checkBuiltinVersion(plugin: WebhookPlugin, job: DeliveryJob): WebhookPlugin {
   if (job.webhook.upgrade_mode !== 'AUTO' && !plugin.versions.includes(job.webhook.version)) {
     throw new ParseError(`version ${job.webhook.version} of ${plugin.plugin_id} is not installed`);
   }
@@ -107,20 +103,75 @@ function pluginFor(registry: PluginRegistry<WebhookPlugin>, job: DeliveryJob): W
 }
 
 /**
+ * The plugin is unavailable (not answering, its endpoints unreadable): not the payload's fault. The
+ * delivery is not stored; its job waits and runs again (see worker-runtime), spending no attempt.
+ */
+export class PluginUnavailable extends Error {}
+
+/**
+ * The plugin answered something that is no answer (garbage, past the size bound): its job fails and
+ * is retried with the queue's backoff, then kept as a dead letter; the worker goes on.
+ */
+export class PluginBadAnswer extends Error {}
+
+const BAD_ANSWERS = new Set(['ERROR_PLUGIN_INVALID_RESPONSE', 'ERROR_PLUGIN_RESPONSE_TOO_LARGE']);
+
+/**
+ * What a failed call to a published plugin means for the delivery: unavailable (503) waits, a bad
+ * answer fails the job, anything else the plugin said (its refusal, its own error) is the delivery's
+ * ERROR event, as upstream makes it. Texts come redacted from libs/plugin.
+ */
+function remoteFailure(e: unknown): Error {
+  if (!(e instanceof ApiError)) return e as Error;
+  if (e.status === 503) return new PluginUnavailable(e.message);
+  if (BAD_ANSWERS.has(e.code)) return new PluginBadAnswer(`${e.code}: ${e.message}`);
+  return new ParseError(e.message);
+}
+
+/** Parses a delivery's payload with the plugin its webhook's plugin_info names (chosen on every delivery). */
+export class DeliveryParser {
+  constructor(
+    private readonly registry: PluginRegistry<WebhookPlugin>,
+    private readonly ctx: ParseContext,
+    private readonly remote?: RemotePlugins,
+  ) {}
+
+  async parse(job: DeliveryJob): Promise<ParseResult> {
+    const w = job.webhook;
+    let choice;
+    try {
+      // Without published plugins (or with "nothing published" cached by the resolver) a built-in costs a map lookup.
+      choice = await chooseMonitoringPlugin(this.remote, this.registry, w.domain_id, w.plugin_id, w.version, w.upgrade_mode);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) throw new ParseError(`webhook plugin ${w.plugin_id} is not installed`);
+      throw remoteFailure(e);
+    }
+    if (choice.kind === 'builtin') return checkBuiltinVersion(choice.plugin, job).parse(w.options, job.data, this.ctx);
+    let answer;
+    try {
+      answer = await monitoringClient(this.remote!, choice.endpoint, w.plugin_id).event.parse({ options: w.options, data: job.data });
+    } catch (e) {
+      throw remoteFailure(e);
+    }
+    return { events: answer.results.map(parsedEventOf) };
+  }
+}
+
+/**
  * Parses one delivery with its webhook's plugin. Whatever goes wrong in the plugin — a payload of
  * another format, a bug, a refused SNS confirmation — becomes upstream's ERROR event: nothing that
  * was accepted disappears.
  */
-export async function prepareDelivery(registry: PluginRegistry<WebhookPlugin>, job: DeliveryJob, ctx: ParseContext): Promise<PreparedDelivery> {
+export async function prepareDelivery(parser: DeliveryParser, job: DeliveryJob): Promise<PreparedDelivery> {
   // A copy (sanitize rebuilds every object and array): the plugin may change job.data as it parses.
   const raw_data = sanitize(job.data);
   try {
-    const plugin = pluginFor(registry, job);
-    const result = await plugin.parse(job.webhook.options, job.data, ctx);
+    const result = await parser.parse(job);
     const events = result.events.map((e, i) => toRow(e, i));
     const outcome: Outcome = events.length ? 'STORED' : ((result.outcome as Outcome | undefined) ?? 'NO_EVENTS');
     return { job, outcome, error: '', events, raw_data };
   } catch (e) {
+    if (e instanceof PluginUnavailable || e instanceof PluginBadAnswer) throw e; // not the payload's: the job's
     const message = e instanceof Error ? e.message : String(e);
     const detail = e instanceof ParseError ? e.detail : undefined;
     return { job, outcome: 'PARSE_ERROR', error: text(message, 2000), ...(detail && { detail }), events: [errorEvent(job.webhook.name, message)], raw_data };

@@ -33,13 +33,14 @@ describe('monitoring with a Redis of its own: a restart, a stall', () => {
   beforeAll(async () => {
     redis = await startPrivateRedis();
     const workerFile = buildWorker();
-    t = await createTestMonitoring({ worker: false, redisUrl: redis.url, ingest: { enqueueTimeoutMs: 1000 } });
+    t = await createTestMonitoring({ worker: false, redisUrl: redis.url, ingest: { enqueueTimeoutMs: 1000 }, plugins: true });
     await t.publishProjects('d1', [{ project_id: 'project-1', workspace_id: 'ws-1' }]);
     server = http.createServer(t.app);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     worker = await startWorkerProcess(workerFile, {
       DATABASE_URL: t.db.url,
+      PLUGIN_DATABASE_URL: t.pluginTable!.db.url,
       REDIS_URL: redis.url,
       QUEUE_PREFIX: t.queuePrefix,
       WORKER_LOCK_DURATION_MS: '2000',

@@ -22,12 +22,13 @@ describe('traces through the monitoring app, the queue and the worker', () => {
   beforeAll(async () => {
     const [mainFile, workerFile] = [buildEntry('main'), buildEntry('worker')];
     receiver = await otlpReceiver();
-    t = await createTestMonitoring({ worker: false });
+    t = await createTestMonitoring({ worker: false, plugins: true });
     await t.publishProjects('d1', [{ project_id: 'project-1', workspace_id: 'ws-1' }]);
     const port = await freeTcpPort();
     base = `http://127.0.0.1:${port}`;
     const env = {
       DATABASE_URL: t.db.url,
+      PLUGIN_DATABASE_URL: t.pluginTable!.db.url,
       REDIS_URL: TEST_REDIS_URL,
       QUEUE_PREFIX: t.queuePrefix,
       JWT_PUBLIC_KEY: testKeys.publicPem,

@@ -15,7 +15,7 @@ describe('monitoring worker crash', () => {
 
   beforeAll(async () => {
     workerFile = buildWorker();
-    t = await createTestMonitoring({ worker: false });
+    t = await createTestMonitoring({ worker: false, plugins: true });
     await t.publishProjects('d1', [{ project_id: 'project-1', workspace_id: 'ws-1' }]);
     server = http.createServer(t.app);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -31,6 +31,7 @@ describe('monitoring worker crash', () => {
   const startWorker = async () => {
     const child = await startWorkerProcess(workerFile, {
       DATABASE_URL: t.db.url,
+      PLUGIN_DATABASE_URL: t.pluginTable!.db.url,
       REDIS_URL: TEST_REDIS_URL,
       QUEUE_PREFIX: t.queuePrefix,
       WORKER_CONCURRENCY: '64',

@@ -65,6 +65,11 @@ export class PluginRegistry<P extends PluginBase> {
     return [...this.byId.values()];
   }
 
+  /** The built-in of this id, if there is one. */
+  find(pluginId: string): P | undefined {
+    return this.byId.get(pluginId);
+  }
+
   get(pluginId: string): P {
     const p = this.byId.get(pluginId);
     if (!p) throw errors.notFound('plugin_info.plugin_id', pluginId);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { WORKSPACE_ROLES, type RoleType } from '@platform/auth';
 import { Empty, id, mergeErrors, name, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation, struct, tags } from '@platform/http';
 import { QuerySchema } from '@platform/query';
-import { pluginInfoRequest, pluginVersion, upgradeMode } from '../plugin-schema';
+import { PLUGIN_CALL_ERRORS, pluginInfoRequest, pluginVersion, upgradeMode } from '../plugin-schema';
 import type { WebhookService } from './service';
 import { WebhookInfo, WebhooksInfo } from './responses';
 /** Codes of choosing and checking a plugin. */
@@ -21,7 +21,7 @@ export function webhookOperations(service: WebhookService) {
       access: write,
       schema: request({ name, plugin_info: z.strictObject(pluginInfoRequest), project_id: id, tags: tags.optional() }),
       response: WebhookInfo,
-      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS),
+      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS, PLUGIN_CALL_ERRORS),
       handler: (input, { auth }) => service.create(auth, input),
     }),
     operation({
@@ -37,7 +37,7 @@ export function webhookOperations(service: WebhookService) {
       access: write,
       schema: request({ webhook_id: id, version: pluginVersion.optional(), options: struct.optional(), upgrade_mode: upgradeMode.optional() }),
       response: WebhookInfo,
-      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS),
+      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS, PLUGIN_CALL_ERRORS),
       handler: (input, { auth }) => service.updatePlugin(auth, input),
     }),
     operation({
@@ -45,7 +45,7 @@ export function webhookOperations(service: WebhookService) {
       access: write,
       schema: byId,
       response: Empty,
-      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS),
+      errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS, PLUGIN_CALL_ERRORS),
       handler: async (input, { auth }) => {
         await service.verifyPlugin(auth, input.webhook_id);
       },

@@ -7,7 +7,8 @@ import type { MonitoringDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
 import type { WebhookCache } from '../ingest/webhook-cache';
 import type { WebhookCopy, WebhookSource } from '../ingest/webhook-copy';
-import { checkStoredPluginInfo, resolvePluginInfo, updatedPluginInfo, type PluginInfoInput, type StoredPluginInfo } from '../plugins/plugin-info';
+import type { PluginInfoInput, StoredPluginInfo } from '../plugins/plugin-info';
+import { monitoringClient, resolveChosenPluginInfo } from '../plugins/remote';
 import type { Struct, UpgradeMode } from '../plugins/registry';
 import { webhookPlugins } from '../plugins/webhook';
 import { equalsFilters, type ProjectAccess } from '../scope';
@@ -93,9 +94,22 @@ export class WebhookService {
     if (!project || project.workspace_id !== auth.workspaceId) throw errors.notFound('project_id', projectId);
   }
 
+  /**
+   * The plugin serving this plugin_info (a published version first, else the built-in) and the
+   * plugin_info to store: a published plugin's `Webhook.init` answers its metadata.
+   */
+  private resolve(domainId: string, input: PluginInfoInput) {
+    return resolveChosenPluginInfo(this.deps.plugins, this.plugins, domainId, input, async (endpoint, options) => {
+      const answer = await monitoringClient(this.deps.plugins!, endpoint, input.plugin_id).webhook.init({ options });
+      return answer.metadata;
+    });
+  }
+
   async create(auth: AuthContext, input: { name: string; project_id: string; plugin_info: PluginInfoInput; tags?: Struct }) {
     await this.checkProject(auth, input.project_id);
-    const { plugin, info } = resolvePluginInfo(this.plugins, input.plugin_info);
+    const chosen = await this.resolve(auth.domainId, input.plugin_info);
+    const info = chosen.info;
+    const capability = chosen.kind === 'builtin' ? chosen.plugin.capability : {};
     const webhook_id = generateId('webhook');
     const access_key = generateSecret(24);
     const row = await this.deps.prisma.webhook.create({
@@ -107,7 +121,7 @@ export class WebhookService {
         name: input.name,
         access_key,
         webhook_url: `${this.deps.config.publicBaseUrl}/monitoring/v1/webhook/${webhook_id}/${access_key}/events`,
-        capability: plugin.capability as Prisma.InputJsonValue,
+        capability: capability as Prisma.InputJsonValue,
         plugin_info: info as unknown as Prisma.InputJsonValue,
         tags: (input.tags ?? {}) as Prisma.InputJsonValue,
       },
@@ -137,16 +151,27 @@ export class WebhookService {
 
   async updatePlugin(auth: AuthContext, input: { webhook_id: string; version?: string; options?: Struct; upgrade_mode?: UpgradeMode }) {
     const row = await this.find(auth, input.webhook_id);
-    const { info } = updatedPluginInfo(this.plugins, row.plugin_info as StoredPluginInfo, input);
+    const current = row.plugin_info as StoredPluginInfo;
+    const upgrade_mode = input.upgrade_mode ?? current.upgrade_mode;
+    const { info } = await this.resolve(row.domain_id, {
+      plugin_id: current.plugin_id,
+      version: input.version ?? current.version,
+      options: input.options ?? current.options,
+      upgrade_mode,
+    });
     return this.save(row, { plugin_info: info as unknown as Prisma.InputJsonValue });
   }
 
-  /** The plugin and version exist and the options satisfy its required keys (an AUTO plugin moves to the latest version). */
+  /**
+   * The plugin and version exist and the options satisfy it (an AUTO plugin moves to the latest
+   * version). A published plugin is asked: `Webhook.verify` with the options; its refusal is the answer.
+   */
   async verifyPlugin(auth: AuthContext, id: string) {
     const row = await this.find(auth, id);
     const current = row.plugin_info as StoredPluginInfo;
-    const { info } = checkStoredPluginInfo(this.plugins, current);
-    if (info.version !== current.version) await this.save(row, { plugin_info: info as unknown as Prisma.InputJsonValue });
+    const chosen = await this.resolve(row.domain_id, current);
+    if (chosen.kind === 'remote') await monitoringClient(this.deps.plugins!, chosen.endpoint, current.plugin_id).webhook.verify({ options: chosen.info.options });
+    if (chosen.info.version !== current.version) await this.save(row, { plugin_info: chosen.info as unknown as Prisma.InputJsonValue });
   }
 
   async get(auth: AuthContext, id: string) {

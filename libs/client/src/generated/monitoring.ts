@@ -111,7 +111,7 @@ export interface paths {
         put?: never;
         /**
          * data-source register
-         * @description Registers a data source: its plugin is initialised and its metadata stored. Callable with an access token of DOMAIN_ADMIN (permission `monitoring:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_PLUGIN_VERSION, 400 ERROR_OUTBOUND_REFUSED, 404 ERROR_NOT_FOUND.
+         * @description Registers a data source: its plugin is initialised and its metadata stored. Callable with an access token of DOMAIN_ADMIN (permission `monitoring:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_PLUGIN_VERSION, 400 ERROR_OUTBOUND_REFUSED, 400 ERROR_INVALID_ARGUMENT, 400 ERROR_PLUGIN_AUTHENTICATION_FAILURE, 400 ERROR_PLUGIN_UNIMPLEMENTED, 400 ERROR_INVALID_PLUGIN_ENDPOINT, 400 ERROR_INVALID_PARAMETER, 400 ERROR_REQUIRED_PARAMETER, 400 ERROR_INVALID_PARAMETER_TYPE, 400 ERROR_AUTHENTICATE_FAILURE, 400 ERROR_NOT_IMPLEMENTED, 403 ERROR_PERMISSION_DENIED, 404 ERROR_NOT_FOUND, 409 ERROR_ALREADY_EXISTS, 409 ERROR_PLUGIN_FAILURE, 413 ERROR_PLUGIN_REQUEST_TOO_LARGE, 429 ERROR_PLUGIN_RESOURCE_EXHAUSTED, 502 ERROR_PLUGIN_FAILURE, 502 ERROR_PLUGIN_INVALID_RESPONSE, 502 ERROR_PLUGIN_RESPONSE_TOO_LARGE, 502 ERROR_UNKNOWN, 503 ERROR_PLUGIN_UNAVAILABLE.
          */
         post: operations["monitoring_v1_data_source_register"];
         delete?: never;
@@ -171,7 +171,7 @@ export interface paths {
         put?: never;
         /**
          * data-source update-plugin
-         * @description Moves a data source to another plugin version or options; the plugin is initialised again. Callable with an access token of DOMAIN_ADMIN (permission `monitoring:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_PLUGIN_VERSION, 400 ERROR_OUTBOUND_REFUSED, 404 ERROR_NOT_FOUND.
+         * @description Moves a data source to another plugin version or options; the plugin is initialised again. Callable with an access token of DOMAIN_ADMIN (permission `monitoring:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_PLUGIN_VERSION, 400 ERROR_OUTBOUND_REFUSED, 400 ERROR_INVALID_ARGUMENT, 400 ERROR_PLUGIN_AUTHENTICATION_FAILURE, 400 ERROR_PLUGIN_UNIMPLEMENTED, 400 ERROR_INVALID_PLUGIN_ENDPOINT, 400 ERROR_INVALID_PARAMETER, 400 ERROR_REQUIRED_PARAMETER, 400 ERROR_INVALID_PARAMETER_TYPE, 400 ERROR_AUTHENTICATE_FAILURE, 400 ERROR_NOT_IMPLEMENTED, 403 ERROR_PERMISSION_DENIED, 404 ERROR_NOT_FOUND, 409 ERROR_ALREADY_EXISTS, 409 ERROR_PLUGIN_FAILURE, 413 ERROR_PLUGIN_REQUEST_TOO_LARGE, 429 ERROR_PLUGIN_RESOURCE_EXHAUSTED, 502 ERROR_PLUGIN_FAILURE, 502 ERROR_PLUGIN_INVALID_RESPONSE, 502 ERROR_PLUGIN_RESPONSE_TOO_LARGE, 502 ERROR_UNKNOWN, 503 ERROR_PLUGIN_UNAVAILABLE.
          */
         post: operations["monitoring_v1_data_source_update_plugin"];
         delete?: never;
@@ -191,7 +191,7 @@ export interface paths {
         put?: never;
         /**
          * data-source verify-plugin
-         * @description Verifies a data source's plugin with its options and secret. Callable with an access token of DOMAIN_ADMIN (permission `monitoring:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_PLUGIN_VERSION, 400 ERROR_OUTBOUND_REFUSED, 404 ERROR_NOT_FOUND.
+         * @description Verifies a data source's plugin with its options and secret. Callable with an access token of DOMAIN_ADMIN (permission `monitoring:DataSource.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_PLUGIN_VERSION, 400 ERROR_OUTBOUND_REFUSED, 400 ERROR_INVALID_ARGUMENT, 400 ERROR_PLUGIN_AUTHENTICATION_FAILURE, 400 ERROR_PLUGIN_UNIMPLEMENTED, 400 ERROR_INVALID_PLUGIN_ENDPOINT, 400 ERROR_INVALID_PARAMETER, 400 ERROR_REQUIRED_PARAMETER, 400 ERROR_INVALID_PARAMETER_TYPE, 400 ERROR_AUTHENTICATE_FAILURE, 400 ERROR_NOT_IMPLEMENTED, 403 ERROR_PERMISSION_DENIED, 404 ERROR_NOT_FOUND, 409 ERROR_ALREADY_EXISTS, 409 ERROR_PLUGIN_FAILURE, 413 ERROR_PLUGIN_REQUEST_TOO_LARGE, 429 ERROR_PLUGIN_RESOURCE_EXHAUSTED, 502 ERROR_PLUGIN_FAILURE, 502 ERROR_PLUGIN_INVALID_RESPONSE, 502 ERROR_PLUGIN_RESPONSE_TOO_LARGE, 502 ERROR_UNKNOWN, 503 ERROR_PLUGIN_UNAVAILABLE.
          */
         post: operations["monitoring_v1_data_source_verify_plugin"];
         delete?: never;
@@ -291,7 +291,7 @@ export interface paths {
         put?: never;
         /**
          * webhook create
-         * @description Creates a webhook. Callable with an access token of WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `monitoring:Webhook.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_PLUGIN_VERSION, 400 ERROR_PLUGIN_VERIFY_FAILED, 404 ERROR_NOT_FOUND.
+         * @description Creates a webhook. Callable with an access token of WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `monitoring:Webhook.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_PLUGIN_VERSION, 400 ERROR_PLUGIN_VERIFY_FAILED, 400 ERROR_INVALID_ARGUMENT, 400 ERROR_PLUGIN_AUTHENTICATION_FAILURE, 400 ERROR_PLUGIN_UNIMPLEMENTED, 400 ERROR_INVALID_PLUGIN_ENDPOINT, 400 ERROR_INVALID_PARAMETER, 400 ERROR_REQUIRED_PARAMETER, 400 ERROR_INVALID_PARAMETER_TYPE, 400 ERROR_AUTHENTICATE_FAILURE, 400 ERROR_NOT_IMPLEMENTED, 403 ERROR_PERMISSION_DENIED, 404 ERROR_NOT_FOUND, 409 ERROR_ALREADY_EXISTS, 409 ERROR_PLUGIN_FAILURE, 413 ERROR_PLUGIN_REQUEST_TOO_LARGE, 429 ERROR_PLUGIN_RESOURCE_EXHAUSTED, 502 ERROR_PLUGIN_FAILURE, 502 ERROR_PLUGIN_INVALID_RESPONSE, 502 ERROR_PLUGIN_RESPONSE_TOO_LARGE, 502 ERROR_UNKNOWN, 503 ERROR_PLUGIN_UNAVAILABLE.
          */
         post: operations["monitoring_v1_webhook_create"];
         delete?: never;
@@ -451,7 +451,7 @@ export interface paths {
         put?: never;
         /**
          * webhook update-plugin
-         * @description Moves a webhook to another plugin version or options; the plugin is initialised again. Callable with an access token of WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `monitoring:Webhook.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_PLUGIN_VERSION, 400 ERROR_PLUGIN_VERIFY_FAILED, 404 ERROR_NOT_FOUND.
+         * @description Moves a webhook to another plugin version or options; the plugin is initialised again. Callable with an access token of WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `monitoring:Webhook.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_PLUGIN_VERSION, 400 ERROR_PLUGIN_VERIFY_FAILED, 400 ERROR_INVALID_ARGUMENT, 400 ERROR_PLUGIN_AUTHENTICATION_FAILURE, 400 ERROR_PLUGIN_UNIMPLEMENTED, 400 ERROR_INVALID_PLUGIN_ENDPOINT, 400 ERROR_INVALID_PARAMETER, 400 ERROR_REQUIRED_PARAMETER, 400 ERROR_INVALID_PARAMETER_TYPE, 400 ERROR_AUTHENTICATE_FAILURE, 400 ERROR_NOT_IMPLEMENTED, 403 ERROR_PERMISSION_DENIED, 404 ERROR_NOT_FOUND, 409 ERROR_ALREADY_EXISTS, 409 ERROR_PLUGIN_FAILURE, 413 ERROR_PLUGIN_REQUEST_TOO_LARGE, 429 ERROR_PLUGIN_RESOURCE_EXHAUSTED, 502 ERROR_PLUGIN_FAILURE, 502 ERROR_PLUGIN_INVALID_RESPONSE, 502 ERROR_PLUGIN_RESPONSE_TOO_LARGE, 502 ERROR_UNKNOWN, 503 ERROR_PLUGIN_UNAVAILABLE.
          */
         post: operations["monitoring_v1_webhook_update_plugin"];
         delete?: never;
@@ -471,7 +471,7 @@ export interface paths {
         put?: never;
         /**
          * webhook verify-plugin
-         * @description Verifies a webhook's plugin with its options and secret. Callable with an access token of WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `monitoring:Webhook.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_PLUGIN_VERSION, 400 ERROR_PLUGIN_VERIFY_FAILED, 404 ERROR_NOT_FOUND.
+         * @description Verifies a webhook's plugin with its options and secret. Callable with an access token of WORKSPACE_OWNER, WORKSPACE_MEMBER (permission `monitoring:Webhook.write`); a caller never reaches another domain's data. Notable errors: 400 ERROR_INVALID_PLUGIN_VERSION, 400 ERROR_PLUGIN_VERIFY_FAILED, 400 ERROR_INVALID_ARGUMENT, 400 ERROR_PLUGIN_AUTHENTICATION_FAILURE, 400 ERROR_PLUGIN_UNIMPLEMENTED, 400 ERROR_INVALID_PLUGIN_ENDPOINT, 400 ERROR_INVALID_PARAMETER, 400 ERROR_REQUIRED_PARAMETER, 400 ERROR_INVALID_PARAMETER_TYPE, 400 ERROR_AUTHENTICATE_FAILURE, 400 ERROR_NOT_IMPLEMENTED, 403 ERROR_PERMISSION_DENIED, 404 ERROR_NOT_FOUND, 409 ERROR_ALREADY_EXISTS, 409 ERROR_PLUGIN_FAILURE, 413 ERROR_PLUGIN_REQUEST_TOO_LARGE, 429 ERROR_PLUGIN_RESOURCE_EXHAUSTED, 502 ERROR_PLUGIN_FAILURE, 502 ERROR_PLUGIN_INVALID_RESPONSE, 502 ERROR_PLUGIN_RESPONSE_TOO_LARGE, 502 ERROR_UNKNOWN, 503 ERROR_PLUGIN_UNAVAILABLE.
          */
         post: operations["monitoring_v1_webhook_verify_plugin"];
         delete?: never;
@@ -1535,7 +1535,7 @@ export interface operations {
                     "application/json": components["schemas"]["DataSourceInfo"];
                 };
             };
-            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_PLUGIN_VERSION, ERROR_OUTBOUND_REFUSED */
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_PLUGIN_VERSION, ERROR_OUTBOUND_REFUSED, ERROR_PLUGIN_AUTHENTICATION_FAILURE, ERROR_PLUGIN_UNIMPLEMENTED, ERROR_INVALID_PLUGIN_ENDPOINT, ERROR_AUTHENTICATE_FAILURE, ERROR_NOT_IMPLEMENTED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1544,7 +1544,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_PLUGIN_VERSION" | "ERROR_OUTBOUND_REFUSED";
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_PLUGIN_VERSION" | "ERROR_OUTBOUND_REFUSED" | "ERROR_PLUGIN_AUTHENTICATION_FAILURE" | "ERROR_PLUGIN_UNIMPLEMENTED" | "ERROR_INVALID_PLUGIN_ENDPOINT" | "ERROR_AUTHENTICATE_FAILURE" | "ERROR_NOT_IMPLEMENTED";
                             /** @constant */
                             status?: 400;
                         };
@@ -1599,7 +1599,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            /** @description Conflict: ERROR_ALREADY_EXISTS, ERROR_PLUGIN_FAILURE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_ALREADY_EXISTS" | "ERROR_PLUGIN_FAILURE";
+                            /** @constant */
+                            status?: 409;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE, ERROR_PLUGIN_REQUEST_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1608,7 +1624,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            code?: "ERROR_PAYLOAD_TOO_LARGE" | "ERROR_PLUGIN_REQUEST_TOO_LARGE";
                             /** @constant */
                             status?: 413;
                         };
@@ -1631,7 +1647,39 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            /** @description Too many requests: ERROR_PLUGIN_RESOURCE_EXHAUSTED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PLUGIN_RESOURCE_EXHAUSTED";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    };
+                };
+            };
+            /** @description A plugin or upstream failed: ERROR_PLUGIN_FAILURE, ERROR_PLUGIN_INVALID_RESPONSE, ERROR_PLUGIN_RESPONSE_TOO_LARGE, ERROR_UNKNOWN */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PLUGIN_FAILURE" | "ERROR_PLUGIN_INVALID_RESPONSE" | "ERROR_PLUGIN_RESPONSE_TOO_LARGE" | "ERROR_UNKNOWN";
+                            /** @constant */
+                            status?: 502;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE, ERROR_PLUGIN_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1640,7 +1688,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            code?: "ERROR_SERVICE_UNAVAILABLE" | "ERROR_PLUGIN_UNAVAILABLE";
                             /** @constant */
                             status?: 503;
                         };
@@ -1972,7 +2020,7 @@ export interface operations {
                     "application/json": components["schemas"]["DataSourceInfo"];
                 };
             };
-            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_PLUGIN_VERSION, ERROR_OUTBOUND_REFUSED */
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_PLUGIN_VERSION, ERROR_OUTBOUND_REFUSED, ERROR_PLUGIN_AUTHENTICATION_FAILURE, ERROR_PLUGIN_UNIMPLEMENTED, ERROR_INVALID_PLUGIN_ENDPOINT, ERROR_AUTHENTICATE_FAILURE, ERROR_NOT_IMPLEMENTED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1981,7 +2029,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_PLUGIN_VERSION" | "ERROR_OUTBOUND_REFUSED";
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_PLUGIN_VERSION" | "ERROR_OUTBOUND_REFUSED" | "ERROR_PLUGIN_AUTHENTICATION_FAILURE" | "ERROR_PLUGIN_UNIMPLEMENTED" | "ERROR_INVALID_PLUGIN_ENDPOINT" | "ERROR_AUTHENTICATE_FAILURE" | "ERROR_NOT_IMPLEMENTED";
                             /** @constant */
                             status?: 400;
                         };
@@ -2036,7 +2084,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            /** @description Conflict: ERROR_ALREADY_EXISTS, ERROR_PLUGIN_FAILURE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_ALREADY_EXISTS" | "ERROR_PLUGIN_FAILURE";
+                            /** @constant */
+                            status?: 409;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE, ERROR_PLUGIN_REQUEST_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2045,7 +2109,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            code?: "ERROR_PAYLOAD_TOO_LARGE" | "ERROR_PLUGIN_REQUEST_TOO_LARGE";
                             /** @constant */
                             status?: 413;
                         };
@@ -2068,7 +2132,39 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            /** @description Too many requests: ERROR_PLUGIN_RESOURCE_EXHAUSTED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PLUGIN_RESOURCE_EXHAUSTED";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    };
+                };
+            };
+            /** @description A plugin or upstream failed: ERROR_PLUGIN_FAILURE, ERROR_PLUGIN_INVALID_RESPONSE, ERROR_PLUGIN_RESPONSE_TOO_LARGE, ERROR_UNKNOWN */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PLUGIN_FAILURE" | "ERROR_PLUGIN_INVALID_RESPONSE" | "ERROR_PLUGIN_RESPONSE_TOO_LARGE" | "ERROR_UNKNOWN";
+                            /** @constant */
+                            status?: 502;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE, ERROR_PLUGIN_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2077,7 +2173,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            code?: "ERROR_SERVICE_UNAVAILABLE" | "ERROR_PLUGIN_UNAVAILABLE";
                             /** @constant */
                             status?: 503;
                         };
@@ -2120,7 +2216,7 @@ export interface operations {
                     "application/json": components["schemas"]["Empty"];
                 };
             };
-            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_PLUGIN_VERSION, ERROR_OUTBOUND_REFUSED */
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_PLUGIN_VERSION, ERROR_OUTBOUND_REFUSED, ERROR_PLUGIN_AUTHENTICATION_FAILURE, ERROR_PLUGIN_UNIMPLEMENTED, ERROR_INVALID_PLUGIN_ENDPOINT, ERROR_AUTHENTICATE_FAILURE, ERROR_NOT_IMPLEMENTED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2129,7 +2225,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_PLUGIN_VERSION" | "ERROR_OUTBOUND_REFUSED";
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_PLUGIN_VERSION" | "ERROR_OUTBOUND_REFUSED" | "ERROR_PLUGIN_AUTHENTICATION_FAILURE" | "ERROR_PLUGIN_UNIMPLEMENTED" | "ERROR_INVALID_PLUGIN_ENDPOINT" | "ERROR_AUTHENTICATE_FAILURE" | "ERROR_NOT_IMPLEMENTED";
                             /** @constant */
                             status?: 400;
                         };
@@ -2184,7 +2280,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            /** @description Conflict: ERROR_ALREADY_EXISTS, ERROR_PLUGIN_FAILURE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_ALREADY_EXISTS" | "ERROR_PLUGIN_FAILURE";
+                            /** @constant */
+                            status?: 409;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE, ERROR_PLUGIN_REQUEST_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2193,7 +2305,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            code?: "ERROR_PAYLOAD_TOO_LARGE" | "ERROR_PLUGIN_REQUEST_TOO_LARGE";
                             /** @constant */
                             status?: 413;
                         };
@@ -2216,7 +2328,39 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            /** @description Too many requests: ERROR_PLUGIN_RESOURCE_EXHAUSTED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PLUGIN_RESOURCE_EXHAUSTED";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    };
+                };
+            };
+            /** @description A plugin or upstream failed: ERROR_PLUGIN_FAILURE, ERROR_PLUGIN_INVALID_RESPONSE, ERROR_PLUGIN_RESPONSE_TOO_LARGE, ERROR_UNKNOWN */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PLUGIN_FAILURE" | "ERROR_PLUGIN_INVALID_RESPONSE" | "ERROR_PLUGIN_RESPONSE_TOO_LARGE" | "ERROR_UNKNOWN";
+                            /** @constant */
+                            status?: 502;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE, ERROR_PLUGIN_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2225,7 +2369,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            code?: "ERROR_SERVICE_UNAVAILABLE" | "ERROR_PLUGIN_UNAVAILABLE";
                             /** @constant */
                             status?: 503;
                         };
@@ -2826,7 +2970,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookInfo"];
                 };
             };
-            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_PLUGIN_VERSION, ERROR_PLUGIN_VERIFY_FAILED */
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_PLUGIN_VERSION, ERROR_PLUGIN_VERIFY_FAILED, ERROR_PLUGIN_AUTHENTICATION_FAILURE, ERROR_PLUGIN_UNIMPLEMENTED, ERROR_INVALID_PLUGIN_ENDPOINT, ERROR_AUTHENTICATE_FAILURE, ERROR_NOT_IMPLEMENTED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2835,7 +2979,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_PLUGIN_VERSION" | "ERROR_PLUGIN_VERIFY_FAILED";
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_PLUGIN_VERSION" | "ERROR_PLUGIN_VERIFY_FAILED" | "ERROR_PLUGIN_AUTHENTICATION_FAILURE" | "ERROR_PLUGIN_UNIMPLEMENTED" | "ERROR_INVALID_PLUGIN_ENDPOINT" | "ERROR_AUTHENTICATE_FAILURE" | "ERROR_NOT_IMPLEMENTED";
                             /** @constant */
                             status?: 400;
                         };
@@ -2890,7 +3034,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            /** @description Conflict: ERROR_ALREADY_EXISTS, ERROR_PLUGIN_FAILURE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_ALREADY_EXISTS" | "ERROR_PLUGIN_FAILURE";
+                            /** @constant */
+                            status?: 409;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE, ERROR_PLUGIN_REQUEST_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2899,7 +3059,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            code?: "ERROR_PAYLOAD_TOO_LARGE" | "ERROR_PLUGIN_REQUEST_TOO_LARGE";
                             /** @constant */
                             status?: 413;
                         };
@@ -2922,7 +3082,39 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            /** @description Too many requests: ERROR_PLUGIN_RESOURCE_EXHAUSTED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PLUGIN_RESOURCE_EXHAUSTED";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    };
+                };
+            };
+            /** @description A plugin or upstream failed: ERROR_PLUGIN_FAILURE, ERROR_PLUGIN_INVALID_RESPONSE, ERROR_PLUGIN_RESPONSE_TOO_LARGE, ERROR_UNKNOWN */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PLUGIN_FAILURE" | "ERROR_PLUGIN_INVALID_RESPONSE" | "ERROR_PLUGIN_RESPONSE_TOO_LARGE" | "ERROR_UNKNOWN";
+                            /** @constant */
+                            status?: 502;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE, ERROR_PLUGIN_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2931,7 +3123,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            code?: "ERROR_SERVICE_UNAVAILABLE" | "ERROR_PLUGIN_UNAVAILABLE";
                             /** @constant */
                             status?: 503;
                         };
@@ -3993,7 +4185,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookInfo"];
                 };
             };
-            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_PLUGIN_VERSION, ERROR_PLUGIN_VERIFY_FAILED */
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_PLUGIN_VERSION, ERROR_PLUGIN_VERIFY_FAILED, ERROR_PLUGIN_AUTHENTICATION_FAILURE, ERROR_PLUGIN_UNIMPLEMENTED, ERROR_INVALID_PLUGIN_ENDPOINT, ERROR_AUTHENTICATE_FAILURE, ERROR_NOT_IMPLEMENTED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4002,7 +4194,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_PLUGIN_VERSION" | "ERROR_PLUGIN_VERIFY_FAILED";
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_PLUGIN_VERSION" | "ERROR_PLUGIN_VERIFY_FAILED" | "ERROR_PLUGIN_AUTHENTICATION_FAILURE" | "ERROR_PLUGIN_UNIMPLEMENTED" | "ERROR_INVALID_PLUGIN_ENDPOINT" | "ERROR_AUTHENTICATE_FAILURE" | "ERROR_NOT_IMPLEMENTED";
                             /** @constant */
                             status?: 400;
                         };
@@ -4057,7 +4249,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            /** @description Conflict: ERROR_ALREADY_EXISTS, ERROR_PLUGIN_FAILURE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_ALREADY_EXISTS" | "ERROR_PLUGIN_FAILURE";
+                            /** @constant */
+                            status?: 409;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE, ERROR_PLUGIN_REQUEST_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4066,7 +4274,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            code?: "ERROR_PAYLOAD_TOO_LARGE" | "ERROR_PLUGIN_REQUEST_TOO_LARGE";
                             /** @constant */
                             status?: 413;
                         };
@@ -4089,7 +4297,39 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            /** @description Too many requests: ERROR_PLUGIN_RESOURCE_EXHAUSTED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PLUGIN_RESOURCE_EXHAUSTED";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    };
+                };
+            };
+            /** @description A plugin or upstream failed: ERROR_PLUGIN_FAILURE, ERROR_PLUGIN_INVALID_RESPONSE, ERROR_PLUGIN_RESPONSE_TOO_LARGE, ERROR_UNKNOWN */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PLUGIN_FAILURE" | "ERROR_PLUGIN_INVALID_RESPONSE" | "ERROR_PLUGIN_RESPONSE_TOO_LARGE" | "ERROR_UNKNOWN";
+                            /** @constant */
+                            status?: 502;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE, ERROR_PLUGIN_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4098,7 +4338,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            code?: "ERROR_SERVICE_UNAVAILABLE" | "ERROR_PLUGIN_UNAVAILABLE";
                             /** @constant */
                             status?: 503;
                         };
@@ -4141,7 +4381,7 @@ export interface operations {
                     "application/json": components["schemas"]["Empty"];
                 };
             };
-            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_PLUGIN_VERSION, ERROR_PLUGIN_VERIFY_FAILED */
+            /** @description Bad request: ERROR_INVALID_PARAMETER, ERROR_REQUIRED_PARAMETER, ERROR_INVALID_PARAMETER_TYPE, ERROR_INVALID_JSON, ERROR_INVALID_ARGUMENT, ERROR_REQUEST_ABORTED, ERROR_INVALID_PLUGIN_VERSION, ERROR_PLUGIN_VERIFY_FAILED, ERROR_PLUGIN_AUTHENTICATION_FAILURE, ERROR_PLUGIN_UNIMPLEMENTED, ERROR_INVALID_PLUGIN_ENDPOINT, ERROR_AUTHENTICATE_FAILURE, ERROR_NOT_IMPLEMENTED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4150,7 +4390,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_PLUGIN_VERSION" | "ERROR_PLUGIN_VERIFY_FAILED";
+                            code?: "ERROR_INVALID_PARAMETER" | "ERROR_REQUIRED_PARAMETER" | "ERROR_INVALID_PARAMETER_TYPE" | "ERROR_INVALID_JSON" | "ERROR_INVALID_ARGUMENT" | "ERROR_REQUEST_ABORTED" | "ERROR_INVALID_PLUGIN_VERSION" | "ERROR_PLUGIN_VERIFY_FAILED" | "ERROR_PLUGIN_AUTHENTICATION_FAILURE" | "ERROR_PLUGIN_UNIMPLEMENTED" | "ERROR_INVALID_PLUGIN_ENDPOINT" | "ERROR_AUTHENTICATE_FAILURE" | "ERROR_NOT_IMPLEMENTED";
                             /** @constant */
                             status?: 400;
                         };
@@ -4205,7 +4445,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE */
+            /** @description Conflict: ERROR_ALREADY_EXISTS, ERROR_PLUGIN_FAILURE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_ALREADY_EXISTS" | "ERROR_PLUGIN_FAILURE";
+                            /** @constant */
+                            status?: 409;
+                        };
+                    };
+                };
+            };
+            /** @description Body too large: ERROR_PAYLOAD_TOO_LARGE, ERROR_PLUGIN_REQUEST_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4214,7 +4470,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_PAYLOAD_TOO_LARGE";
+                            code?: "ERROR_PAYLOAD_TOO_LARGE" | "ERROR_PLUGIN_REQUEST_TOO_LARGE";
                             /** @constant */
                             status?: 413;
                         };
@@ -4237,7 +4493,39 @@ export interface operations {
                     };
                 };
             };
-            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE */
+            /** @description Too many requests: ERROR_PLUGIN_RESOURCE_EXHAUSTED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PLUGIN_RESOURCE_EXHAUSTED";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    };
+                };
+            };
+            /** @description A plugin or upstream failed: ERROR_PLUGIN_FAILURE, ERROR_PLUGIN_INVALID_RESPONSE, ERROR_PLUGIN_RESPONSE_TOO_LARGE, ERROR_UNKNOWN */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ERROR_PLUGIN_FAILURE" | "ERROR_PLUGIN_INVALID_RESPONSE" | "ERROR_PLUGIN_RESPONSE_TOO_LARGE" | "ERROR_UNKNOWN";
+                            /** @constant */
+                            status?: 502;
+                        };
+                    };
+                };
+            };
+            /** @description A dependency is unavailable; retry later: ERROR_SERVICE_UNAVAILABLE, ERROR_PLUGIN_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4246,7 +4534,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "ERROR_SERVICE_UNAVAILABLE";
+                            code?: "ERROR_SERVICE_UNAVAILABLE" | "ERROR_PLUGIN_UNAVAILABLE";
                             /** @constant */
                             status?: 503;
                         };
