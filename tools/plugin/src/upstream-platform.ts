@@ -1,7 +1,8 @@
 // See tools/plugin/upstream-platform.mjs.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PlatformClient } from '@platform/client';
 import { startPlatform, waitFor, type Platform } from '@platform/testing';
@@ -121,8 +122,11 @@ async function main(p: Platform): Promise<void> {
   }
 
   // ---- cost: init metadata, a refusal, sync, sums, re-sync, a plugin restart
-  const refused = await post('/cost-analysis/v1/data-source/register', { name: 'no url', resource_group: 'WORKSPACE', plugin_info: { plugin_id: 'plugin-http-file-cost-datasource', options: {} }, schedule: { state: 'DISABLED' } }, token);
-  check("the plugin's own refusal is a 4xx envelope", refused.status >= 400 && refused.status < 500 && typeof refused.body?.error?.code === 'string', refused.body);
+  // upstream's platform sends init and verify `options: {}` when none are given, and upstream's plugin
+  // takes that; it refuses at get_tasks, which a sync calls before it makes a job
+  const noUrl = await post('/cost-analysis/v1/data-source/register', { name: 'no options', resource_group: 'WORKSPACE', plugin_info: { plugin_id: 'plugin-http-file-cost-datasource' }, schedule: { state: 'DISABLED' } }, token);
+  const refused = await post('/cost-analysis/v1/data-source/sync', { data_source_id: noUrl.body?.data_source_id }, token);
+  check("the plugin's own refusal (get_tasks without base_url) is a 4xx envelope, never a 500", refused.status >= 400 && refused.status < 500 && typeof refused.body?.error?.code === 'string', { status: refused.status, body: refused.body });
   const ds = await post('/cost-analysis/v1/data-source/register', { name: 'upstream http file', resource_group: 'WORKSPACE', plugin_info: { plugin_id: 'plugin-http-file-cost-datasource', options: { base_url: [CSV_URL] } }, schedule: { state: 'DISABLED' } }, token);
   check('data-source/register through the upstream plugin', ds.status === 200, ds.body);
   check("init's metadata is stored and answered (upstream: currency USD, data_source_rules [])", ds.body?.plugin_info?.metadata?.currency === 'USD' && Array.isArray(ds.body?.plugin_info?.metadata?.data_source_rules), ds.body?.plugin_info);
@@ -148,7 +152,9 @@ async function main(p: Platform): Promise<void> {
   check('re-sync: the job succeeds and the sum is not doubled', again.status === 'SUCCESS' && Math.abs((await total()) - CSV_TOTAL) < 1e-6, await total());
   await costPlugin.kill();
   const down = await sync();
-  check('sync while the plugin is down: the job ends in FAILURE with a reason', down.status === 'FAILURE', down);
+  // upstream's sync calls get_tasks before it makes a job (ERROR_GET_JOB_TASKS): a 503 envelope and no
+  // job, or a job that fails with its reason, never a 500
+  check('sync while the plugin is down: a 503 envelope or a job in FAILURE with a reason', down.status === 'HTTP 503' || (down.status === 'FAILURE' && Boolean(down.error_code)), down);
   check('and the sums are untouched', Math.abs((await total()) - CSV_TOTAL) < 1e-6, await total());
   await costPlugin.start();
   const back = await sync();
@@ -166,10 +172,14 @@ async function main(p: Platform): Promise<void> {
   };
   if (hook.status !== 200) return;
   const postAlerts = (body: unknown) => fetch(hook.body.webhook_url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const a = await postAlerts(alertmanager([{ fingerprint: 'walk0000000000a1', name: 'NodeDown' }, { fingerprint: 'walk0000000000a2', name: 'DiskFull', resolved: true }]));
+  const a = await postAlerts(alertmanager([{ fingerprint: 'walk0000000000a1', name: 'NodeDown' }, { fingerprint: 'walk0000000000a2', name: 'DiskFull' }]));
   check('a post is accepted', a.status < 300, a.status);
   const two = await waitFor(async () => ((await events()).length >= 2 ? events() : undefined), 60_000, 'two events', 500);
-  check('Event.parse: two events, ALERT and RECOVERY', two.length === 2 && new Set(two.map((e) => e.event_type)).size === 2, two.map((e) => [e.event_key, e.event_type, e.title]));
+  check('Event.parse: two ALERT events, keyed by the fingerprints', two.length === 2 && two.every((e) => e.event_type === 'ALERT'), two.map((e) => [e.event_key, e.event_type, e.title]));
+  // A RECOVERY resolves an open alert (a RECOVERY without one is not stored, as upstream).
+  await postAlerts(alertmanager([{ fingerprint: 'walk0000000000a2', name: 'DiskFull', resolved: true }]));
+  const three = await waitFor(async () => ((await events()).length >= 3 ? events() : undefined), 60_000, 'the recovery', 500);
+  check('Event.parse: the resolved alert is a RECOVERY event', three.filter((e) => e.event_type === 'RECOVERY').length === 1, three.map((e) => [e.event_key, e.event_type]));
 
   await webhookPlugin.kill();
   const whileDown: number[] = [];
@@ -177,12 +187,13 @@ async function main(p: Platform): Promise<void> {
   check('posts are accepted while the plugin is down', whileDown.every((s) => s < 300), whileDown);
   await new Promise((r) => setTimeout(r, 3000));
   // The built-in would have parsed them already: none is parsed while the published plugin is down.
-  check('no post is parsed while the published plugin is down (the built-in did not stand in)', (await events()).length === 2, (await events()).length);
+  check('no post is parsed while the published plugin is down (the built-in did not stand in)', (await events()).length === 3, (await events()).length);
   await webhookPlugin.start();
-  const all = await waitFor(async () => ((await events()).length >= 7 ? events() : undefined), 120_000, 'seven events', 1000);
+  const all = await waitFor(async () => ((await events()).length >= 8 ? events() : undefined), 120_000, 'eight events', 1000);
   await new Promise((r) => setTimeout(r, 5000));
   const settled = await events();
-  check('after the plugin is back: every post parsed once, nothing lost, nothing doubled', settled.length === 7 && new Set(settled.map((e) => e.event_key)).size === 7, { events: all.length, settled: settled.length });
+  const alerts = settled.filter((e) => e.event_type === 'ALERT');
+  check('after the plugin is back: every post parsed once, nothing lost, nothing doubled', settled.length === 8 && new Set(alerts.map((e) => e.event_key)).size === alerts.length, { events: all.length, settled: settled.length });
 }
 
 async function run() {
@@ -195,6 +206,9 @@ async function run() {
     await main(p);
     for (const secret of ['walk-supervisor-secret', 'e2e-admin-password']) check(`no log line holds ${secret.slice(0, 4)}…`, !p.logs().includes(secret));
   } finally {
+    const log = path.join(tmpdir(), 'upstream-walk-platform.log');
+    writeFileSync(log, p.logs());
+    console.log(`platform log: ${log}`);
     await p.stop();
     await Promise.all([costPlugin.kill(), webhookPlugin.kill(), files.kill()]);
   }
