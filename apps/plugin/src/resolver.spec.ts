@@ -57,6 +57,19 @@ describe('endpoint resolver: cache per (domain, plugin_id, version), dropped on 
     expect(await ask(a, 'plugin-a', '1.0.0', 'MANUAL')).toBe('ERROR_NOT_FOUND');
   });
 
+  it("takes a version's endpoints[] in turn, from the cache as from the table", async () => {
+    const r = await resolver();
+    const endpoints = ['grpc://rr-1:1', 'grpc://rr-2:1'];
+    await request(t.app)
+      .post('/plugin/v1/supervisor/publish')
+      .set('Authorization', admin)
+      .send({ name: 'rr', hostname: 'host-rr', secret_key: 'secret-of-host-rr', plugin_info: [{ plugin_id: 'plugin-rr', version: '1.0.0', state: 'ACTIVE', endpoint: 'grpc://rr-0:1', endpoints }] })
+      .expect(200);
+    const seen = [];
+    for (let i = 0; i < 5; i++) seen.push(await ask(r, 'plugin-rr'));
+    expect(seen).toEqual(['grpc://rr-1:1', 'grpc://rr-2:1', 'grpc://rr-1:1', 'grpc://rr-2:1', 'grpc://rr-1:1']);
+  });
+
   it('a deregister reaches every replica; another domain’s or another plugin’s change keeps the entry', async () => {
     const [a, b] = [await resolver(), await resolver()];
     await publish('host-2', [['plugin-b', '2.0.0', 'grpc://b:1']]);

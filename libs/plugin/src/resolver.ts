@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type Redis from 'ioredis';
 import { defaultDatabaseUrl } from '@platform/core';
 import { errors } from '@platform/errors';
-import { pickEndpoint, type EndpointCandidate, type ResolvedEndpoint, type UpgradeMode } from './versions';
+import { EndpointTurns, pickEndpoint, type EndpointCandidate, type ResolvedEndpoint, type UpgradeMode } from './versions';
 
 /**
  * Endpoint resolution for the modules (docs/decisions/plugins.md "Resolver cache"): (domain,
@@ -52,8 +52,8 @@ export function tableSource(db: Queryable): EndpointSource {
   return {
     async candidates(domainId, pluginId) {
       const { rows } = await db.query<EndpointCandidate>(
-        `SELECT version, endpoint, is_public FROM installed_plugin
-          WHERE plugin_id = $2 AND state = 'ACTIVE' AND endpoint <> '' AND (domain_id = $1 OR is_public)
+        `SELECT version, endpoint, endpoints, is_public FROM installed_plugin
+          WHERE plugin_id = $2 AND state = 'ACTIVE' AND (endpoint <> '' OR endpoints <> '[]'::jsonb) AND (domain_id = $1 OR is_public)
           ORDER BY is_public, updated_at DESC, supervisor_id LIMIT ${MAX_CANDIDATES}`,
         [domainId, pluginId],
       );
@@ -93,6 +93,7 @@ export interface ResolveRequest {
 
 export class PluginEndpointResolver {
   private readonly entries = new Map<string, Entry>();
+  private readonly turns = new EndpointTurns();
   private subscriber?: Redis;
   private live = false;
   /** Bumped by every change and every loss of the subscription: a read that started before is not cached. */
@@ -165,7 +166,8 @@ export class PluginEndpointResolver {
       if (this.live && gen === this.generation) this.remember(key, { domainId: r.domainId, pluginId: r.pluginId, result, expires: Date.now() + (this.o.ttlMs ?? 300_000) });
     }
     if (!result) throw errors.notFound('plugin_id', r.upgradeMode === 'MANUAL' ? `${r.pluginId} ${r.version}` : r.pluginId);
-    return result;
+    // A version with several replicas: each resolution takes the next, as upstream's plugin service does.
+    return result.endpoints.length > 1 ? { ...result, endpoint: this.turns.take(key, result.endpoints) } : result;
   }
 
   private remember(key: string, e: Entry) {

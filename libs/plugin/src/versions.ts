@@ -63,6 +63,8 @@ export function compareVersions(a: string, b: string): number {
 export interface EndpointCandidate {
   version: string;
   endpoint: string;
+  /** upstream's `endpoints`: the addresses of the version's replicas; when given, they are taken in turn instead of `endpoint`. */
+  endpoints?: unknown;
   /** From a public supervisor (serves every domain); the domain's own supervisor wins on the same version. */
   is_public: boolean;
 }
@@ -70,7 +72,10 @@ export interface EndpointCandidate {
 export type UpgradeMode = 'AUTO' | 'MANUAL';
 
 export interface ResolvedEndpoint {
+  /** The first of `endpoints`. */
   endpoint: string;
+  /** Every address serving the version: the candidate's `endpoints`, else its `endpoint` alone. Callers take them in turn (`EndpointTurns`). */
+  endpoints: string[];
   /** The version the endpoint serves. */
   version: string;
   /** upstream's field: the version served (with AUTO, the newest; upstream answers it in both modes). */
@@ -94,5 +99,27 @@ export function pickEndpoint(candidates: readonly EndpointCandidate[], version: 
     if (order > 0 || (order === 0 && c.version === best.version && best.is_public && !c.is_public)) best = c;
   }
   if (!best) return undefined;
-  return { endpoint: best.endpoint, version: best.version, updated_version: best.version };
+  const listed = Array.isArray(best.endpoints) ? best.endpoints.filter((e): e is string => typeof e === 'string' && e !== '') : [];
+  const endpoints = listed.length ? listed : [best.endpoint];
+  return { endpoint: endpoints[0], endpoints, version: best.version, updated_version: best.version };
+}
+
+/**
+ * upstream's round robin over a version's `endpoints` (plugin_service `_select_endpoint`: each
+ * resolution takes the next address): one turn counter per key, in memory, at most `max` keys (the
+ * oldest forgotten first; a forgotten key starts again at its first address).
+ */
+export class EndpointTurns {
+  private readonly next = new Map<string, number>();
+
+  constructor(private readonly max = 10_000) {}
+
+  take(key: string, endpoints: readonly string[]): string {
+    if (endpoints.length <= 1) return endpoints[0] ?? '';
+    const i = this.next.get(key) ?? 0;
+    this.next.delete(key);
+    if (this.next.size >= this.max) this.next.delete(this.next.keys().next().value!);
+    this.next.set(key, (i + 1) % endpoints.length);
+    return endpoints[i % endpoints.length];
+  }
 }

@@ -2,7 +2,7 @@ import type { PoolClient } from 'pg';
 import type { AuthContext } from '@platform/auth';
 import { generateId, isoOrEmpty } from '@platform/core';
 import { errors } from '@platform/errors';
-import { parseEndpoint, pickEndpoint, tableSource, type UpgradeMode } from '@platform/plugin';
+import { EndpointTurns, parseEndpoint, pickEndpoint, tableSource, type UpgradeMode } from '@platform/plugin';
 import { applyOnly, eqConditions, resolveOnly, runList, type Condition, type Query } from '@platform/query';
 import type { PluginDeps } from '../deps';
 import { pluginResource, supervisorResource, type PluginRow, type SupervisorRow } from './repository';
@@ -90,6 +90,8 @@ export function checkPlugins(plugins: PublishedPlugin[]): PublishedPlugin[] {
 }
 
 export class SupervisorService {
+  private readonly turns = new EndpointTurns();
+
   constructor(private readonly deps: PluginDeps) {}
 
   /**
@@ -230,6 +232,8 @@ export class SupervisorService {
     if (mode === 'MANUAL' && !version) throw errors.invalidParameter('version', 'MANUAL needs the version');
     const picked = pickEndpoint(await tableSource(this.deps.pool).candidates(domainOf(auth), input.plugin_id), version, mode);
     if (!picked) throw errors.notFound('plugin_id', mode === 'MANUAL' ? `${input.plugin_id} ${version}` : input.plugin_id);
-    return { endpoint: picked.endpoint, updated_version: picked.updated_version };
+    // upstream's round robin over the version's endpoints, per replica of this app
+    const endpoint = this.turns.take(`${domainOf(auth)}\0${input.plugin_id}\0${picked.version}`, picked.endpoints);
+    return { endpoint, updated_version: picked.updated_version };
   }
 }

@@ -79,6 +79,16 @@ describe('plugin module: supervisors and endpoints', () => {
     expect(bad.status).toBe(400);
   });
 
+  it("a version's endpoints[] are answered in turn, as upstream's round robin; a single endpoint always", async () => {
+    const endpoints = ['grpc://rr-1:50051', 'grpc://rr-2:50051', 'grpc://rr-3:50051'];
+    expect((await publish({ hostname: 'host-rr', plugin_info: [plugin('plugin-rr', '1.0.0', 'grpc://rr-0:50051', { endpoints })] })).status).toBe(200);
+    const turns = [];
+    for (let i = 0; i < 4; i++) turns.push((await endpointOf({ plugin_id: 'plugin-rr', upgrade_mode: 'AUTO' })).body.endpoint);
+    expect(turns).toEqual([...endpoints, endpoints[0]]);
+    expect((await publish({ hostname: 'host-single', plugin_info: [plugin('plugin-one', '1.0.0', 'grpc://one:50051')] })).status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await endpointOf({ plugin_id: 'plugin-one' })).body.endpoint).toBe('grpc://one:50051');
+  });
+
   it('refuses endpoints that are not grpc:// or grpcs:// host:port, and no option of a caller changes one', async () => {
     for (const endpoint of ['http://x:80', 'grpc://x', 'grpc://u:p@x:1', 'grpc://x:1/path', 'grpc://x:1?q=1', 'grpc://x:70000', 'file:///etc/passwd', 'x'.repeat(600)]) {
       const res = await publish({ hostname: 'host-bad', plugin_info: [plugin('plugin-bad', '1.0.0', endpoint)] });
