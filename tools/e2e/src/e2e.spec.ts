@@ -5,7 +5,7 @@ import path from 'node:path';
 import { PlatformApiError, PlatformClient } from '@platform/client';
 import { undocumentedAnswers } from '@platform/http';
 import { startOidcProvider, waitFor, type ProviderTokens, type RealProvider } from '@platform/testing';
-import { call, REPLICAS, startPlatform, type Platform } from './platform';
+import { call, checkedFetch, REPLICAS, startPlatform, type Platform } from './platform';
 
 const fixtures = path.resolve(__dirname, '../fixtures');
 
@@ -54,11 +54,11 @@ describe(`the platform end to end, through nginx (${REPLICAS} replica${REPLICAS 
   let api: PlatformClient;
 
   it('gets a token as the bootstrap admin and grants workspace and domain scopes', async () => {
-    api = new PlatformClient({ endpoint: p.base });
+    api = new PlatformClient({ endpoint: p.base, fetch: checkedFetch });
     const ws = await api.login({ domainId: 'domain-local', userId: 'admin', password: 'e2e-admin-password', workspaceId: 'workspace-local' });
     expect(ws).toMatchObject({ scope: 'WORKSPACE', workspace_id: 'workspace-local' });
     token = ws.access_token;
-    const domain = await new PlatformClient({ endpoint: p.base }).login({ domainId: 'domain-local', userId: 'admin', password: 'e2e-admin-password' });
+    const domain = await new PlatformClient({ endpoint: p.base, fetch: checkedFetch }).login({ domainId: 'domain-local', userId: 'admin', password: 'e2e-admin-password' });
     domainToken = domain.access_token;
     // The grant answers the role the token carries.
     const grant = await api.call('/identity/v2/token/grant', { grant_type: 'REFRESH_TOKEN', token: ws.refresh_token!, scope: 'WORKSPACE', workspace_id: 'workspace-local' });
@@ -312,7 +312,7 @@ describe(`the platform end to end, through nginx (${REPLICAS} replica${REPLICAS 
     });
 
     it('the bootstrap admin sets the domain\'s external auth to the OpenID provider', async () => {
-      const session = await new PlatformClient({ endpoint: p.base }).login({ domainId: 'domain-local', userId: 'admin', password: 'e2e-admin-password' });
+      const session = await new PlatformClient({ endpoint: p.base, fetch: checkedFetch }).login({ domainId: 'domain-local', userId: 'admin', password: 'e2e-admin-password' });
       expect(session).toMatchObject({ scope: 'DOMAIN' });
       adminDomain = session.access_token;
       adminRefresh = session.refresh_token!;

@@ -48,6 +48,35 @@ afterEach(() => {
   throw new Error(`requests or answers of the walk that do not match the OpenAPI documents (${list.length}):\n- ${list.join('\n- ')}`);
 });
 
+/** One exchange checked against its module's document: the answer, and the request when it was taken (200). */
+async function checkExchange(base: string, p: string, status: number, body: unknown, sent: unknown) {
+  const contract = await contractOf(base, p.split('/')[1] ?? '');
+  // Operations only: a webhook's URL or a download is not in any document.
+  if (!contract?.covers(p)) return;
+  const problem = contract.problem(p, status, body) ?? (status === 200 ? contract.requestProblem(p, sent) : undefined);
+  if (problem) contractProblems.push(problem);
+}
+
+/** `fetch` for the typed client (libs/client `PlatformClient`'s `fetch` option): its exchanges are checked as `call`'s. */
+export const checkedFetch: typeof fetch = async (input, init) => {
+  const res = await fetch(input, init);
+  const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+  if ((init?.method ?? 'GET').toUpperCase() === 'POST' && (res.headers.get('content-type') ?? '').includes('json')) {
+    const body: unknown = await res
+      .clone()
+      .json()
+      .catch(() => undefined);
+    let sent: unknown;
+    try {
+      sent = typeof init?.body === 'string' ? JSON.parse(init.body) : undefined;
+    } catch {
+      sent = undefined;
+    }
+    await checkExchange(url.origin, url.pathname, res.status, body, sent);
+  }
+  return res;
+};
+
 /** POST through the gateway; answers status and JSON body, checked against the module's document. */
 export async function call(base: string, p: string, body: unknown, token?: string) {
   const res = await fetch(`${base}${p}`, {
@@ -57,11 +86,6 @@ export async function call(base: string, p: string, body: unknown, token?: strin
   });
   const text = await res.text();
   const answer = { status: res.status, body: text ? JSON.parse(text) : undefined };
-  const contract = await contractOf(base, p.split('/')[1] ?? '');
-  // Operations only: a webhook's URL or a download is not in any document.
-  if (contract?.covers(p)) {
-    const problem = contract.problem(p, answer.status, answer.body) ?? (answer.status === 200 ? contract.requestProblem(p, body) : undefined);
-    if (problem) contractProblems.push(problem);
-  }
+  await checkExchange(base, p, answer.status, answer.body, body);
   return answer;
 }

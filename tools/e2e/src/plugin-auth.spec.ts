@@ -1,6 +1,6 @@
 import { PlatformClient } from '@platform/client';
 import { fail, serveAuth, type PluginServer } from '@platform/plugin-kit';
-import { call, startPlatform, type Platform } from './platform';
+import { call, checkedFetch, startPlatform, type Platform } from './platform';
 
 const API_KEY = 'e2e-plugin-api-key-5c0d9e';
 const PASSWORD = 'e2e-sso-password-81f2aa';
@@ -45,7 +45,7 @@ describe('external auth through a published ExternalAuth plugin, end to end', ()
   const issue = (credentials: object) => call(p.base, '/identity/v2/token/issue', { domain_id: 'domain-local', auth_type: 'EXTERNAL', credentials });
 
   it('the domain admin publishes the plugin and sets it as the domain\'s external auth: init\'s metadata is answered, secret_data never', async () => {
-    const session = await new PlatformClient({ endpoint: p.base }).login({ domainId: 'domain-local', userId: 'admin', password: 'e2e-admin-password' });
+    const session = await new PlatformClient({ endpoint: p.base, fetch: checkedFetch }).login({ domainId: 'domain-local', userId: 'admin', password: 'e2e-admin-password' });
     adminDomain = session.access_token;
     adminRefresh = session.refresh_token!;
     secrets.add(adminDomain).add(adminRefresh);

@@ -1,7 +1,7 @@
 import { PlatformClient } from '@platform/client';
 import { fail, serveMonitoringWebhook, type PluginServer } from '@platform/plugin-kit';
 import { waitFor } from '@platform/testing';
-import { call, startPlatform, type Platform } from './platform';
+import { call, checkedFetch, startPlatform, type Platform } from './platform';
 
 /**
  * A webhook served by a published plugin, end to end through nginx: a TypeScript plugin (the kit)
@@ -42,9 +42,9 @@ describe('a published webhook plugin end to end: publish → webhook create → 
       },
     });
     p = await startPlatform({ LOG_LEVEL: 'info' });
-    const api = new PlatformClient({ endpoint: p.base });
+    const api = new PlatformClient({ endpoint: p.base, fetch: checkedFetch });
     token = (await api.login({ domainId: 'domain-local', userId: 'admin', password: 'e2e-admin-password', workspaceId: 'workspace-local' })).access_token;
-    domainToken = (await new PlatformClient({ endpoint: p.base }).login({ domainId: 'domain-local', userId: 'admin', password: 'e2e-admin-password' })).access_token;
+    domainToken = (await new PlatformClient({ endpoint: p.base, fetch: checkedFetch }).login({ domainId: 'domain-local', userId: 'admin', password: 'e2e-admin-password' })).access_token;
     p.admin('project', 'create', '--domain-id', 'domain-local', '--workspace-id', 'workspace-local', '--project-id', 'project-plugin-e2e', '--name', 'Plugin E2E');
   });
   afterAll(async () => {
