@@ -75,6 +75,11 @@ export class UserRepository {
     });
   }
 
+  /** Records a login's time. */
+  async touch(tx: Db, domainId: string, userId: string, at: Date): Promise<void> {
+    await tx.user.update({ where: key(domainId, userId), data: { last_accessed_at: at } });
+  }
+
   /** Sets the state; with `refreshValidAfter`, refresh tokens from before it stop working. */
   setState(tx: Db, domainId: string, userId: string, state: string, refreshValidAfter?: Date): Promise<UserRow> {
     return tx.user.update({ where: key(domainId, userId), data: { state, ...(refreshValidAfter && { refresh_valid_after: refreshValidAfter }) } });
