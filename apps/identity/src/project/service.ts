@@ -73,7 +73,7 @@ export class ProjectService {
   }
 
   /** A new project (API: a generated id; admin CLI: the id it was given). */
-  async createRecord(
+  async createInDomain(
     domainId: string,
     input: { project_id?: string; workspace_id: string; name: string; project_type?: ProjectType; tags?: Record<string, unknown>; project_group_id?: string; created_by?: string },
   ) {
@@ -106,7 +106,7 @@ export class ProjectService {
   }
 
   create(auth: AuthContext, input: { name: string; project_type?: ProjectType; tags?: Record<string, unknown>; project_group_id?: string }) {
-    return this.createRecord(auth.domainId, { ...input, workspace_id: auth.workspaceId, created_by: auth.userId });
+    return this.createInDomain(auth.domainId, { ...input, workspace_id: auth.workspaceId, created_by: auth.userId });
   }
 
   async update(auth: AuthContext, input: { project_id: string; name?: string; tags?: Record<string, unknown> }) {
@@ -145,13 +145,13 @@ export class ProjectService {
    * statement so concurrent changes never lose each other; added users must belong to the project's
    * workspace (a role binding there, or DOMAIN_ADMIN). The directory is republished before answering.
    */
-  async addUsersRecord(p: ProjectRow, users: string[]) {
+  async addUsersTo(p: ProjectRow, users: string[]) {
     const list = checkUsers(users);
     await checkWorkspaceUsers(this.deps.prisma, p.domain_id, p.workspace_id, list);
     return this.usersChanged(p, await this.projects.addUsers(p.domain_id, p.project_id, list));
   }
 
-  async removeUsersRecord(p: ProjectRow, users: string[]) {
+  async removeUsersFrom(p: ProjectRow, users: string[]) {
     return this.usersChanged(p, await this.projects.removeUsers(p.domain_id, p.project_id, checkUsers(users)));
   }
 
@@ -163,7 +163,7 @@ export class ProjectService {
   }
 
   /** The project by id for the admin CLI (no caller: any project of the domain). */
-  async findRecord(domainId: string, projectId: string): Promise<ProjectRow> {
+  async findForAdmin(domainId: string, projectId: string): Promise<ProjectRow> {
     await requireDomain(this.deps.prisma, domainId);
     const p = await this.projects.find(domainId, projectId);
     if (!p) throw errors.notFound('project_id', projectId);
@@ -171,11 +171,11 @@ export class ProjectService {
   }
 
   async addUsers(auth: AuthContext, input: { project_id: string; users: string[] }) {
-    return this.addUsersRecord(await this.visible(auth, input.project_id), input.users);
+    return this.addUsersTo(await this.visible(auth, input.project_id), input.users);
   }
 
   async removeUsers(auth: AuthContext, input: { project_id: string; users: string[] }) {
-    return this.removeUsersRecord(await this.visible(auth, input.project_id), input.users);
+    return this.removeUsersFrom(await this.visible(auth, input.project_id), input.users);
   }
 
   async get(auth: AuthContext, projectId: string) {

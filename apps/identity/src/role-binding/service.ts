@@ -72,14 +72,14 @@ export class RoleBindingService {
   }
 
   /** A new binding (API, admin CLI, bootstrap): the rules that hold whoever asks. */
-  async createRecord(
+  async createInDomain(
     domainId: string,
     input: { user_id: string; role_id: string; resource_group: ResourceGroup; workspace_id?: string },
     tx?: Prisma.TransactionClient,
   ): Promise<RoleBindingRow> {
     // The role is read under its reading lock (a custom role cannot be deleted while this binding is
     // made), so the binding needs a transaction of its own unless the caller gave one.
-    if (!tx) return this.bindings.transaction((t) => this.createRecord(domainId, input, t));
+    if (!tx) return this.bindings.transaction((t) => this.createInDomain(domainId, input, t));
     const db = tx;
     const role = await findRole(db, domainId, input.role_id, { lock: true });
     checkRoleFits(role.role_type as RoleType, input.resource_group);
@@ -120,7 +120,7 @@ export class RoleBindingService {
       if (input.workspace_id && input.workspace_id !== auth.workspaceId) throw errors.permissionDenied(`You may bind users in workspace ${auth.workspaceId} only.`);
       input = { ...input, workspace_id: auth.workspaceId };
     }
-    return toRoleBindingInfo(await this.createRecord(auth.domainId, input));
+    return toRoleBindingInfo(await this.createInDomain(auth.domainId, input));
   }
 
   async updateRole(auth: AuthContext, input: { role_binding_id: string; role_id: string }) {

@@ -14,7 +14,7 @@ import { enabledExternalAuth, oidcSettingsOf, type DomainExternalAuth } from '..
 import { chooseAuthPlugin } from '../external-auth/plugins';
 import { openExternalAuthSecret } from '../external-auth/secret';
 import { UserRepository } from '../user/repository';
-import { createUserRecord } from '../user/service';
+import { createUserInDomain } from '../user/service';
 import { databaseNowMs, lockForReading } from './grant-locks';
 import { findUserIgnoringCase } from '../common';
 import { authFailure, readGrant, type GrantInput } from './grant';
@@ -322,7 +322,7 @@ export class TokenService {
     if (info.state !== 'NONE' && info.state !== 'ENABLED') throw refuse(`the plugin answers the new user as ${String(info.state)}`, userId);
     const text = (v: string) => (v.length <= 255 && !UNSAFE_TEXT.test(v) ? v : '');
     try {
-      const user = await createUserRecord(this.deps.prisma, domainId, { user_id: userId, auth_type: 'EXTERNAL', name: text(info.name), email: text(info.email) });
+      const user = await createUserInDomain(this.deps.prisma, domainId, { user_id: userId, auth_type: 'EXTERNAL', name: text(info.name), email: text(info.email) });
       this.deps.logger.info({ domain_id: domainId, user_id: userId }, 'external login: user created on first login');
       return user;
     } catch (e) {

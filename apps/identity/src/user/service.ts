@@ -55,7 +55,7 @@ function checkPassword(password: string) {
 }
 
 /** A new user (the API, and the admin CLI and bootstrap, in their transaction): the row; the caller makes the info. */
-export async function createUserRecord(db: PrismaClient | Prisma.TransactionClient, domainId: string, input: CreateUserInput): Promise<UserRow> {
+export async function createUserInDomain(db: PrismaClient | Prisma.TransactionClient, domainId: string, input: CreateUserInput): Promise<UserRow> {
   checkId('user_id', input.user_id);
   checkTimezone(input.timezone);
   const authType = input.auth_type ?? 'LOCAL';
@@ -121,7 +121,7 @@ export class UserService {
   }
 
   async create(auth: AuthContext, input: CreateUserInput) {
-    return this.info(await createUserRecord(this.deps.prisma, auth.domainId, input));
+    return this.info(await createUserInDomain(this.deps.prisma, auth.domainId, input));
   }
 
   async update(auth: AuthContext, input: UserFields & { user_id: string; password?: string }) {

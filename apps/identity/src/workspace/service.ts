@@ -53,7 +53,7 @@ export class WorkspaceService {
   }
 
   /** A new workspace (API: a generated id; the admin CLI and bootstrap: the id they were given). */
-  async createRecord(domainId: string, input: { workspace_id?: string; name: string; tags?: Record<string, unknown>; created_by?: string }) {
+  async createInDomain(domainId: string, input: { workspace_id?: string; name: string; tags?: Record<string, unknown>; created_by?: string }) {
     if (input.workspace_id !== undefined) checkId('workspace_id', input.workspace_id);
     await requireDomain(this.deps.prisma, domainId);
     const workspaceId = input.workspace_id ?? generateId('workspace');
@@ -70,7 +70,7 @@ export class WorkspaceService {
   }
 
   create(auth: AuthContext, input: { name: string; tags?: Record<string, unknown> }) {
-    return this.createRecord(auth.domainId, { ...input, created_by: auth.userId });
+    return this.createInDomain(auth.domainId, { ...input, created_by: auth.userId });
   }
 
   async update(auth: AuthContext, input: { workspace_id: string; name?: string; tags?: Record<string, unknown> }) {
