@@ -86,9 +86,15 @@ export async function pruneMemberships(tx: Prisma.TransactionClient, domainId: s
   return changed > 0;
 }
 
-/** A transaction-scoped advisory lock on `key`: held until the transaction ends. */
-export async function xactLock(tx: Prisma.TransactionClient, key: string) {
-  await tx.$executeRawUnsafe('SELECT pg_advisory_xact_lock(hashtext($1))', key);
+/**
+ * Identity's one transaction-scoped advisory lock: on `keys` (several: in one round trip, in their
+ * order, a select list being evaluated in order), held until the transaction ends; `shared`: readers
+ * share it, a change takes it alone.
+ */
+export async function xactLock(tx: Prisma.TransactionClient, keys: string | readonly string[], o: { shared?: boolean } = {}) {
+  const list = typeof keys === 'string' ? [keys] : keys;
+  const fn = o.shared ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock';
+  await tx.$executeRawUnsafe(`SELECT ${list.map((_, i) => `${fn}(hashtext($${i + 1}))`).join(', ')}`, ...list);
 }
 
 /** Serializes changes to a domain's DOMAIN_ADMIN set (so the last admin check cannot be raced). */

@@ -10,7 +10,7 @@ import { managedRole } from '../token/roles';
 import { generateTotpSecret, otpauthUrl } from '../token/totp';
 import { sealMfaSecret } from '../mfa/secret';
 import { WorkspaceService } from '../workspace/service';
-import { createUserRecord } from '../user/service';
+import { createUserInDomain } from '../user/service';
 import { RoleBindingService } from '../role-binding/service';
 import { ProjectService } from '../project/service';
 
@@ -59,7 +59,7 @@ export class AdminService {
   }
 
   async createWorkspace(input: { domainId: string; workspaceId: string; name: string }) {
-    const w = await this.workspaces.createRecord(input.domainId, { workspace_id: input.workspaceId, name: input.name });
+    const w = await this.workspaces.createInDomain(input.domainId, { workspace_id: input.workspaceId, name: input.name });
     return { workspace_id: w.workspace_id, name: w.name, state: w.state, domain_id: w.domain_id, created_at: w.created_at };
   }
 
@@ -72,9 +72,9 @@ export class AdminService {
     if (roleType && roleType !== 'DOMAIN_ADMIN' && !input.workspaceId) throw errors.requiredParameter('workspace_id');
     // The user and their binding together: a binding that fails leaves no user behind.
     const user = await this.prisma.$transaction(async (tx) => {
-      const u = await createUserRecord(tx, input.domainId, { user_id: input.userId, password: input.password, name: input.name, email: input.email });
+      const u = await createUserInDomain(tx, input.domainId, { user_id: input.userId, password: input.password, name: input.name, email: input.email });
       if (roleType) {
-        await this.bindings.createRecord(
+        await this.bindings.createInDomain(
           input.domainId,
           {
             user_id: input.userId,
@@ -100,7 +100,7 @@ export class AdminService {
   }
 
   createProject(input: { domainId: string; workspaceId: string; projectId: string; name: string; projectGroupId?: string }) {
-    return this.projects.createRecord(input.domainId, {
+    return this.projects.createInDomain(input.domainId, {
       project_id: input.projectId,
       workspace_id: input.workspaceId,
       name: input.name,
@@ -108,13 +108,13 @@ export class AdminService {
     });
   }
 
-  /** Project users: the API's rules (see ProjectService.addUsersRecord). */
+  /** Project users: the API's rules (see ProjectService.addUsersTo). */
   async addProjectUsers(input: { domainId: string; projectId: string; users: string[] }) {
-    return this.projects.addUsersRecord(await this.projects.findRecord(input.domainId, input.projectId), input.users);
+    return this.projects.addUsersTo(await this.projects.findForAdmin(input.domainId, input.projectId), input.users);
   }
 
   async removeProjectUsers(input: { domainId: string; projectId: string; users: string[] }) {
-    return this.projects.removeUsersRecord(await this.projects.findRecord(input.domainId, input.projectId), input.users);
+    return this.projects.removeUsersFrom(await this.projects.findForAdmin(input.domainId, input.projectId), input.users);
   }
 
   async enableMfa(input: { domainId: string; userId: string }) {

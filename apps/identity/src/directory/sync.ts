@@ -1,4 +1,5 @@
 import { DirectoryPublisher } from '@platform/directory';
+import { xactLock } from '../common';
 import type { IdentityDeps } from '../deps';
 
 /** Publishes the project directory (see libs/directory) from identity's tables. */
@@ -17,7 +18,7 @@ export class DirectorySync {
   async publish(domainId: string): Promise<void> {
     await this.deps.prisma.$transaction(
       async (tx) => {
-        await tx.$executeRawUnsafe('SELECT pg_advisory_xact_lock(hashtext($1))', `directory:${domainId}`);
+        await xactLock(tx, `directory:${domainId}`);
         const projects = await tx.project.findMany({
           where: { domain_id: domainId },
           select: { project_id: true, workspace_id: true, project_group_id: true, name: true, users: true, project_type: true },

@@ -1,5 +1,10 @@
 import { z } from 'zod';
+import { isoOrEmpty } from '@platform/core';
 import { structOut, timestamp } from '@platform/http';
+import type { ExternalAuthRow } from './repository';
+
+/** A stored JSON value as an object ({} for anything else). */
+export const asObject = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 
 /** upstream's PluginInfo of an external auth (secret_data is never answered). */
 export const ExternalAuthPluginInfo = z
@@ -25,3 +30,21 @@ export const ExternalAuthInfo = z
     updated_at: timestamp.describe('When the external auth was last set (ISO 8601); `\'\'` when none is set.'),
   })
   .meta({ id: 'ExternalAuthInfo', description: 'A domain\'s external authentication (single sign-on through an ExternalAuth plugin or the built-in OpenID Connect).' });
+
+/** A stored configuration as ExternalAuthInfo (the secret never answered: secret_id empty). */
+export function toExternalAuthInfo(r: ExternalAuthRow) {
+  return {
+    domain_id: r.domain_id,
+    state: r.state as 'ENABLED' | 'DISABLED',
+    plugin_info: {
+      plugin_id: r.plugin_id,
+      version: r.version,
+      upgrade_mode: r.upgrade_mode as 'AUTO' | 'MANUAL' | 'NONE',
+      options: asObject(r.options),
+      metadata: asObject(r.metadata),
+      secret_id: '',
+      schema_id: r.schema_id,
+    },
+    updated_at: isoOrEmpty(r.updated_at),
+  };
+}

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import type { AuthContext } from '@platform/auth';
-import { isoOrEmpty } from '@platform/core';
 import { errors, pluginErrors, zodIssuesToApiError } from '@platform/errors';
 import { isOutboundRefused, OutboundRefused } from '@platform/net';
 import type { IdentityDeps } from '../deps';
-import { Prisma } from '../generated/prisma/client';
 import { fetchDiscovery, isSecureOrListed, OidcMisconfigured, OidcUnavailable, type DiscoveryDocument, type OidcSettings } from './oidc';
 import { chooseAuthPlugin, upgradeModeOf } from './plugins';
+import { ExternalAuthRepository } from './repository';
+import { asObject, toExternalAuthInfo } from './responses';
 import { sealExternalAuthSecret } from './secret';
 
 export { OIDC_PLUGIN_ID } from './plugins';
@@ -57,36 +57,6 @@ const oidcSecret = z.strictObject({ client_secret: z.string().max(4096).optional
 /** At most this much metadata (as JSON) is kept from a plugin's init. */
 const MAX_METADATA_BYTES = 64 * 1024;
 
-interface ExternalAuthRow {
-  domain_id: string;
-  state: string;
-  plugin_id: string;
-  version: string;
-  upgrade_mode: string;
-  options: unknown;
-  metadata: unknown;
-  schema_id: string;
-  updated_at: Date;
-}
-
-const asObject = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
-
-function toInfo(r: ExternalAuthRow) {
-  return {
-    domain_id: r.domain_id,
-    state: r.state as 'ENABLED' | 'DISABLED',
-    plugin_info: {
-      plugin_id: r.plugin_id,
-      version: r.version,
-      upgrade_mode: r.upgrade_mode as 'AUTO' | 'MANUAL' | 'NONE',
-      options: asObject(r.options),
-      metadata: asObject(r.metadata),
-      secret_id: '',
-      schema_id: r.schema_id,
-    },
-    updated_at: isoOrEmpty(r.updated_at),
-  };
-}
 
 /** What a client needs to send users to the provider (upstream's `metadata`, filled by the plugin's init). */
 function metadataOf(doc: DiscoveryDocument, clientId: string): Record<string, string> {
@@ -105,7 +75,11 @@ interface Configured {
 }
 
 export class ExternalAuthService {
-  constructor(private readonly deps: IdentityDeps) {}
+  private readonly configs: ExternalAuthRepository;
+
+  constructor(private readonly deps: IdentityDeps) {
+    this.configs = new ExternalAuthRepository(deps.prisma);
+  }
 
   /**
    * Sets (replaces) the caller's domain's external auth. The plugin is chosen as everywhere
@@ -133,24 +107,18 @@ export class ExternalAuthService {
         secret: p.secret_data && Object.keys(p.secret_data).length ? p.secret_data : undefined,
       };
     }
-    const data = {
+    const row = await this.configs.save(auth.domainId, {
       state: 'ENABLED',
       plugin_id: p.plugin_id,
       version: configured.version,
       upgrade_mode: upgradeModeOf(p.upgrade_mode),
-      options: configured.options as Prisma.InputJsonValue,
-      metadata: configured.metadata as Prisma.InputJsonValue,
+      options: configured.options,
+      metadata: configured.metadata,
       // Set replaces the whole configuration: no secret_data given, none kept.
-      secret_data: configured.secret ? (sealExternalAuthSecret(this.deps.config.secretKeys, auth.domainId, configured.secret) as unknown as Prisma.InputJsonValue) : Prisma.DbNull,
+      sealedSecret: configured.secret ? sealExternalAuthSecret(this.deps.config.secretKeys, auth.domainId, configured.secret) : undefined,
       schema_id: p.schema_id ?? '',
-      updated_at: new Date(),
-    };
-    const row = await this.deps.prisma.externalAuth.upsert({
-      where: { domain_id: auth.domainId },
-      create: { domain_id: auth.domainId, ...data },
-      update: data,
     });
-    return toInfo(row);
+    return toExternalAuthInfo(row);
   }
 
   /**
@@ -185,15 +153,14 @@ export class ExternalAuthService {
 
   /** Removes the caller's domain's external auth (upstream: ERROR_NOT_FOUND when none is set). */
   async unset(auth: AuthContext) {
-    const { count } = await this.deps.prisma.externalAuth.deleteMany({ where: { domain_id: auth.domainId } });
-    if (!count) throw errors.notFound('domain_id', auth.domainId);
+    if (!(await this.configs.delete(auth.domainId))) throw errors.notFound('domain_id', auth.domainId);
     return { domain_id: auth.domainId, state: 'DISABLED' as const, updated_at: '' };
   }
 
   /** The caller's domain's external auth; upstream answers state DISABLED (not a 404) when none is set. */
   async get(auth: AuthContext) {
-    const row = await this.deps.prisma.externalAuth.findUnique({ where: { domain_id: auth.domainId } });
-    return row ? toInfo(row) : { domain_id: auth.domainId, state: 'DISABLED' as const, updated_at: '' };
+    const row = await this.configs.find(auth.domainId);
+    return row ? toExternalAuthInfo(row) : { domain_id: auth.domainId, state: 'DISABLED' as const, updated_at: '' };
   }
 }
 
@@ -211,7 +178,7 @@ export interface DomainExternalAuth {
 
 /** The domain's external auth when it is ENABLED; undefined when none is set. */
 export async function enabledExternalAuth(deps: IdentityDeps, domainId: string): Promise<DomainExternalAuth | undefined> {
-  const row = await deps.prisma.externalAuth.findUnique({ where: { domain_id: domainId } });
+  const row = await new ExternalAuthRepository(deps.prisma).find(domainId);
   if (!row || row.state !== 'ENABLED') return undefined;
   return { ...row, options: asObject(row.options), metadata: asObject(row.metadata) };
 }

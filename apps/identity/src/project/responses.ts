@@ -1,5 +1,9 @@
 import { z } from 'zod';
+import { isoOrEmpty } from '@platform/core';
 import { listOf, structOut, timestamp } from '@platform/http';
+import type { ProjectRow } from './repository';
+
+export type ProjectType = 'PRIVATE' | 'PUBLIC';
 
 /** ProjectInfo (upstream identity v2). */
 export const ProjectInfo = z
@@ -22,3 +26,23 @@ export const ProjectInfo = z
   .meta({ id: 'ProjectInfo' });
 
 export const ProjectsInfo = listOf(ProjectInfo).meta({ id: 'ProjectsInfo' });
+
+/** A stored row as ProjectInfo (upstream's fields the platform does not keep answered empty). */
+export function toProjectInfo(p: ProjectRow) {
+  return {
+    project_id: p.project_id,
+    name: p.name,
+    project_type: (p.project_type === 'PUBLIC' ? 'PUBLIC' : 'PRIVATE') as ProjectType,
+    tags: (p.tags ?? {}) as Record<string, unknown>,
+    users: p.users ?? [],
+    created_by: p.created_by ?? '',
+    reference_id: '',
+    is_managed: false,
+    domain_id: p.domain_id,
+    workspace_id: p.workspace_id,
+    project_group_id: p.project_group_id,
+    trusted_account_id: '',
+    created_at: isoOrEmpty(p.created_at),
+    last_synced_at: '',
+  };
+}

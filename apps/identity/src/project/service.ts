@@ -1,5 +1,5 @@
 import type { AuthContext } from '@platform/auth';
-import { generateId, isoOrEmpty } from '@platform/core';
+import { generateId } from '@platform/core';
 import { errors } from '@platform/errors';
 import { projectScope, type DirectoryClient } from '@platform/directory';
 import { applyOnly, resolveOnly, runList, runStat, type Condition, type Query, type StatisticsQuery, eqConditions } from '@platform/query';
@@ -7,29 +7,10 @@ import type { IdentityDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
 import { checkId, checkWorkspaceUsers, lockWorkspaceStructure, refuseCaseVariant, requireDomain, requireWorkspace, workspaceScope } from '../common';
-import { projectResource, type ProjectRow } from './repository';
+import { projectResource } from './fields';
+import { ProjectRepository, type ProjectRow } from './repository';
+import { toProjectInfo, type ProjectType } from './responses';
 import { replicaPrisma } from '../replica-prisma';
-
-export type ProjectType = 'PRIVATE' | 'PUBLIC';
-
-export function toProjectInfo(p: ProjectRow) {
-  return {
-    project_id: p.project_id,
-    name: p.name,
-    project_type: (p.project_type === 'PUBLIC' ? 'PUBLIC' : 'PRIVATE') as ProjectType,
-    tags: (p.tags ?? {}) as Record<string, unknown>,
-    users: p.users ?? [],
-    created_by: p.created_by ?? '',
-    reference_id: '',
-    is_managed: false,
-    domain_id: p.domain_id,
-    workspace_id: p.workspace_id,
-    project_group_id: p.project_group_id,
-    trusted_account_id: '',
-    created_at: isoOrEmpty(p.created_at),
-    last_synced_at: '',
-  };
-}
 
 export interface ProjectListInput {
   query?: Query;
@@ -61,11 +42,15 @@ export function checkUsers(users: string[]): string[] {
  * group being deleted.
  */
 export class ProjectService {
+  private readonly projects: ProjectRepository;
+
   constructor(
     private readonly deps: Pick<IdentityDeps, 'prisma' | 'pool' | 'reads'>,
     private readonly directory: Pick<DirectoryClient, 'memberProjects' | 'projectsInGroup'>,
     private readonly effects?: Effects,
-  ) {}
+  ) {
+    this.projects = new ProjectRepository(deps.prisma);
+  }
 
   private async visibility(auth: AuthContext): Promise<Condition[]> {
     const scope = workspaceScope(auth);
@@ -74,10 +59,9 @@ export class ProjectService {
 
   /** The project if the caller may see it; `read`: a get's read, which the read replica may serve. */
   private async visible(auth: AuthContext, projectId: string, read = false): Promise<ProjectRow> {
-    const where = { domain_id_project_id: { domain_id: auth.domainId, project_id: projectId } };
     const p = read
-      ? await this.deps.reads.withClient(auth, this.deps.prisma, replicaPrisma, (db) => db.project.findUnique({ where }))
-      : await this.deps.prisma.project.findUnique({ where });
+      ? await this.deps.reads.withClient(auth, this.deps.prisma, replicaPrisma, (db) => this.projects.find(auth.domainId, projectId, db))
+      : await this.projects.find(auth.domainId, projectId);
     if (!p || (auth.scope === 'WORKSPACE' && p.workspace_id !== auth.workspaceId) || !(await projectScope(this.directory, auth)).allows(p.project_id)) {
       throw errors.notFound('project_id', projectId);
     }
@@ -85,12 +69,11 @@ export class ProjectService {
   }
 
   private async requireGroup(tx: Prisma.TransactionClient, domainId: string, workspaceId: string, groupId: string) {
-    const g = await tx.projectGroup.findUnique({ where: { domain_id_project_group_id: { domain_id: domainId, project_group_id: groupId } } });
-    if (!g || g.workspace_id !== workspaceId) throw errors.notFound('project_group_id', groupId);
+    if ((await this.projects.groupWorkspace(tx, domainId, groupId)) !== workspaceId) throw errors.notFound('project_group_id', groupId);
   }
 
   /** A new project (API: a generated id; admin CLI: the id it was given). */
-  async createRecord(
+  async createInDomain(
     domainId: string,
     input: { project_id?: string; workspace_id: string; name: string; project_type?: ProjectType; tags?: Record<string, unknown>; project_group_id?: string; created_by?: string },
   ) {
@@ -98,22 +81,20 @@ export class ProjectService {
     await requireDomain(this.deps.prisma, domainId);
     await requireWorkspace(this.deps.prisma, domainId, input.workspace_id);
     const projectId = input.project_id ?? generateId('project');
-    const p = await this.deps.prisma
-      .$transaction(async (tx) => {
+    const p = await this.projects
+      .transaction(async (tx) => {
         await lockWorkspaceStructure(tx, domainId, input.workspace_id);
         if (input.project_group_id) await this.requireGroup(tx, domainId, input.workspace_id, input.project_group_id);
-        const key = { domain_id: domainId, project_id: projectId };
         await refuseCaseVariant(tx, 'project', domainId, projectId);
-        return tx.project.create({
-          data: {
-            ...key,
-            workspace_id: input.workspace_id,
-            name: input.name,
-            project_type: input.project_type ?? 'PRIVATE',
-            tags: (input.tags ?? {}) as Prisma.InputJsonValue,
-            project_group_id: input.project_group_id ?? '',
-            created_by: input.created_by ?? '',
-          },
+        return this.projects.insert(tx, {
+          domain_id: domainId,
+          project_id: projectId,
+          workspace_id: input.workspace_id,
+          name: input.name,
+          project_type: input.project_type ?? 'PRIVATE',
+          tags: input.tags ?? {},
+          project_group_id: input.project_group_id ?? '',
+          created_by: input.created_by ?? '',
         });
       })
       .catch((e: unknown) => {
@@ -125,38 +106,29 @@ export class ProjectService {
   }
 
   create(auth: AuthContext, input: { name: string; project_type?: ProjectType; tags?: Record<string, unknown>; project_group_id?: string }) {
-    return this.createRecord(auth.domainId, { ...input, workspace_id: auth.workspaceId, created_by: auth.userId });
+    return this.createInDomain(auth.domainId, { ...input, workspace_id: auth.workspaceId, created_by: auth.userId });
   }
 
   async update(auth: AuthContext, input: { project_id: string; name?: string; tags?: Record<string, unknown> }) {
     const p = await this.visible(auth, input.project_id);
-    const updated = await this.deps.prisma.project.update({
-      where: { domain_id_project_id: { domain_id: p.domain_id, project_id: p.project_id } },
-      data: { ...(input.name !== undefined && { name: input.name }), ...(input.tags !== undefined && { tags: input.tags as Prisma.InputJsonValue }) },
-    });
+    const updated = await this.projects.update(p.domain_id, p.project_id, { name: input.name, tags: input.tags });
     if (input.name !== undefined) await this.effects?.publish(p.domain_id);
     return toProjectInfo(updated);
   }
 
   async updateProjectType(auth: AuthContext, input: { project_id: string; project_type: ProjectType }) {
     const p = await this.visible(auth, input.project_id);
-    const updated = await this.deps.prisma.project.update({
-      where: { domain_id_project_id: { domain_id: p.domain_id, project_id: p.project_id } },
-      data: { project_type: input.project_type },
-    });
+    const updated = await this.projects.update(p.domain_id, p.project_id, { project_type: input.project_type });
     await this.effects?.publish(p.domain_id);
     return toProjectInfo(updated);
   }
 
   async changeProjectGroup(auth: AuthContext, input: { project_id: string; project_group_id: string }) {
     const p = await this.visible(auth, input.project_id);
-    const updated = await this.deps.prisma.$transaction(async (tx) => {
+    const updated = await this.projects.transaction(async (tx) => {
       await lockWorkspaceStructure(tx, p.domain_id, p.workspace_id);
       await this.requireGroup(tx, p.domain_id, p.workspace_id, input.project_group_id);
-      return tx.project.update({
-        where: { domain_id_project_id: { domain_id: p.domain_id, project_id: p.project_id } },
-        data: { project_group_id: input.project_group_id },
-      });
+      return this.projects.setGroup(tx, p.domain_id, p.project_id, input.project_group_id);
     });
     await this.effects?.publish(p.domain_id);
     return toProjectInfo(updated);
@@ -164,7 +136,7 @@ export class ProjectService {
 
   async delete(auth: AuthContext, projectId: string) {
     const p = await this.visible(auth, projectId);
-    await this.deps.prisma.project.delete({ where: { domain_id_project_id: { domain_id: p.domain_id, project_id: p.project_id } } });
+    await this.projects.delete(p.domain_id, p.project_id);
     await this.effects?.publish(p.domain_id);
   }
 
@@ -173,42 +145,37 @@ export class ProjectService {
    * statement so concurrent changes never lose each other; added users must belong to the project's
    * workspace (a role binding there, or DOMAIN_ADMIN). The directory is republished before answering.
    */
-  async addUsersRecord(p: ProjectRow, users: string[]) {
+  async addUsersTo(p: ProjectRow, users: string[]) {
     const list = checkUsers(users);
     await checkWorkspaceUsers(this.deps.prisma, p.domain_id, p.workspace_id, list);
-    return this.changeUsers(p, 'ARRAY(SELECT DISTINCT unnest(users || $3::text[]) ORDER BY 1)', list);
+    return this.usersChanged(p, await this.projects.addUsers(p.domain_id, p.project_id, list));
   }
 
-  removeUsersRecord(p: ProjectRow, users: string[]) {
-    return this.changeUsers(p, 'ARRAY(SELECT u FROM unnest(users) AS u WHERE u <> ALL($3::text[]) ORDER BY 1)', checkUsers(users));
+  async removeUsersFrom(p: ProjectRow, users: string[]) {
+    return this.usersChanged(p, await this.projects.removeUsers(p.domain_id, p.project_id, checkUsers(users)));
   }
 
-  private async changeUsers(p: ProjectRow, expression: string, users: string[]) {
-    const [updated] = await this.deps.prisma.$queryRawUnsafe<ProjectRow[]>(
-      `UPDATE project SET users = ${expression} WHERE domain_id = $1 AND project_id = $2 RETURNING *`,
-      p.domain_id,
-      p.project_id,
-      users,
-    );
+  /** After a change of users: the project gone meanwhile is ERROR_NOT_FOUND; else the directory is republished. */
+  private async usersChanged(p: ProjectRow, updated: ProjectRow | undefined) {
     if (!updated) throw errors.notFound('project_id', p.project_id);
     await this.effects?.publish(p.domain_id);
     return toProjectInfo(updated);
   }
 
   /** The project by id for the admin CLI (no caller: any project of the domain). */
-  async findRecord(domainId: string, projectId: string): Promise<ProjectRow> {
+  async findForAdmin(domainId: string, projectId: string): Promise<ProjectRow> {
     await requireDomain(this.deps.prisma, domainId);
-    const p = await this.deps.prisma.project.findUnique({ where: { domain_id_project_id: { domain_id: domainId, project_id: projectId } } });
+    const p = await this.projects.find(domainId, projectId);
     if (!p) throw errors.notFound('project_id', projectId);
     return p;
   }
 
   async addUsers(auth: AuthContext, input: { project_id: string; users: string[] }) {
-    return this.addUsersRecord(await this.visible(auth, input.project_id), input.users);
+    return this.addUsersTo(await this.visible(auth, input.project_id), input.users);
   }
 
   async removeUsers(auth: AuthContext, input: { project_id: string; users: string[] }) {
-    return this.removeUsersRecord(await this.visible(auth, input.project_id), input.users);
+    return this.removeUsersFrom(await this.visible(auth, input.project_id), input.users);
   }
 
   async get(auth: AuthContext, projectId: string) {

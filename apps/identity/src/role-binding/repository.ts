@@ -1,23 +1,9 @@
-import { defineResource } from '@platform/query';
+import type { Prisma, PrismaClient } from '../generated/prisma/client';
 
-/** role_binding as the query DSL sees it. */
-export const roleBindingResource = defineResource({
-  table: 'role_binding',
-  idKey: 'role_binding_id',
-  keywordKeys: ['role_binding_id', 'user_id', 'role_id'],
-  minimalKeys: ['role_binding_id', 'user_id', 'role_type', 'workspace_id'],
-  fields: {
-    role_binding_id: { column: 'role_binding_id', type: 'string', notNull: true },
-    role_type: { column: 'role_type', type: 'string', notNull: true },
-    resource_group: { column: 'resource_group', type: 'string', notNull: true },
-    domain_id: { column: 'domain_id', type: 'string', notNull: true },
-    workspace_id: { column: 'workspace_id', type: 'string', notNull: true },
-    role_id: { column: 'role_id', type: 'string', notNull: true },
-    user_id: { column: 'user_id', type: 'string', notNull: true },
-    created_at: { column: 'created_at', type: 'datetime', notNull: true },
-  },
-});
+/** The client, or a transaction's. */
+type Db = PrismaClient | Prisma.TransactionClient;
 
+/** A `role_binding` row as stored. */
 export interface RoleBindingRow {
   role_binding_id: string;
   domain_id: string;
@@ -27,4 +13,49 @@ export interface RoleBindingRow {
   resource_group: string;
   workspace_id: string;
   created_at: Date;
+}
+
+/** What a new binding is stored with. */
+export type NewRoleBinding = Omit<RoleBindingRow, 'created_at'>;
+
+/** Every read and write of the `role_binding` table (list and stat read through fields.ts). */
+export class RoleBindingRepository {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  /** Runs fn in one transaction; the methods that take `tx` run in it. */
+  transaction<T>(fn: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
+    return this.prisma.$transaction(fn);
+  }
+
+  /** The binding by id; `db`: the client to read through (the read replica's for a get). */
+  find(id: string, db: Db = this.prisma): Promise<RoleBindingRow | null> {
+    return db.roleBinding.findUnique({ where: { role_binding_id: id } });
+  }
+
+  /** Whether the domain has the user. */
+  async userExists(tx: Db, domainId: string, userId: string): Promise<boolean> {
+    return !!(await tx.user.findUnique({ where: { domain_id_user_id: { domain_id: domainId, user_id: userId } } }));
+  }
+
+  /** Whether the user has a binding in the workspace ('' : the domain). */
+  async exists(tx: Db, domainId: string, userId: string, workspaceId: string): Promise<boolean> {
+    return !!(await tx.roleBinding.findFirst({ where: { domain_id: domainId, user_id: userId, workspace_id: workspaceId } }));
+  }
+
+  /** Whether the user has a DOMAIN_ADMIN binding. */
+  async isDomainAdmin(tx: Db, domainId: string, userId: string): Promise<boolean> {
+    return !!(await tx.roleBinding.findFirst({ where: { domain_id: domainId, user_id: userId, role_type: 'DOMAIN_ADMIN' }, select: { role_binding_id: true } }));
+  }
+
+  insert(tx: Db, b: NewRoleBinding): Promise<RoleBindingRow> {
+    return tx.roleBinding.create({ data: b });
+  }
+
+  setRole(tx: Db, id: string, roleId: string, roleType: string): Promise<RoleBindingRow> {
+    return tx.roleBinding.update({ where: { role_binding_id: id }, data: { role_id: roleId, role_type: roleType } });
+  }
+
+  async delete(tx: Db, id: string): Promise<void> {
+    await tx.roleBinding.delete({ where: { role_binding_id: id } });
+  }
 }

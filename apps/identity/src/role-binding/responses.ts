@@ -1,5 +1,9 @@
 import { z } from 'zod';
+import { isoOrEmpty } from '@platform/core';
 import { listOf, timestamp } from '@platform/http';
+import type { RoleBindingRow } from './repository';
+
+export type ResourceGroup = 'DOMAIN' | 'WORKSPACE';
 
 /** RoleBindingInfo (upstream identity v2). */
 export const RoleBindingInfo = z
@@ -17,3 +21,18 @@ export const RoleBindingInfo = z
   .meta({ id: 'RoleBindingInfo' });
 
 export const RoleBindingsInfo = listOf(RoleBindingInfo).meta({ id: 'RoleBindingsInfo' });
+
+/** A stored row as RoleBindingInfo (no workspace groups: workspace_group_id empty). */
+export function toRoleBindingInfo(b: RoleBindingRow) {
+  return {
+    role_binding_id: b.role_binding_id,
+    role_type: b.role_type as 'DOMAIN_ADMIN' | 'WORKSPACE_OWNER' | 'WORKSPACE_MEMBER',
+    resource_group: b.resource_group as ResourceGroup,
+    domain_id: b.domain_id,
+    workspace_group_id: '',
+    workspace_id: b.workspace_id,
+    role_id: b.role_id,
+    user_id: b.user_id,
+    created_at: isoOrEmpty(b.created_at),
+  };
+}

@@ -1,5 +1,5 @@
 import type { AuthContext, RoleType } from '@platform/auth';
-import { generateId, isoOrEmpty } from '@platform/core';
+import { generateId } from '@platform/core';
 import { errors } from '@platform/errors';
 import { applyOnly, resolveOnly, runList, runStat, type Query, type StatisticsQuery, eqConditions } from '@platform/query';
 import type { IdentityDeps } from '../deps';
@@ -7,25 +7,11 @@ import type { Prisma } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
 import { lockDomainAdmins, MANAGED_DOMAIN_ADMIN, otherEnabledAdmins, pruneMemberships, requireWorkspace, workspaceScope } from '../common';
 import { findRole } from '../role/service';
-import { roleBindingResource, type RoleBindingRow } from './repository';
+import { roleBindingResource } from './fields';
+import { RoleBindingRepository, type RoleBindingRow } from './repository';
+import { toRoleBindingInfo, type ResourceGroup } from './responses';
 import { replicaPrisma } from '../replica-prisma';
 import { lockForChange, revokeInTransaction, type Revocation } from '../token/grant-locks';
-
-export type ResourceGroup = 'DOMAIN' | 'WORKSPACE';
-
-export function toRoleBindingInfo(b: RoleBindingRow) {
-  return {
-    role_binding_id: b.role_binding_id,
-    role_type: b.role_type as 'DOMAIN_ADMIN' | 'WORKSPACE_OWNER' | 'WORKSPACE_MEMBER',
-    resource_group: b.resource_group as ResourceGroup,
-    domain_id: b.domain_id,
-    workspace_group_id: '',
-    workspace_id: b.workspace_id,
-    role_id: b.role_id,
-    user_id: b.user_id,
-    created_at: isoOrEmpty(b.created_at),
-  };
-}
 
 export interface RoleBindingListInput {
   query?: Query;
@@ -65,16 +51,20 @@ function checkRoleFits(roleType: RoleType, group: ResourceGroup) {
  * domain's bindings, a workspace token those of its workspace.
  */
 export class RoleBindingService {
+  private readonly bindings: RoleBindingRepository;
+
   constructor(
     private readonly deps: Pick<IdentityDeps, 'prisma' | 'pool' | 'reads'>,
     private readonly effects?: Effects,
-  ) {}
+  ) {
+    this.bindings = new RoleBindingRepository(deps.prisma);
+  }
 
   /** The role binding if the caller may see it; `read`: a get's read, which the read replica may serve. */
   private async visible(auth: AuthContext, id: string, read = false): Promise<RoleBindingRow> {
     const b = read
-      ? await this.deps.reads.withClient(auth, this.deps.prisma, replicaPrisma, (db) => db.roleBinding.findUnique({ where: { role_binding_id: id } }))
-      : await this.deps.prisma.roleBinding.findUnique({ where: { role_binding_id: id } });
+      ? await this.deps.reads.withClient(auth, this.deps.prisma, replicaPrisma, (db) => this.bindings.find(id, db))
+      : await this.bindings.find(id);
     if (!b || b.domain_id !== auth.domainId || (auth.scope === 'WORKSPACE' && b.workspace_id !== auth.workspaceId) || (auth.scope !== 'WORKSPACE' && auth.scope !== 'DOMAIN')) {
       throw errors.notFound('role_binding_id', id);
     }
@@ -82,14 +72,14 @@ export class RoleBindingService {
   }
 
   /** A new binding (API, admin CLI, bootstrap): the rules that hold whoever asks. */
-  async createRecord(
+  async createInDomain(
     domainId: string,
     input: { user_id: string; role_id: string; resource_group: ResourceGroup; workspace_id?: string },
     tx?: Prisma.TransactionClient,
   ): Promise<RoleBindingRow> {
     // The role is read under its reading lock (a custom role cannot be deleted while this binding is
     // made), so the binding needs a transaction of its own unless the caller gave one.
-    if (!tx) return this.deps.prisma.$transaction((t) => this.createRecord(domainId, input, t));
+    if (!tx) return this.bindings.transaction((t) => this.createInDomain(domainId, input, t));
     const db = tx;
     const role = await findRole(db, domainId, input.role_id, { lock: true });
     checkRoleFits(role.role_type as RoleType, input.resource_group);
@@ -98,26 +88,24 @@ export class RoleBindingService {
       if (!input.workspace_id) throw errors.requiredParameter('workspace_id');
       workspaceId = (await requireWorkspace(db, domainId, input.workspace_id)).workspace_id;
     }
-    if (!(await db.user.findUnique({ where: { domain_id_user_id: { domain_id: domainId, user_id: input.user_id } } }))) {
+    if (!(await this.bindings.userExists(db, domainId, input.user_id))) {
       throw errors.notFound('user_id', input.user_id);
     }
-    const existing = await db.roleBinding.findFirst({ where: { domain_id: domainId, user_id: input.user_id, workspace_id: workspaceId } });
+    const existing = await this.bindings.exists(db, domainId, input.user_id, workspaceId);
     const duplicated = () =>
       workspaceId
         ? errors.duplicated('ERROR_DUPLICATED_WORKSPACE_ROLE_BINDING', `User ${input.user_id} already has a role in workspace ${workspaceId}.`)
         : errors.duplicated('ERROR_DUPLICATED_ROLE_BINDING', `User ${input.user_id} is already DOMAIN_ADMIN.`);
     if (existing) throw duplicated();
     try {
-      return await db.roleBinding.create({
-        data: {
-          role_binding_id: generateId('rb'),
-          domain_id: domainId,
-          user_id: input.user_id,
-          role_type: role.role_type,
-          role_id: role.role_id,
-          resource_group: input.resource_group,
-          workspace_id: workspaceId,
-        },
+      return await this.bindings.insert(db, {
+        role_binding_id: generateId('rb'),
+        domain_id: domainId,
+        user_id: input.user_id,
+        role_type: role.role_type,
+        role_id: role.role_id,
+        resource_group: input.resource_group,
+        workspace_id: workspaceId,
       });
     } catch (e) {
       if ((e as { code?: string }).code === 'P2002') throw duplicated(); // a concurrent create won
@@ -132,13 +120,13 @@ export class RoleBindingService {
       if (input.workspace_id && input.workspace_id !== auth.workspaceId) throw errors.permissionDenied(`You may bind users in workspace ${auth.workspaceId} only.`);
       input = { ...input, workspace_id: auth.workspaceId };
     }
-    return toRoleBindingInfo(await this.createRecord(auth.domainId, input));
+    return toRoleBindingInfo(await this.createInDomain(auth.domainId, input));
   }
 
   async updateRole(auth: AuthContext, input: { role_binding_id: string; role_id: string }) {
     const b = await this.visible(auth, input.role_binding_id);
     if (b.user_id === auth.userId) throw bySelf();
-    const updated = await this.deps.prisma.$transaction(async (tx) => {
+    const updated = await this.bindings.transaction(async (tx) => {
       // The checks first, under the user's lock, then the admin set's, then the role's (the order every
       // transaction keeps), so a refused change ends nothing; then the revocation, one step with the
       // change: no token/grant reading the old role can straddle it (token/grant-locks.ts).
@@ -153,7 +141,7 @@ export class RoleBindingService {
       const role = await findRole(tx, b.domain_id, input.role_id, { lock: true });
       checkRoleFits(role.role_type as RoleType, b.resource_group as ResourceGroup);
       await this.revokeWhatItGave(tx, b);
-      return tx.roleBinding.update({ where: { role_binding_id: b.role_binding_id }, data: { role_id: role.role_id, role_type: role.role_type } });
+      return this.bindings.setRole(tx, b.role_binding_id, role.role_id, role.role_type);
     });
     return toRoleBindingInfo(updated);
   }
@@ -162,7 +150,7 @@ export class RoleBindingService {
     const b = await this.visible(auth, id);
     if (b.user_id === auth.userId) throw bySelf();
     let changed = false;
-    await this.deps.prisma.$transaction(async (tx) => {
+    await this.bindings.transaction(async (tx) => {
       // The user's lock first, then the admin set's (as user/disable and user/delete).
       await lockForChange(tx, bindingRevocation(b));
       if (b.role_id === MANAGED_DOMAIN_ADMIN) {
@@ -170,7 +158,7 @@ export class RoleBindingService {
         if ((await otherEnabledAdmins(tx, b.domain_id, b.user_id)) === 0) throw lastAdmin();
       }
       await this.revokeWhatItGave(tx, b);
-      await tx.roleBinding.delete({ where: { role_binding_id: b.role_binding_id } });
+      await this.bindings.delete(tx, b.role_binding_id);
       changed = await pruneMemberships(tx, b.domain_id, b.user_id);
     });
     if (changed) await this.effects?.publish(b.domain_id);
@@ -185,8 +173,7 @@ export class RoleBindingService {
     const r = bindingRevocation(b);
     await lockForChange(tx, r);
     if (r.kind === 'binding') {
-      const admin = await tx.roleBinding.findFirst({ where: { domain_id: b.domain_id, user_id: b.user_id, role_type: 'DOMAIN_ADMIN' }, select: { role_binding_id: true } });
-      if (admin) return;
+      if (await this.bindings.isDomainAdmin(tx, b.domain_id, b.user_id)) return;
     }
     await revokeInTransaction(tx, this.effects, r);
   }

@@ -1,29 +1,7 @@
-import { defineResource } from '@platform/query';
+import type { Prisma, PrismaClient } from '../generated/prisma/client';
 
-/**
- * Roles as the query DSL sees them: `role_view` (migration 20261126212406_custom_roles), the three
- * managed roles of every domain followed by the domain's custom roles (table `role`). Every read is
- * scoped by `domain_id`.
- */
-export const roleResource = defineResource({
-  table: 'role_view',
-  idKey: 'role_id',
-  keywordKeys: ['role_id', 'name'],
-  minimalKeys: ['role_id', 'name', 'role_type', 'is_managed', 'state'],
-  fields: {
-    role_id: { column: 'role_id', type: 'string', notNull: true },
-    name: { column: 'name', type: 'string', notNull: true },
-    role_type: { column: 'role_type', type: 'string', notNull: true },
-    permissions: { column: 'permissions', type: 'string_array' },
-    page_access: { column: 'page_access', type: 'string_array' },
-    tags: { column: 'tags', type: 'json' },
-    is_managed: { column: 'is_managed', type: 'boolean', notNull: true },
-    state: { column: 'state', type: 'string', notNull: true },
-    domain_id: { column: 'domain_id', type: 'string', notNull: true },
-    created_at: { column: 'created_at', type: 'datetime' },
-    updated_at: { column: 'updated_at', type: 'datetime' },
-  },
-});
+/** The client, or a transaction's. */
+type Db = PrismaClient | Prisma.TransactionClient;
 
 /** A row of `role_view` (or of `role`, with is_managed false). */
 export interface RoleRow {
@@ -38,4 +16,64 @@ export interface RoleRow {
   is_managed?: boolean;
   created_at: Date | null;
   updated_at: Date | null;
+}
+
+/** What a new custom role is stored with. */
+export interface NewRole {
+  role_id: string;
+  domain_id: string;
+  name: string;
+  role_type: string;
+  permissions: string[];
+  page_access: string[];
+  tags: Record<string, unknown>;
+}
+
+/** What an update changes. */
+export interface RoleChanges {
+  name?: string;
+  permissions?: string[];
+  page_access?: string[];
+  tags?: Record<string, unknown>;
+}
+
+/** Every read and write of the custom roles' `role` table (list and stat read `role_view` through fields.ts). */
+export class RoleRepository {
+  /** `db`: the client, or the transaction (a binding's, a grant's) the calls run in. */
+  constructor(private readonly db: Db) {}
+
+  /** The custom role by id, any domain's; `db`: the client to read through (a transaction's, or the read replica's for a get). */
+  find(roleId: string, db: Db = this.db) {
+    return db.role.findUnique({ where: { role_id: roleId } });
+  }
+
+  insert(r: NewRole) {
+    return this.db.role.create({ data: { ...r, tags: r.tags as Prisma.InputJsonValue } });
+  }
+
+  update(tx: Db, roleId: string, c: RoleChanges) {
+    return tx.role.update({
+      where: { role_id: roleId },
+      data: {
+        ...(c.name !== undefined && { name: c.name }),
+        ...(c.permissions !== undefined && { permissions: c.permissions }),
+        ...(c.page_access !== undefined && { page_access: c.page_access }),
+        ...(c.tags !== undefined && { tags: c.tags as Prisma.InputJsonValue }),
+        updated_at: new Date(),
+      },
+    });
+  }
+
+  setState(tx: Db, roleId: string, state: string) {
+    return tx.role.update({ where: { role_id: roleId }, data: { state, updated_at: new Date() } });
+  }
+
+  /** Whether a role binding of the domain names the role. */
+  async isBound(tx: Db, domainId: string, roleId: string): Promise<boolean> {
+    return !!(await tx.roleBinding.findFirst({ where: { domain_id: domainId, role_id: roleId }, select: { role_binding_id: true } }));
+  }
+
+  async delete(tx: Db, domainId: string, roleId: string): Promise<void> {
+    await tx.role.deleteMany({ where: { role_id: roleId, domain_id: domainId } });
+  }
 }

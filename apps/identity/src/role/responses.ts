@@ -1,5 +1,9 @@
 import { z } from 'zod';
+import { isoOrEmpty } from '@platform/core';
 import { listOf, structOut, timestamp } from '@platform/http';
+import type { RoleRow } from './repository';
+
+export type CustomRoleType = 'DOMAIN_ADMIN' | 'WORKSPACE_OWNER' | 'WORKSPACE_MEMBER';
 
 const ROLE_TYPE = z.enum(['DOMAIN_ADMIN', 'WORKSPACE_OWNER', 'WORKSPACE_MEMBER']);
 
@@ -36,3 +40,33 @@ export const BasicRoleInfo = z
   .meta({ id: 'BasicRoleInfo' });
 
 export const BasicRolesInfo = listOf(BasicRoleInfo).meta({ id: 'BasicRolesInfo' });
+
+/** A role (managed or custom) as RoleInfo. */
+export function toRoleInfo(r: RoleRow) {
+  return {
+    role_id: r.role_id,
+    name: r.name,
+    role_type: r.role_type as CustomRoleType,
+    permissions: r.permissions ?? [],
+    page_access: r.page_access ?? [],
+    tags: (r.tags ?? {}) as Record<string, unknown>,
+    is_managed: Boolean(r.is_managed),
+    state: r.state as 'ENABLED' | 'DISABLED',
+    domain_id: r.domain_id,
+    created_at: isoOrEmpty(r.created_at),
+    updated_at: isoOrEmpty(r.updated_at),
+  };
+}
+
+/** BasicRoleInfo: what a user (USER token) may know of a role, to pick one (upstream's list-basic-role). */
+export function toBasicRoleInfo(r: RoleRow) {
+  return {
+    role_id: r.role_id,
+    name: r.name,
+    state: r.state as 'ENABLED' | 'DISABLED',
+    role_type: r.role_type as CustomRoleType,
+    domain_id: r.domain_id,
+    created_at: isoOrEmpty(r.created_at),
+    updated_at: isoOrEmpty(r.updated_at),
+  };
+}

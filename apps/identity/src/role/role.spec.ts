@@ -5,7 +5,8 @@ import { TokenVerifier } from '@platform/auth';
 import { AccessRevocations } from '@platform/directory';
 import { bearer, testKeys } from '@platform/testing';
 import { createTestIdentity, seedDomain } from '../test-support';
-import { managedRoleRows, toRoleInfo } from './service';
+import { toRoleInfo } from './responses';
+import { managedRoleRows } from './service';
 
 /** Custom roles (issue #29 §2): upstream's Role API, bindings to custom roles, the token's permissions, disable. */
 describe('identity custom roles', () => {

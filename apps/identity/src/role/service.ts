@@ -1,5 +1,5 @@
 import type { AuthContext } from '@platform/auth';
-import { generateId, isoOrEmpty } from '@platform/core';
+import { generateId } from '@platform/core';
 import { errors } from '@platform/errors';
 import { applyOnly, eqConditions, resolveOnly, runList, runStat, type Condition, type Query, type StatisticsQuery } from '@platform/query';
 import type { IdentityDeps } from '../deps';
@@ -8,9 +8,10 @@ import type { Effects } from '../directory/effects';
 import { MANAGED_ROLES } from '../token/roles';
 import { lockForChange, lockRoleForReading, revokeInTransaction } from '../token/grant-locks';
 import { replicaPrisma } from '../replica-prisma';
-import { roleResource, type RoleRow } from './repository';
+import { roleResource } from './fields';
+import { RoleRepository, type RoleRow } from './repository';
+import { toBasicRoleInfo, toRoleInfo, type CustomRoleType } from './responses';
 
-export type CustomRoleType = 'DOMAIN_ADMIN' | 'WORKSPACE_OWNER' | 'WORKSPACE_MEMBER';
 type Db = Prisma.TransactionClient | IdentityDeps['prisma'];
 
 const MANAGED_NAMES: Record<CustomRoleType, string> = { DOMAIN_ADMIN: 'Domain Admin', WORKSPACE_OWNER: 'Workspace Owner', WORKSPACE_MEMBER: 'Workspace Member' };
@@ -34,35 +35,6 @@ export function managedRoleRows(domainId: string): RoleRow[] {
 
 const managedRow = (domainId: string, roleId: string) => managedRoleRows(domainId).find((r) => r.role_id === roleId);
 
-export function toRoleInfo(r: RoleRow) {
-  return {
-    role_id: r.role_id,
-    name: r.name,
-    role_type: r.role_type as CustomRoleType,
-    permissions: r.permissions ?? [],
-    page_access: r.page_access ?? [],
-    tags: (r.tags ?? {}) as Record<string, unknown>,
-    is_managed: Boolean(r.is_managed),
-    state: r.state as 'ENABLED' | 'DISABLED',
-    domain_id: r.domain_id,
-    created_at: isoOrEmpty(r.created_at),
-    updated_at: isoOrEmpty(r.updated_at),
-  };
-}
-
-/** BasicRoleInfo: what a user (USER token) may know of a role, to pick one (upstream's list-basic-role). */
-export function toBasicRoleInfo(r: RoleRow) {
-  return {
-    role_id: r.role_id,
-    name: r.name,
-    state: r.state as 'ENABLED' | 'DISABLED',
-    role_type: r.role_type as CustomRoleType,
-    domain_id: r.domain_id,
-    created_at: isoOrEmpty(r.created_at),
-    updated_at: isoOrEmpty(r.updated_at),
-  };
-}
-
 /**
  * The role `roleId` of `domainId`, managed or the domain's own; ERROR_NOT_FOUND otherwise (another
  * domain's role is not found, whatever its id). `lock`: read it under the role's reading lock (a
@@ -72,7 +44,7 @@ export async function findRole(db: Db, domainId: string, roleId: string, o: { lo
   const managed = managedRow(domainId, roleId);
   if (managed) return managed;
   if (o.lock) await lockRoleForReading(db as Prisma.TransactionClient, domainId, roleId);
-  const r = await db.role.findUnique({ where: { role_id: roleId } });
+  const r = await new RoleRepository(db).find(roleId);
   if (!r || r.domain_id !== domainId) throw errors.notFound('role_id', roleId);
   return { ...r, is_managed: false };
 }
@@ -122,10 +94,14 @@ const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((
  * share); a role still bound cannot be deleted. Reads: every workspace role (list-basic-role: USER).
  */
 export class RoleService {
+  private readonly roles: RoleRepository;
+
   constructor(
     private readonly deps: Pick<IdentityDeps, 'prisma' | 'reads'>,
     private readonly effects?: Effects,
-  ) {}
+  ) {
+    this.roles = new RoleRepository(deps.prisma);
+  }
 
   private async custom(auth: AuthContext, roleId: string): Promise<RoleRow> {
     if (managedRow(auth.domainId, roleId)) throw managedRefused(roleId);
@@ -139,16 +115,14 @@ export class RoleService {
   async create(auth: AuthContext, input: RoleCreateInput) {
     if (Object.values(MANAGED_NAMES).includes(input.name)) throw this.nameTaken(input.name);
     try {
-      const r = await this.deps.prisma.role.create({
-        data: {
-          role_id: generateId('role'),
-          domain_id: auth.domainId,
-          name: input.name,
-          role_type: input.role_type,
-          permissions: dedupe(input.permissions) ?? [],
-          page_access: dedupe(input.page_access) ?? [],
-          tags: (input.tags ?? {}) as Prisma.InputJsonValue,
-        },
+      const r = await this.roles.insert({
+        role_id: generateId('role'),
+        domain_id: auth.domainId,
+        name: input.name,
+        role_type: input.role_type,
+        permissions: dedupe(input.permissions) ?? [],
+        page_access: dedupe(input.page_access) ?? [],
+        tags: input.tags ?? {},
       });
       return toRoleInfo({ ...r, is_managed: false });
     } catch (e) {
@@ -168,16 +142,7 @@ export class RoleService {
         if (permissions !== undefined && !sameSet(permissions, now.permissions)) {
           await revokeInTransaction(tx, this.effects, { kind: 'role', domainId: auth.domainId, roleId: now.role_id });
         }
-        return tx.role.update({
-          where: { role_id: now.role_id },
-          data: {
-            ...(input.name !== undefined && { name: input.name }),
-            ...(permissions !== undefined && { permissions }),
-            ...(input.page_access !== undefined && { page_access: dedupe(input.page_access) }),
-            ...(input.tags !== undefined && { tags: input.tags as Prisma.InputJsonValue }),
-            updated_at: new Date(),
-          },
-        });
+        return this.roles.update(tx, now.role_id, { name: input.name, permissions, page_access: dedupe(input.page_access), tags: input.tags });
       });
       return toRoleInfo({ ...r, is_managed: false });
     } catch (e) {
@@ -189,7 +154,7 @@ export class RoleService {
   /** Under the role's lock (alone): the role as it is now, or ERROR_NOT_FOUND (deleted meanwhile). */
   private async lockedRole(tx: Prisma.TransactionClient, auth: AuthContext, roleId: string) {
     await lockForChange(tx, { kind: 'role', domainId: auth.domainId, roleId });
-    const now = await tx.role.findUnique({ where: { role_id: roleId } });
+    const now = await this.roles.find(roleId, tx);
     if (!now || now.domain_id !== auth.domainId) throw errors.notFound('role_id', roleId);
     return now;
   }
@@ -198,7 +163,7 @@ export class RoleService {
     const before = await this.custom(auth, roleId);
     const r = await this.deps.prisma.$transaction(async (tx) => {
       const now = await this.lockedRole(tx, auth, before.role_id);
-      return tx.role.update({ where: { role_id: now.role_id }, data: { state: 'ENABLED', updated_at: new Date() } });
+      return this.roles.setState(tx, now.role_id, 'ENABLED');
     });
     return toRoleInfo({ ...r, is_managed: false });
   }
@@ -214,7 +179,7 @@ export class RoleService {
     const r = await this.deps.prisma.$transaction(async (tx) => {
       const now = await this.lockedRole(tx, auth, before.role_id);
       await revokeInTransaction(tx, this.effects, { kind: 'role', domainId: auth.domainId, roleId: now.role_id });
-      return tx.role.update({ where: { role_id: now.role_id }, data: { state: 'DISABLED', updated_at: new Date() } });
+      return this.roles.setState(tx, now.role_id, 'DISABLED');
     });
     return toRoleInfo({ ...r, is_managed: false });
   }
@@ -224,16 +189,15 @@ export class RoleService {
     const before = await this.custom(auth, roleId);
     await this.deps.prisma.$transaction(async (tx) => {
       await this.lockedRole(tx, auth, before.role_id);
-      const bound = await tx.roleBinding.findFirst({ where: { domain_id: auth.domainId, role_id: before.role_id }, select: { role_binding_id: true } });
-      if (bound) throw errors.conflict('ERROR_ROLE_IN_USED_AT_ROLE_BINDING', `Role is in used at RoleBinding. (role_id = ${before.role_id})`);
-      await tx.role.deleteMany({ where: { role_id: before.role_id, domain_id: auth.domainId } });
+      if (await this.roles.isBound(tx, auth.domainId, before.role_id)) throw errors.conflict('ERROR_ROLE_IN_USED_AT_ROLE_BINDING', `Role is in used at RoleBinding. (role_id = ${before.role_id})`);
+      await this.roles.delete(tx, auth.domainId, before.role_id);
     });
   }
 
   async get(auth: AuthContext, roleId: string) {
     const managed = managedRow(auth.domainId, roleId);
     if (managed) return toRoleInfo(managed);
-    const r = await this.deps.reads.withClient(auth, this.deps.prisma, replicaPrisma, (db) => db.role.findUnique({ where: { role_id: roleId } }));
+    const r = await this.deps.reads.withClient(auth, this.deps.prisma, replicaPrisma, (db) => this.roles.find(roleId, db));
     if (!r || r.domain_id !== auth.domainId) throw errors.notFound('role_id', roleId);
     return toRoleInfo({ ...r, is_managed: false });
   }

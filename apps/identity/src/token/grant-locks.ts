@@ -1,5 +1,6 @@
 import type { Prisma } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
+import { xactLock } from '../common';
 
 /**
  * Revocations no grant can outrun (docs/decisions/identity.md). A token is signed from a reading of
@@ -20,15 +21,13 @@ const userKey = (domainId: string, userId: string) => `grant-user:${JSON.stringi
 const workspaceKey = (domainId: string, workspaceId: string) => `grant-workspace:${JSON.stringify([domainId, workspaceId])}`;
 const roleKey = (domainId: string, roleId: string) => `grant-role:${JSON.stringify([domainId, roleId])}`;
 
-async function lock(tx: Tx, key: string, shared: boolean) {
-  await tx.$executeRawUnsafe(shared ? 'SELECT pg_advisory_xact_lock_shared(hashtext($1))' : 'SELECT pg_advisory_xact_lock(hashtext($1))', key);
-}
+const lock = (tx: Tx, key: string, shared: boolean) => xactLock(tx, key, { shared });
 
 /** For a reading a token will rest on: the user's state and bindings (and, given, the workspace's) cannot change until the transaction ends. */
 export async function lockForReading(tx: Tx, domainId: string, userId: string, workspaceId?: string) {
   if (!workspaceId) return lock(tx, userKey(domainId, userId), true);
   // Both in one round trip, the user's first (a select list is evaluated in order).
-  await tx.$executeRawUnsafe('SELECT pg_advisory_xact_lock_shared(hashtext($1)), pg_advisory_xact_lock_shared(hashtext($2))', userKey(domainId, userId), workspaceKey(domainId, workspaceId));
+  await xactLock(tx, [userKey(domainId, userId), workspaceKey(domainId, workspaceId)], { shared: true });
 }
 
 /**

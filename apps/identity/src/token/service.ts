@@ -13,7 +13,8 @@ import { OidcRejection, OidcUnavailable, OidcVerifier } from '../external-auth/o
 import { enabledExternalAuth, oidcSettingsOf, type DomainExternalAuth } from '../external-auth/service';
 import { chooseAuthPlugin } from '../external-auth/plugins';
 import { openExternalAuthSecret } from '../external-auth/secret';
-import { createUserRecord } from '../user/service';
+import { UserRepository } from '../user/repository';
+import { createUserInDomain } from '../user/service';
 import { databaseNowMs, lockForReading } from './grant-locks';
 import { findUserIgnoringCase } from '../common';
 import { authFailure, readGrant, type GrantInput } from './grant';
@@ -116,7 +117,7 @@ export class TokenService {
     const { redis, prisma, config } = this.deps;
     const [domain, user] = await Promise.all([
       prisma.domain.findUnique({ where: { domain_id: input.domain_id } }),
-      prisma.user.findUnique({ where: { domain_id_user_id: { domain_id: input.domain_id, user_id: userId } } }),
+      new UserRepository(prisma).find(input.domain_id, userId),
     ]);
     const pendingKey = this.key('mfa-pending', input.domain_id, userId);
 
@@ -160,10 +161,11 @@ export class TokenService {
     const key = { domain_id: checked.domain_id, user_id: checked.user_id };
     const issuedAtMs = await prisma.$transaction(async (tx) => {
       await lockForReading(tx, key.domain_id, key.user_id);
-      const now = await tx.user.findUnique({ where: { domain_id_user_id: key }, select: { state: true, password_hash: true, auth_type: true } });
+      const users = new UserRepository(tx);
+      const now = await users.find(key.domain_id, key.user_id);
       if (!now || now.state !== 'ENABLED' || now.password_hash !== checked.password_hash || now.auth_type !== checked.auth_type) throw authFailure();
       const at = await databaseNowMs(tx);
-      await tx.user.update({ where: { domain_id_user_id: key }, data: { last_accessed_at: new Date(at) } });
+      await users.touch(tx, key.domain_id, key.user_id, new Date(at));
       return at;
     });
 
@@ -212,7 +214,7 @@ export class TokenService {
     try {
       const domain = await prisma.domain.findUnique({ where: { domain_id: input.domain_id } });
       if (!domain || domain.state !== 'ENABLED') throw refuse('the domain is not enabled', userId);
-      let user: { domain_id: string; user_id: string; password_hash: string; auth_type: string; state: string } | null = await prisma.user.findUnique({ where: { domain_id_user_id: { domain_id: input.domain_id, user_id: userId } } });
+      let user: { domain_id: string; user_id: string; password_hash: string; auth_type: string; state: string } | null = await new UserRepository(prisma).find(input.domain_id, userId);
       if (!user && claimed.info && configured.options.auto_user_sync === true) user = await this.createExternalUser(input.domain_id, userId, claimed.info, refuse);
       if (!user) throw refuse('no such user in the domain', userId);
       if (user.auth_type !== 'EXTERNAL') throw refuse(`the user's auth_type is ${user.auth_type}, not EXTERNAL`, userId);
@@ -320,12 +322,12 @@ export class TokenService {
     if (info.state !== 'NONE' && info.state !== 'ENABLED') throw refuse(`the plugin answers the new user as ${String(info.state)}`, userId);
     const text = (v: string) => (v.length <= 255 && !UNSAFE_TEXT.test(v) ? v : '');
     try {
-      const user = await createUserRecord(this.deps.prisma, domainId, { user_id: userId, auth_type: 'EXTERNAL', name: text(info.name), email: text(info.email) });
+      const user = await createUserInDomain(this.deps.prisma, domainId, { user_id: userId, auth_type: 'EXTERNAL', name: text(info.name), email: text(info.email) });
       this.deps.logger.info({ domain_id: domainId, user_id: userId }, 'external login: user created on first login');
       return user;
     } catch (e) {
       if (e instanceof ApiError && e.code === 'ERROR_ALREADY_EXISTS') {
-        return this.deps.prisma.user.findUnique({ where: { domain_id_user_id: { domain_id: domainId, user_id: userId } } });
+        return new UserRepository(this.deps.prisma).find(domainId, userId);
       }
       if (e instanceof ApiError && e.status === 400) throw refuse(`the plugin's user cannot be created: ${e.message}`, userId);
       throw e;

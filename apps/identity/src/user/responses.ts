@@ -1,5 +1,9 @@
 import { z } from 'zod';
+import { isoOrEmpty } from '@platform/core';
 import { listOf, structOut, timestamp } from '@platform/http';
+import type { UserRow } from './repository';
+
+export type AuthType = 'LOCAL' | 'EXTERNAL';
 
 /** UserInfo (upstream identity v2). Never a password, a hash or an MFA secret. */
 export const UserInfo = z
@@ -31,3 +35,26 @@ export const UserInfo = z
   .meta({ id: 'UserInfo' });
 
 export const UsersInfo = listOf(UserInfo).meta({ id: 'UsersInfo' });
+
+/** A stored row as UserInfo: role_type DOMAIN_ADMIN with the role of that binding, else USER (never the password hash or the MFA secret). */
+export function toUserInfo(u: UserRow, adminRoleId: string | undefined, refreshTimeout: number) {
+  return {
+    user_id: u.user_id,
+    name: u.name,
+    state: u.state as 'ENABLED' | 'DISABLED',
+    email: u.email,
+    email_verified: false,
+    auth_type: u.auth_type as AuthType,
+    role_type: adminRoleId ? ('DOMAIN_ADMIN' as const) : ('USER' as const),
+    role_id: adminRoleId ?? '',
+    mfa: u.mfa_enabled ? { state: 'ENABLED' as const, mfa_type: 'OTP', options: { enforce: false } } : { state: 'DISABLED' as const, mfa_type: '', options: {} },
+    language: u.language,
+    timezone: u.timezone,
+    required_actions: [],
+    refresh_timeout: refreshTimeout,
+    tags: (u.tags ?? {}) as Record<string, unknown>,
+    domain_id: u.domain_id,
+    created_at: isoOrEmpty(u.created_at),
+    last_accessed_at: isoOrEmpty(u.last_accessed_at),
+  };
+}

@@ -1,5 +1,4 @@
 import type { AuthContext } from '@platform/auth';
-import { isoOrEmpty } from '@platform/core';
 import { errors } from '@platform/errors';
 import { applyOnly, resolveOnly, runList, runStat, type Query, type StatisticsQuery, eqConditions } from '@platform/query';
 import type { IdentityDeps } from '../deps';
@@ -7,12 +6,12 @@ import type { Prisma, PrismaClient } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
 import { checkId, lockDomainAdmins, MANAGED_DOMAIN_ADMIN, otherEnabledAdmins, pruneMemberships, refuseCaseVariant, requireDomain } from '../common';
 import { checkPasswordPolicy, hashPassword } from '../token/password';
-import { userResource, type UserRow } from './repository';
+import { userResource } from './fields';
+import { UserRepository, type UserRow } from './repository';
+import { toUserInfo, type AuthType } from './responses';
 import type { ReadCaller } from '@platform/db';
 import { replicaPrisma } from '../replica-prisma';
 import { lockForChange, revokeInTransaction } from '../token/grant-locks';
-
-export type AuthType = 'LOCAL' | 'EXTERNAL';
 
 export interface UserFields {
   name?: string;
@@ -56,7 +55,7 @@ function checkPassword(password: string) {
 }
 
 /** A new user (the API, and the admin CLI and bootstrap, in their transaction): the row; the caller makes the info. */
-export async function createUserRecord(db: PrismaClient | Prisma.TransactionClient, domainId: string, input: CreateUserInput): Promise<UserRow> {
+export async function createUserInDomain(db: PrismaClient | Prisma.TransactionClient, domainId: string, input: CreateUserInput): Promise<UserRow> {
   checkId('user_id', input.user_id);
   checkTimezone(input.timezone);
   const authType = input.auth_type ?? 'LOCAL';
@@ -67,21 +66,19 @@ export async function createUserRecord(db: PrismaClient | Prisma.TransactionClie
     throw errors.invalidParameter('password', 'an EXTERNAL user has no password: they log in through the identity provider');
   }
   await requireDomain(db, domainId);
-  const key = { domain_id: domainId, user_id: input.user_id };
   await refuseCaseVariant(db, 'user', domainId, input.user_id);
   const passwordHash = input.password ? await hashPassword(input.password) : '';
   try {
-    return await db.user.create({
-      data: {
-        ...key,
-        auth_type: authType,
-        password_hash: passwordHash,
-        name: input.name ?? '',
-        email: input.email ?? '',
-        language: input.language ?? 'en',
-        timezone: input.timezone ?? 'UTC',
-        tags: (input.tags ?? {}) as Prisma.InputJsonValue,
-      },
+    return await new UserRepository(db).insert({
+      domain_id: domainId,
+      user_id: input.user_id,
+      auth_type: authType,
+      password_hash: passwordHash,
+      name: input.name ?? '',
+      email: input.email ?? '',
+      language: input.language ?? 'en',
+      timezone: input.timezone ?? 'UTC',
+      tags: input.tags ?? {},
     });
   } catch (e) {
     if ((e as { code?: string }).code === 'P2002') throw errors.alreadyExists('user_id', input.user_id);
@@ -97,58 +94,34 @@ export async function createUserRecord(db: PrismaClient | Prisma.TransactionClie
  * The last enabled DOMAIN_ADMIN of a domain can be neither disabled nor deleted.
  */
 export class UserService {
+  private readonly users: UserRepository;
+
   constructor(
     private readonly deps: Pick<IdentityDeps, 'prisma' | 'pool' | 'reads' | 'config'>,
     private readonly effects?: Effects,
-  ) {}
-
-  private async domainAdmins(domainId: string, userIds: string[]): Promise<Map<string, string>> {
-    if (!userIds.length) return new Map();
-    const rows = await this.deps.prisma.roleBinding.findMany({
-      where: { domain_id: domainId, role_type: 'DOMAIN_ADMIN', user_id: { in: userIds } },
-      select: { user_id: true, role_id: true },
-    });
-    return new Map(rows.map((r) => [r.user_id, r.role_id]));
+  ) {
+    this.users = new UserRepository(deps.prisma);
   }
 
   private toInfo(u: UserRow, adminRoleId: string | undefined) {
-    return {
-      user_id: u.user_id,
-      name: u.name,
-      state: u.state as 'ENABLED' | 'DISABLED',
-      email: u.email,
-      email_verified: false,
-      auth_type: u.auth_type as AuthType,
-      role_type: adminRoleId ? ('DOMAIN_ADMIN' as const) : ('USER' as const),
-      role_id: adminRoleId ?? '',
-      mfa: u.mfa_enabled ? { state: 'ENABLED' as const, mfa_type: 'OTP', options: { enforce: false } } : { state: 'DISABLED' as const, mfa_type: '', options: {} },
-      language: u.language,
-      timezone: u.timezone,
-      required_actions: [],
-      refresh_timeout: this.deps.config.token.refreshTimeout,
-      tags: (u.tags ?? {}) as Record<string, unknown>,
-      domain_id: u.domain_id,
-      created_at: isoOrEmpty(u.created_at),
-      last_accessed_at: isoOrEmpty(u.last_accessed_at),
-    };
+    return toUserInfo(u, adminRoleId, this.deps.config.token.refreshTimeout);
   }
 
   async info(u: UserRow) {
-    return this.toInfo(u, (await this.domainAdmins(u.domain_id, [u.user_id])).get(u.user_id));
+    return this.toInfo(u, (await this.users.domainAdminRoles(u.domain_id, [u.user_id])).get(u.user_id));
   }
 
   /** The user; `caller`: a get's read, which the read replica may serve. */
   async find(domainId: string, userId: string, caller?: ReadCaller): Promise<UserRow> {
-    const where = { domain_id_user_id: { domain_id: domainId, user_id: userId } };
     const u = caller
-      ? await this.deps.reads.withClient(caller, this.deps.prisma, replicaPrisma, (db) => db.user.findUnique({ where }))
-      : await this.deps.prisma.user.findUnique({ where });
+      ? await this.deps.reads.withClient(caller, this.deps.prisma, replicaPrisma, (db) => this.users.find(domainId, userId, db))
+      : await this.users.find(domainId, userId);
     if (!u) throw errors.notFound('user_id', userId);
     return u;
   }
 
   async create(auth: AuthContext, input: CreateUserInput) {
-    return this.info(await createUserRecord(this.deps.prisma, auth.domainId, input));
+    return this.info(await createUserInDomain(this.deps.prisma, auth.domainId, input));
   }
 
   async update(auth: AuthContext, input: UserFields & { user_id: string; password?: string }) {
@@ -162,21 +135,17 @@ export class UserService {
       checkPassword(input.password);
       passwordHash = await hashPassword(input.password);
     }
-    const key = { domain_id: u.domain_id, user_id: u.user_id };
     const updated = await this.deps.prisma.$transaction(async (tx) => {
       // A new password ends every session made with the old one, access and refresh tokens, in the
       // same step as the change: no token/grant or token/issue can straddle it (token/grant-locks.ts).
       const endedAt = passwordHash !== undefined ? await revokeInTransaction(tx, this.effects, { kind: 'user', ...ids(u) }) : undefined;
-      return tx.user.update({
-        where: { domain_id_user_id: key },
-        data: {
-          ...(input.name !== undefined && { name: input.name }),
-          ...(input.email !== undefined && { email: input.email }),
-          ...(input.language !== undefined && { language: input.language }),
-          ...(input.timezone !== undefined && { timezone: input.timezone }),
-          ...(input.tags !== undefined && { tags: input.tags as Prisma.InputJsonValue }),
-          ...(endedAt !== undefined && { password_hash: passwordHash, refresh_valid_after: endedAt }),
-        },
+      return this.users.update(tx, u.domain_id, u.user_id, {
+        name: input.name,
+        email: input.email,
+        language: input.language,
+        timezone: input.timezone,
+        tags: input.tags,
+        password: endedAt !== undefined && passwordHash !== undefined ? { hash: passwordHash, endedAt } : undefined,
       });
     });
     return this.info(updated);
@@ -191,8 +160,8 @@ export class UserService {
       // The user's lock first, then the admin set's (role-binding/delete takes them in the same order).
       await lockForChange(tx, { kind: 'user', ...ids(u) });
       await lockDomainAdmins(tx, u.domain_id);
-      const admin = await tx.roleBinding.findFirst({ where: { domain_id: u.domain_id, user_id: u.user_id, role_type: 'DOMAIN_ADMIN', role_id: MANAGED_DOMAIN_ADMIN } });
-      const current = await tx.user.findUnique({ where: { domain_id_user_id: { domain_id: u.domain_id, user_id: u.user_id } } });
+      const admin = await this.users.holdsDomainAdmin(tx, u.domain_id, u.user_id, MANAGED_DOMAIN_ADMIN);
+      const current = await this.users.find(u.domain_id, u.user_id, tx);
       if (!current) throw errors.notFound('user_id', u.user_id);
       if (admin && current.state === 'ENABLED') {
         const n = await otherEnabledAdmins(tx, u.domain_id, u.user_id);
@@ -204,7 +173,7 @@ export class UserService {
 
   async enable(auth: AuthContext, userId: string) {
     const u = await this.find(auth.domainId, userId);
-    const updated = await this.deps.prisma.user.update({ where: { domain_id_user_id: { domain_id: u.domain_id, user_id: u.user_id } }, data: { state: 'ENABLED' } });
+    const updated = await this.users.setState(this.deps.prisma, u.domain_id, u.user_id, 'ENABLED');
     return this.info(updated);
   }
 
@@ -212,10 +181,7 @@ export class UserService {
     const u = await this.find(auth.domainId, userId);
     const updated = await this.withAdminCheck(u, async (tx, endedAt) => {
       // Refresh tokens from before stay refused after a later enable: the user logs in again.
-      return tx.user.update({
-        where: { domain_id_user_id: { domain_id: u.domain_id, user_id: u.user_id } },
-        data: { state: 'DISABLED', refresh_valid_after: endedAt },
-      });
+      return this.users.setState(tx, u.domain_id, u.user_id, 'DISABLED', endedAt);
     });
     return this.info(updated);
   }
@@ -227,9 +193,9 @@ export class UserService {
   async delete(auth: AuthContext, userId: string) {
     const u = await this.find(auth.domainId, userId);
     await this.withAdminCheck(u, async (tx) => {
-      await tx.roleBinding.deleteMany({ where: { domain_id: u.domain_id, user_id: u.user_id } });
+      await this.users.deleteRoleBindings(tx, u.domain_id, u.user_id);
       await pruneMemberships(tx, u.domain_id, u.user_id);
-      await tx.user.delete({ where: { domain_id_user_id: { domain_id: u.domain_id, user_id: u.user_id } } });
+      await this.users.delete(tx, u.domain_id, u.user_id);
     });
     await this.effects?.publish(u.domain_id);
   }
@@ -241,7 +207,7 @@ export class UserService {
   async list(auth: AuthContext, input: UserListInput) {
     const scope = [{ key: 'domain_id', value: auth.domainId, operator: 'eq' as const }, ...eqConditions(input, ['user_id', 'name', 'state', 'email', 'auth_type'])];
     const { rows, total_count } = await runList(this.deps.reads.for(auth), userResource, input.query, scope);
-    const admins = await this.domainAdmins(auth.domainId, rows.map((r) => (r as UserRow).user_id));
+    const admins = await this.users.domainAdminRoles(auth.domainId, rows.map((r) => (r as UserRow).user_id));
     const only = resolveOnly(userResource, input.query);
     return { results: rows.map((r) => applyOnly(this.toInfo(r as UserRow, admins.get((r as UserRow).user_id)), only)), total_count };
   }

@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { isoOrEmpty } from '@platform/core';
 import { listOf, structOut, timestamp } from '@platform/http';
+import type { WorkspaceRow } from './repository';
 
 /** WorkspaceInfo (upstream identity v2), the fields this platform models. */
 export const WorkspaceInfo = z
@@ -30,3 +32,29 @@ export const WorkspaceInfo = z
   .meta({ id: 'WorkspaceInfo' });
 
 export const WorkspacesInfo = listOf(WorkspaceInfo).meta({ id: 'WorkspacesInfo' });
+
+/** A stored row and its user count as WorkspaceInfo (what the platform does not model answered empty). */
+export function toWorkspaceInfo(w: WorkspaceRow, userCount = 0) {
+  return {
+    workspace_id: w.workspace_id,
+    name: w.name,
+    state: w.state as 'ENABLED' | 'DISABLED',
+    tags: (w.tags ?? {}) as Record<string, unknown>,
+    created_by: w.created_by,
+    references: [] as string[],
+    is_managed: w.is_managed,
+    packages: [] as string[],
+    is_dormant: false,
+    dormant_ttl: 0,
+    service_account_count: 0,
+    user_count: userCount,
+    cost_info: { day: 0, month: 0 },
+    workspace_group_id: '',
+    domain_id: w.domain_id,
+    trusted_account_id: '',
+    created_at: isoOrEmpty(w.created_at),
+    last_synced_at: '',
+    dormant_updated_at: '',
+    changed_at: isoOrEmpty(w.changed_at),
+  };
+}

@@ -1,40 +1,16 @@
 import type { AuthContext } from '@platform/auth';
-import { generateId, isoOrEmpty } from '@platform/core';
+import { generateId } from '@platform/core';
 import { errors } from '@platform/errors';
 import { applyOnly, resolveOnly, runList, runStat, type Query, type StatisticsQuery, eqConditions } from '@platform/query';
 import type { IdentityDeps } from '../deps';
-import type { Prisma } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
 import { checkId, refuseCaseVariant, requireDomain } from '../common';
-import { workspaceResource, type WorkspaceRow } from './repository';
+import { workspaceResource } from './fields';
+import { WorkspaceRepository, type WorkspaceRow } from './repository';
+import { toWorkspaceInfo } from './responses';
 import type { ReadCaller } from '@platform/db';
 import { replicaPrisma } from '../replica-prisma';
 import { revokeInTransaction } from '../token/grant-locks';
-
-export function toWorkspaceInfo(w: WorkspaceRow, userCount = 0) {
-  return {
-    workspace_id: w.workspace_id,
-    name: w.name,
-    state: w.state as 'ENABLED' | 'DISABLED',
-    tags: (w.tags ?? {}) as Record<string, unknown>,
-    created_by: w.created_by,
-    references: [] as string[],
-    is_managed: w.is_managed,
-    packages: [] as string[],
-    is_dormant: false,
-    dormant_ttl: 0,
-    service_account_count: 0,
-    user_count: userCount,
-    cost_info: { day: 0, month: 0 },
-    workspace_group_id: '',
-    domain_id: w.domain_id,
-    trusted_account_id: '',
-    created_at: isoOrEmpty(w.created_at),
-    last_synced_at: '',
-    dormant_updated_at: '',
-    changed_at: isoOrEmpty(w.changed_at),
-  };
-}
 
 export interface WorkspaceListInput {
   query?: Query;
@@ -54,46 +30,37 @@ export interface WorkspaceListInput {
  * project directory.
  */
 export class WorkspaceService {
+  private readonly workspaces: WorkspaceRepository;
+
   constructor(
     private readonly deps: Pick<IdentityDeps, 'prisma' | 'pool' | 'reads'>,
     private readonly effects?: Effects,
-  ) {}
-
-  private async userCounts(domainId: string, ids: string[]): Promise<Map<string, number>> {
-    if (!ids.length) return new Map();
-    const { rows } = await this.deps.pool.query<{ workspace_id: string; n: number }>(
-      'SELECT workspace_id, count(DISTINCT user_id)::int AS n FROM role_binding WHERE domain_id = $1 AND workspace_id = ANY($2::text[]) GROUP BY workspace_id',
-      [domainId, ids],
-    );
-    return new Map(rows.map((r) => [r.workspace_id, r.n]));
+  ) {
+    this.workspaces = new WorkspaceRepository(deps.prisma, deps.pool);
   }
 
   private async info(w: WorkspaceRow) {
-    return toWorkspaceInfo(w, (await this.userCounts(w.domain_id, [w.workspace_id])).get(w.workspace_id) ?? 0);
+    return toWorkspaceInfo(w, (await this.workspaces.userCounts(w.domain_id, [w.workspace_id])).get(w.workspace_id) ?? 0);
   }
 
   /** The workspace; `caller`: a get's read, which the read replica may serve. */
   private async find(domainId: string, workspaceId: string, caller?: ReadCaller): Promise<WorkspaceRow> {
-    const where = { domain_id_workspace_id: { domain_id: domainId, workspace_id: workspaceId } };
     const w = caller
-      ? await this.deps.reads.withClient(caller, this.deps.prisma, replicaPrisma, (db) => db.workspace.findUnique({ where }))
-      : await this.deps.prisma.workspace.findUnique({ where });
+      ? await this.deps.reads.withClient(caller, this.deps.prisma, replicaPrisma, (db) => this.workspaces.find(domainId, workspaceId, db))
+      : await this.workspaces.find(domainId, workspaceId);
     if (!w) throw errors.notFound('workspace_id', workspaceId);
     return w;
   }
 
   /** A new workspace (API: a generated id; the admin CLI and bootstrap: the id they were given). */
-  async createRecord(domainId: string, input: { workspace_id?: string; name: string; tags?: Record<string, unknown>; created_by?: string }) {
+  async createInDomain(domainId: string, input: { workspace_id?: string; name: string; tags?: Record<string, unknown>; created_by?: string }) {
     if (input.workspace_id !== undefined) checkId('workspace_id', input.workspace_id);
     await requireDomain(this.deps.prisma, domainId);
     const workspaceId = input.workspace_id ?? generateId('workspace');
-    const key = { domain_id: domainId, workspace_id: workspaceId };
     await refuseCaseVariant(this.deps.prisma, 'workspace', domainId, workspaceId);
     let w: WorkspaceRow;
     try {
-      w = await this.deps.prisma.workspace.create({
-        data: { ...key, name: input.name, tags: (input.tags ?? {}) as Prisma.InputJsonValue, created_by: input.created_by ?? '' },
-      });
+      w = await this.workspaces.insert({ domain_id: domainId, workspace_id: workspaceId, name: input.name, tags: input.tags ?? {}, created_by: input.created_by ?? '' });
     } catch (e) {
       if ((e as { code?: string }).code === 'P2002') throw errors.alreadyExists('workspace_id', workspaceId); // a concurrent create won
       throw e;
@@ -103,15 +70,12 @@ export class WorkspaceService {
   }
 
   create(auth: AuthContext, input: { name: string; tags?: Record<string, unknown> }) {
-    return this.createRecord(auth.domainId, { ...input, created_by: auth.userId });
+    return this.createInDomain(auth.domainId, { ...input, created_by: auth.userId });
   }
 
   async update(auth: AuthContext, input: { workspace_id: string; name?: string; tags?: Record<string, unknown> }) {
     const w = await this.find(auth.domainId, input.workspace_id);
-    const updated = await this.deps.prisma.workspace.update({
-      where: { domain_id_workspace_id: { domain_id: w.domain_id, workspace_id: w.workspace_id } },
-      data: { ...(input.name !== undefined && { name: input.name }), ...(input.tags !== undefined && { tags: input.tags as Prisma.InputJsonValue }) },
-    });
+    const updated = await this.workspaces.update(w.domain_id, w.workspace_id, { name: input.name, tags: input.tags });
     // Other modules show workspace names from the directory.
     if (input.name !== undefined) await this.effects?.publish(auth.domainId);
     return this.info(updated);
@@ -119,15 +83,12 @@ export class WorkspaceService {
 
   private async setState(auth: AuthContext, workspaceId: string, state: 'ENABLED' | 'DISABLED') {
     const w = await this.find(auth.domainId, workspaceId);
-    const updated = await this.deps.prisma.$transaction(async (tx) => {
+    const updated = await this.workspaces.transaction(async (tx) => {
       // Revoked in the change's transaction, under the lock grants for the workspace share: if the
       // revocation fails nothing changed; if the update then fails, the workspace's tokens were only
       // cut short (they can be granted again); no grant straddles it (token/grant-locks.ts).
       if (state === 'DISABLED') await revokeInTransaction(tx, this.effects, { kind: 'workspace', domainId: w.domain_id, workspaceId: w.workspace_id });
-      return tx.workspace.update({
-        where: { domain_id_workspace_id: { domain_id: w.domain_id, workspace_id: w.workspace_id } },
-        data: { state, ...(state !== w.state && { changed_at: new Date() }) },
-      });
+      return this.workspaces.setState(tx, w.domain_id, w.workspace_id, state, state !== w.state);
     });
     return this.info(updated);
   }
@@ -149,13 +110,9 @@ export class WorkspaceService {
   async delete(auth: AuthContext, workspaceId: string) {
     const w = await this.find(auth.domainId, workspaceId);
     if (w.is_managed) throw errors.permissionDenied(`Workspace ${workspaceId} is managed and cannot be deleted.`);
-    await this.deps.prisma.$transaction(async (tx) => {
+    await this.workspaces.transaction(async (tx) => {
       await revokeInTransaction(tx, this.effects, { kind: 'workspace', domainId: w.domain_id, workspaceId: w.workspace_id });
-      const where = { domain_id: w.domain_id, workspace_id: w.workspace_id };
-      await tx.roleBinding.deleteMany({ where });
-      await tx.project.deleteMany({ where });
-      await tx.projectGroup.deleteMany({ where });
-      await tx.workspace.delete({ where: { domain_id_workspace_id: where } });
+      await this.workspaces.delete(tx, w.domain_id, w.workspace_id);
     });
     await this.effects?.publish(w.domain_id);
   }
@@ -172,7 +129,7 @@ export class WorkspaceService {
       ...eqConditions(input, ['workspace_id', 'name', 'state', 'created_by', 'is_managed']),
     ];
     const { rows, total_count } = await runList(this.deps.reads.for(auth), workspaceResource, input.query, scope);
-    const counts = await this.userCounts(auth.domainId, rows.map((r) => (r as WorkspaceRow).workspace_id));
+    const counts = await this.workspaces.userCounts(auth.domainId, rows.map((r) => (r as WorkspaceRow).workspace_id));
     const only = resolveOnly(workspaceResource, input.query);
     return { results: rows.map((r) => applyOnly(toWorkspaceInfo(r as WorkspaceRow, counts.get((r as WorkspaceRow).workspace_id) ?? 0), only)), total_count };
   }

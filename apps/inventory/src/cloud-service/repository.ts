@@ -1,54 +1,8 @@
-import { defineResource, type ResourceSpec } from '@platform/query';
+import type { Pool } from 'pg';
+import { generateId } from '@platform/core';
+import type { Prisma, PrismaClient } from '../generated/prisma/client';
 
-/** Keyword fields: upstream's _KEYWORD_FILTER of cloud_service_service.py. */
-const KEYWORD_KEYS = ['cloud_service_id', 'name', 'ip_addresses', 'cloud_service_group', 'cloud_service_type', 'reference.resource_id'];
-
-/**
- * cloud_service as the query DSL sees it: API key → column. `data`, `metadata`, `tags`, `tag_keys`,
- * `reference` and `collection_info` are jsonb, so every dotted key below them (`data.power_state`,
- * `tags.env`) can be filtered, sorted, grouped and exported.
- */
-const spec: ResourceSpec = {
-  table: 'cloud_service',
-  idKey: 'cloud_service_id',
-  keywordKeys: KEYWORD_KEYS,
-  dateKey: 'created_at',
-  minimalKeys: ['cloud_service_id', 'name', 'state', 'provider', 'cloud_service_group', 'cloud_service_type', 'reference', 'region_code', 'project_id'],
-  fields: {
-    cloud_service_id: { column: 'cloud_service_id', type: 'string' },
-    name: { column: 'name', type: 'string', notNull: true },
-    state: { column: 'state', type: 'string', notNull: true },
-    account: { column: 'account', type: 'string', notNull: true },
-    instance_type: { column: 'instance_type', type: 'string', notNull: true },
-    instance_size: { column: 'instance_size', type: 'number', notNull: true },
-    ip_addresses: { column: 'ip_addresses', type: 'string_array' },
-    cloud_service_type: { column: 'cloud_service_type', type: 'string', notNull: true },
-    cloud_service_group: { column: 'cloud_service_group', type: 'string', notNull: true },
-    provider: { column: 'provider', type: 'string', notNull: true },
-    ref_cloud_service_type: { column: 'ref_cloud_service_type', type: 'string', notNull: true },
-    data: { column: 'data', type: 'json' },
-    metadata: { column: 'metadata', type: 'json' },
-    reference: { column: 'reference', type: 'json' },
-    tags: { column: 'tags', type: 'json' },
-    tag_keys: { column: 'tag_keys', type: 'json' },
-    collection_info: { column: 'collection_info', type: 'json' },
-    region_code: { column: 'region_code', type: 'string', notNull: true },
-    domain_id: { column: 'domain_id', type: 'string', notNull: true },
-    workspace_id: { column: 'workspace_id', type: 'string', notNull: true },
-    project_id: { column: 'project_id', type: 'string', notNull: true },
-    launched_at: { column: 'launched_at', type: 'datetime' },
-    created_at: { column: 'created_at', type: 'datetime', notNull: true },
-    updated_at: { column: 'updated_at', type: 'datetime', notNull: true },
-    deleted_at: { column: 'deleted_at', type: 'datetime' },
-  },
-};
-
-/** list / stat / analyze: `page.limit` defaults to and is capped at 1000 (upstream's set_query_page_limit). */
-export const cloudServiceResource = defineResource(spec);
-
-/** export: the same fields, no page cap (upstream's export reads every matching record). */
-export const cloudServiceExportResource = defineResource({ ...spec, maxLimit: 0 });
-
+/** A `cloud_service` row as stored. */
 export interface CloudServiceRow {
   domain_id: string;
   cloud_service_id: string;
@@ -75,4 +29,101 @@ export interface CloudServiceRow {
   created_at: Date;
   updated_at: Date;
   deleted_at: Date | null;
+}
+
+/** What a new cloud service is stored with. */
+export type NewCloudService = Prisma.CloudServiceUncheckedCreateInput;
+
+export interface Reference {
+  resource_id?: string;
+  external_link?: string;
+}
+
+/** The attributes create and update take (besides the classification, which only create takes). */
+export interface Attributes {
+  name?: string;
+  account?: string;
+  instance_type?: string;
+  instance_size?: number;
+  ip_addresses?: string[];
+  data?: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
+  reference?: Reference;
+  tags?: Record<string, unknown>;
+  region_code?: string;
+  project_id?: string;
+}
+
+/** Every read and write of the `cloud_service` table, and the `cloud_service_type` a create records (list, stat and analyze read through fields.ts). */
+export class CloudServiceRepository {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly pool: Pool,
+  ) {}
+
+  /** The record in the domain, any state; `db`: the client to read through (the read replica's for a get). */
+  find(domainId: string, id: string, db: PrismaClient = this.prisma): Promise<CloudServiceRow | null> {
+    return db.cloudService.findUnique({ where: { domain_id_cloud_service_id: { domain_id: domainId, cloud_service_id: id } } });
+  }
+
+  /** Creates the record, and its type in the workspace unless there is one, in one transaction. */
+  async create(row: NewCloudService): Promise<CloudServiceRow> {
+    const { domain_id, workspace_id, provider, cloud_service_group, cloud_service_type } = row;
+    const [, created] = await this.prisma.$transaction([
+      this.prisma.cloudServiceType.createMany({
+        data: [{ domain_id, workspace_id, provider, cloud_service_group, cloud_service_type, cloud_service_type_id: generateId('cloud-svc-type') }],
+        skipDuplicates: true,
+      }),
+      this.prisma.cloudService.create({ data: row }),
+    ]);
+    return created;
+  }
+
+  /**
+   * upstream's merge in one UPDATE: `data`, `tags` and `reference` merged key by key into what is
+   * stored, `metadata` and the tag keys under the record's provider, the rest replaced; undefined when
+   * the record is DELETED.
+   */
+  async merge(current: CloudServiceRow, changes: Attributes, now: Date): Promise<CloudServiceRow | undefined> {
+    const values: unknown[] = [current.domain_id, current.cloud_service_id];
+    const sets: string[] = [];
+    const p = (v: unknown, cast = '') => {
+      values.push(v);
+      return `$${values.length}${cast}`;
+    };
+    // The provider keys metadata and tag keys; bound only when one of them changes (an unused
+    // parameter has no type PostgreSQL can infer).
+    let providerParam: string | undefined;
+    const provider = () => (providerParam ??= p(current.provider, '::text'));
+    for (const key of ['name', 'account', 'instance_type', 'region_code', 'project_id'] as const) {
+      if (changes[key] !== undefined) sets.push(`${key} = ${p(changes[key])}`);
+    }
+    if (changes.instance_size !== undefined) sets.push(`instance_size = ${p(changes.instance_size, '::float8')}`);
+    if (changes.ip_addresses !== undefined) sets.push(`ip_addresses = ${p(changes.ip_addresses, '::text[]')}`);
+    if (changes.data !== undefined) sets.push(`data = data || ${p(JSON.stringify(changes.data), '::jsonb')}`);
+    if (changes.reference !== undefined) sets.push(`reference = reference || ${p(JSON.stringify(changes.reference), '::jsonb')}`);
+    if (changes.metadata !== undefined) sets.push(`metadata = metadata || jsonb_build_object(${provider()}, ${p(JSON.stringify(changes.metadata), '::jsonb')})`);
+    if (changes.tags !== undefined) {
+      const t = p(JSON.stringify(changes.tags), '::jsonb');
+      sets.push(`tags = tags || ${t}`);
+      sets.push(`tag_keys = tag_keys || jsonb_build_object(${provider()}, (SELECT coalesce(jsonb_agg(k ORDER BY k), '[]'::jsonb) FROM jsonb_object_keys(tags || ${t}) AS k))`);
+    }
+    sets.push(`collection_info = collection_info || ${p(JSON.stringify({ last_collected_at: now.toISOString() }), '::jsonb')}`);
+    sets.push(`updated_at = ${p(now, '::timestamptz')}`);
+    const { rows } = await this.pool.query<CloudServiceRow>(
+      `UPDATE cloud_service SET ${sets.join(', ')} WHERE domain_id = $1 AND cloud_service_id = $2 AND state <> 'DELETED' RETURNING *`,
+      values,
+    );
+    return rows[0];
+  }
+
+  /** Soft delete: state DELETED and deleted_at; false when it was DELETED already. */
+  async markDeleted(domainId: string, id: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      `UPDATE cloud_service SET state = 'DELETED', deleted_at = now(), updated_at = now()
+       WHERE domain_id = $1 AND cloud_service_id = $2 AND state <> 'DELETED'`,
+      [domainId, id],
+    );
+    return !!rowCount;
+  }
 }

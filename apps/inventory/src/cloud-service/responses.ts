@@ -1,5 +1,10 @@
 import { z } from 'zod';
+import { isoOrEmpty } from '@platform/core';
 import { listOf, structOut, timestamp } from '@platform/http';
+import type { CloudServiceRow } from './repository';
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
 
 /** CollectionInfo (the contract; `''` where nothing collected it). */
 export const CollectionInfo = z
@@ -43,3 +48,40 @@ export const CloudServicesInfo = listOf(CloudServiceInfo).meta({ id: 'CloudServi
 
 /** The answer of export: where to download the file (a short-lived, single-domain URL). */
 export const ExportInfo = z.strictObject({ download_url: z.string() }).meta({ id: 'ExportInfo' });
+
+/** A stored row as CloudServiceInfo (`''` for what is unknown). */
+export function toCloudServiceInfo(r: CloudServiceRow) {
+  const reference = obj(r.reference);
+  const ci = obj(r.collection_info);
+  return {
+    cloud_service_id: r.cloud_service_id,
+    name: r.name,
+    state: r.state,
+    ip_addresses: r.ip_addresses ?? [],
+    account: r.account,
+    instance_type: r.instance_type,
+    instance_size: r.instance_size,
+    cloud_service_type: r.cloud_service_type,
+    cloud_service_group: r.cloud_service_group,
+    provider: r.provider,
+    data: obj(r.data),
+    metadata: obj(r.metadata),
+    reference: { resource_id: String(reference.resource_id ?? ''), external_link: String(reference.external_link ?? '') },
+    tags: obj(r.tags),
+    tag_keys: obj(r.tag_keys),
+    collection_info: {
+      service_account_id: String(ci.service_account_id ?? ''),
+      secret_id: String(ci.secret_id ?? ''),
+      collector_id: String(ci.collector_id ?? ''),
+      last_collected_at: String(ci.last_collected_at ?? ''),
+    },
+    region_code: r.region_code,
+    domain_id: r.domain_id,
+    workspace_id: r.workspace_id,
+    project_id: r.project_id,
+    launched_at: isoOrEmpty(r.launched_at),
+    created_at: isoOrEmpty(r.created_at),
+    updated_at: isoOrEmpty(r.updated_at),
+    deleted_at: isoOrEmpty(r.deleted_at),
+  };
+}

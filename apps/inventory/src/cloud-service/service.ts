@@ -1,71 +1,16 @@
 import type { AuthContext } from '@platform/auth';
-import { generateId, isoOrEmpty } from '@platform/core';
+import { generateId } from '@platform/core';
 import { errors } from '@platform/errors';
 import { applyOnly, resolveOnly, runAnalyze, runList, runStat, type AnalyzeQuery, type Condition, type Query, type StatisticsQuery, eqConditions } from '@platform/query';
 import type { InventoryDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
-import { cloudServiceResource, type CloudServiceRow } from './repository';
+import { cloudServiceResource } from './fields';
+import { CloudServiceRepository, type Attributes, type CloudServiceRow } from './repository';
+import { toCloudServiceInfo } from './responses';
 import { QueryScoper } from './scope';
 import { replicaPrisma } from '../replica-prisma';
 
 type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
-
-export function toCloudServiceInfo(r: CloudServiceRow) {
-  const reference = obj(r.reference);
-  const ci = obj(r.collection_info);
-  return {
-    cloud_service_id: r.cloud_service_id,
-    name: r.name,
-    state: r.state,
-    ip_addresses: r.ip_addresses ?? [],
-    account: r.account,
-    instance_type: r.instance_type,
-    instance_size: r.instance_size,
-    cloud_service_type: r.cloud_service_type,
-    cloud_service_group: r.cloud_service_group,
-    provider: r.provider,
-    data: obj(r.data),
-    metadata: obj(r.metadata),
-    reference: { resource_id: String(reference.resource_id ?? ''), external_link: String(reference.external_link ?? '') },
-    tags: obj(r.tags),
-    tag_keys: obj(r.tag_keys),
-    collection_info: {
-      service_account_id: String(ci.service_account_id ?? ''),
-      secret_id: String(ci.secret_id ?? ''),
-      collector_id: String(ci.collector_id ?? ''),
-      last_collected_at: String(ci.last_collected_at ?? ''),
-    },
-    region_code: r.region_code,
-    domain_id: r.domain_id,
-    workspace_id: r.workspace_id,
-    project_id: r.project_id,
-    launched_at: isoOrEmpty(r.launched_at),
-    created_at: isoOrEmpty(r.created_at),
-    updated_at: isoOrEmpty(r.updated_at),
-    deleted_at: isoOrEmpty(r.deleted_at),
-  };
-}
-
-export interface Reference {
-  resource_id?: string;
-  external_link?: string;
-}
-
-/** The attributes create and update take (besides the classification, which only create takes). */
-export interface Attributes {
-  name?: string;
-  account?: string;
-  instance_type?: string;
-  instance_size?: number;
-  ip_addresses?: string[];
-  data?: Obj;
-  metadata?: Obj;
-  reference?: Reference;
-  tags?: Obj;
-  region_code?: string;
-  project_id?: string;
-}
 
 export interface CreateInput extends Attributes {
   provider: string;
@@ -115,9 +60,11 @@ const collectionInfo = (now: Date) => ({ collector_id: '', secret_id: '', servic
 
 export class CloudServiceService {
   readonly scoper: QueryScoper;
+  private readonly services: CloudServiceRepository;
 
   constructor(private readonly deps: InventoryDeps) {
     this.scoper = new QueryScoper(deps.directory);
+    this.services = new CloudServiceRepository(deps.prisma, deps.pool);
   }
 
   /**
@@ -136,10 +83,9 @@ export class CloudServiceService {
   /** The record if the caller may see it (any state; a member: in their projects), else ERROR_NOT_FOUND. */
   /** The cloud service if the caller may see it; `read`: a get's read, which the read replica may serve. */
   private async visible(auth: AuthContext, id: string, read = false): Promise<CloudServiceRow> {
-    const where = { domain_id_cloud_service_id: { domain_id: auth.domainId, cloud_service_id: id } };
     const r = read
-      ? await this.deps.reads.withClient(auth, this.deps.prisma, replicaPrisma, (db) => db.cloudService.findUnique({ where }))
-      : await this.deps.prisma.cloudService.findUnique({ where });
+      ? await this.deps.reads.withClient(auth, this.deps.prisma, replicaPrisma, (db) => this.services.find(auth.domainId, id, db))
+      : await this.services.find(auth.domainId, id);
     if (!r || (auth.workspaceId && r.workspace_id !== auth.workspaceId) || !(await this.scoper.projects(auth)).allows(r.project_id)) {
       throw errors.notFound('cloud_service_id', id);
     }
@@ -177,14 +123,7 @@ export class CloudServiceService {
       created_at: now,
       updated_at: now,
     };
-    const [, created] = await this.deps.prisma.$transaction([
-      this.deps.prisma.cloudServiceType.createMany({
-        data: [{ domain_id: auth.domainId, workspace_id: auth.workspaceId, provider, cloud_service_group: group, cloud_service_type: type, cloud_service_type_id: generateId('cloud-svc-type') }],
-        skipDuplicates: true,
-      }),
-      this.deps.prisma.cloudService.create({ data: row }),
-    ]);
-    return toCloudServiceInfo(created);
+    return toCloudServiceInfo(await this.services.create(row));
   }
 
   /**
@@ -196,49 +135,15 @@ export class CloudServiceService {
     const current = await this.visible(auth, input.cloud_service_id);
     if (current.state === 'DELETED') throw alreadyDeleted(current.cloud_service_id);
     await this.checkProject(auth, input.project_id);
-    const values: unknown[] = [current.domain_id, current.cloud_service_id];
-    const sets: string[] = [];
-    const p = (v: unknown, cast = '') => {
-      values.push(v);
-      return `$${values.length}${cast}`;
-    };
-    // The provider keys metadata and tag keys; bound only when one of them changes (an unused
-    // parameter has no type PostgreSQL can infer).
-    let providerParam: string | undefined;
-    const provider = () => (providerParam ??= p(current.provider, '::text'));
-    for (const key of ['name', 'account', 'instance_type', 'region_code', 'project_id'] as const) {
-      if (input[key] !== undefined) sets.push(`${key} = ${p(input[key])}`);
-    }
-    if (input.instance_size !== undefined) sets.push(`instance_size = ${p(input.instance_size, '::float8')}`);
-    if (input.ip_addresses !== undefined) sets.push(`ip_addresses = ${p(input.ip_addresses, '::text[]')}`);
-    if (input.data !== undefined) sets.push(`data = data || ${p(JSON.stringify(input.data), '::jsonb')}`);
-    if (input.reference !== undefined) sets.push(`reference = reference || ${p(JSON.stringify(input.reference), '::jsonb')}`);
-    if (input.metadata !== undefined) sets.push(`metadata = metadata || jsonb_build_object(${provider()}, ${p(JSON.stringify(input.metadata), '::jsonb')})`);
-    if (input.tags !== undefined) {
-      const t = p(JSON.stringify(input.tags), '::jsonb');
-      sets.push(`tags = tags || ${t}`);
-      sets.push(`tag_keys = tag_keys || jsonb_build_object(${provider()}, (SELECT coalesce(jsonb_agg(k ORDER BY k), '[]'::jsonb) FROM jsonb_object_keys(tags || ${t}) AS k))`);
-    }
-    const now = new Date();
-    sets.push(`collection_info = collection_info || ${p(JSON.stringify({ last_collected_at: now.toISOString() }), '::jsonb')}`);
-    sets.push(`updated_at = ${p(now, '::timestamptz')}`);
-    const { rows } = await this.deps.pool.query<CloudServiceRow>(
-      `UPDATE cloud_service SET ${sets.join(', ')} WHERE domain_id = $1 AND cloud_service_id = $2 AND state <> 'DELETED' RETURNING *`,
-      values,
-    );
-    if (!rows[0]) throw alreadyDeleted(current.cloud_service_id); // deleted between the read and the update
-    return toCloudServiceInfo(rows[0]);
+    const updated = await this.services.merge(current, input, new Date());
+    if (!updated) throw alreadyDeleted(current.cloud_service_id); // deleted between the read and the update
+    return toCloudServiceInfo(updated);
   }
 
   /** Soft delete (upstream): state DELETED and deleted_at; the record stays readable by `get`. */
   async delete(auth: AuthContext, id: string) {
     const current = await this.visible(auth, id);
-    const { rowCount } = await this.deps.pool.query(
-      `UPDATE cloud_service SET state = 'DELETED', deleted_at = now(), updated_at = now()
-       WHERE domain_id = $1 AND cloud_service_id = $2 AND state <> 'DELETED'`,
-      [current.domain_id, current.cloud_service_id],
-    );
-    if (!rowCount) throw alreadyDeleted(id);
+    if (!(await this.services.markDeleted(current.domain_id, current.cloud_service_id))) throw alreadyDeleted(id);
   }
 
   async get(auth: AuthContext, id: string) {

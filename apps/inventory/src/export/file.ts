@@ -3,7 +3,7 @@ import { csvLine } from '@platform/core';
 import { compileListRows, runAnalyze, splitKey } from '@platform/query';
 import { dbTimeouts } from '@platform/db';
 import type { InventoryDeps } from '../deps';
-import { cloudServiceExportResource as resource } from '../cloud-service/repository';
+import { cloudServiceExportResource as resource } from '../cloud-service/fields';
 import { bindForCopy, copyCsvLines } from './copy-out';
 import { copyable, csvCopySelect, rawSelect, type ExportCell } from './csv-sql';
 import { csvCell, sheetNamer, type Cell, type CellOptions } from './format';

@@ -8,7 +8,7 @@ import { runAnalyze, runListRows, splitKey, type AnalyzeQuery, type Query } from
 import { enforceMinRate } from '@platform/http';
 import { ProjectScope } from '@platform/directory';
 import type { InventoryDeps } from '../deps';
-import { cloudServiceExportResource as resource } from '../cloud-service/repository';
+import { cloudServiceExportResource as resource } from '../cloud-service/fields';
 import type { QueryScoper } from '../cloud-service/scope';
 import { ExportFile } from './file';
 import { isTimeZone } from './format';

@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { isoOrEmpty } from '@platform/core';
 import { structOut, timestamp } from '@platform/http';
+import type { PluginRow, SupervisorRow } from './repository';
 
 export const PLUGIN_STATES = ['NONE', 'PROVISIONING', 'ACTIVE', 'RE_PROVISIONING', 'ERROR'] as const;
 
@@ -51,3 +53,34 @@ export const PluginEndpoint = z
     updated_version: z.string().describe('The version that endpoint serves: with AUTO the newest published, with MANUAL the one asked for (as upstream answers).'),
   })
   .meta({ id: 'PluginEndpoint', description: 'Where a plugin version answers.' });
+
+/** A stored supervisor as SupervisorInfo (never its secret digest). */
+export function toSupervisorInfo(r: SupervisorRow) {
+  return {
+    supervisor_id: r.supervisor_id,
+    name: r.name,
+    hostname: r.hostname,
+    state: 'ENABLED' as const,
+    is_public: r.is_public,
+    labels: (r.labels ?? []) as string[],
+    tags: (r.tags ?? {}) as Record<string, unknown>,
+    domain_id: r.domain_id,
+    created_at: isoOrEmpty(r.created_at),
+    updated_at: isoOrEmpty(r.updated_at),
+  };
+}
+
+/** A stored plugin version as PluginInfo. */
+export function toPluginInfo(r: PluginRow) {
+  return {
+    plugin_id: r.plugin_id,
+    version: r.version,
+    state: r.state,
+    endpoint: r.endpoint,
+    endpoints: (r.endpoints ?? []) as string[],
+    managed: false,
+    domain_id: r.domain_id,
+    supervisor_id: r.supervisor_id,
+    supervisor_name: r.supervisor_name,
+  };
+}

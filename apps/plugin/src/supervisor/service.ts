@@ -1,20 +1,13 @@
 import type { PoolClient } from 'pg';
 import type { AuthContext } from '@platform/auth';
-import { generateId, isoOrEmpty } from '@platform/core';
 import { errors } from '@platform/errors';
-import { EndpointTurns, parseEndpoint, pickEndpoint, tableSource, type UpgradeMode } from '@platform/plugin';
+import { EndpointTurns, parseEndpoint, pickEndpoint, type UpgradeMode } from '@platform/plugin';
 import { applyOnly, eqConditions, resolveOnly, runList, type Condition, type Query } from '@platform/query';
 import type { PluginDeps } from '../deps';
-import { pluginResource, supervisorResource, type PluginRow, type SupervisorRow } from './repository';
+import { pluginResource, supervisorResource } from './fields';
+import { SupervisorRepository, type PluginRow, type PublishedPlugin, type SupervisorRow } from './repository';
+import { toPluginInfo, toSupervisorInfo } from './responses';
 import { digestSecret, secretMatches } from './secret';
-
-export interface PublishedPlugin {
-  plugin_id: string;
-  version: string;
-  state: string;
-  endpoint: string;
-  endpoints: string[];
-}
 
 export interface PublishInput {
   name: string;
@@ -24,35 +17,6 @@ export interface PublishInput {
   is_public: boolean;
   labels: string[];
   tags: Record<string, unknown>;
-}
-
-export function toSupervisorInfo(r: SupervisorRow) {
-  return {
-    supervisor_id: r.supervisor_id,
-    name: r.name,
-    hostname: r.hostname,
-    state: 'ENABLED' as const,
-    is_public: r.is_public,
-    labels: (r.labels ?? []) as string[],
-    tags: (r.tags ?? {}) as Record<string, unknown>,
-    domain_id: r.domain_id,
-    created_at: isoOrEmpty(r.created_at),
-    updated_at: isoOrEmpty(r.updated_at),
-  };
-}
-
-export function toPluginInfo(r: PluginRow) {
-  return {
-    plugin_id: r.plugin_id,
-    version: r.version,
-    state: r.state,
-    endpoint: r.endpoint,
-    endpoints: (r.endpoints ?? []) as string[],
-    managed: false,
-    domain_id: r.domain_id,
-    supervisor_id: r.supervisor_id,
-    supervisor_name: r.supervisor_name,
-  };
 }
 
 /** Publishes, reads and deregisters only in the caller's own domain, with a domain-scoped token. */
@@ -90,9 +54,12 @@ export function checkPlugins(plugins: PublishedPlugin[]): PublishedPlugin[] {
 }
 
 export class SupervisorService {
+  private readonly supervisors: SupervisorRepository;
   private readonly turns = new EndpointTurns();
 
-  constructor(private readonly deps: PluginDeps) {}
+  constructor(private readonly deps: PluginDeps) {
+    this.supervisors = new SupervisorRepository(deps.prisma, deps.pool);
+  }
 
   /**
    * Records where a supervisor's plugin containers answer: the supervisor (one per domain and
@@ -106,7 +73,7 @@ export class SupervisorService {
       throw errors.permissionDenied('Only the operator’s domain (PLUGIN_PUBLIC_SUPERVISOR_DOMAIN_ID) publishes a public supervisor.');
     }
     const plugins = checkPlugins(input.plugin_info);
-    const { supervisor, before, wasPublic } = await this.inTransaction((c) => this.write(c, domainId, input, plugins));
+    const { supervisor, before, wasPublic } = await this.supervisors.inTransaction((c) => this.write(c, domainId, input, plugins));
     const ids = [...before, ...plugins.map((p) => p.plugin_id)];
     await this.announce(wasPublic || supervisor.is_public ? null : domainId, ids);
     this.deps.logger.info({ supervisor_id: supervisor.supervisor_id, hostname: supervisor.hostname, plugins: plugins.length }, 'supervisor published');
@@ -116,31 +83,18 @@ export class SupervisorService {
   private async write(c: PoolClient, domainId: string, input: PublishInput, plugins: PublishedPlugin[]) {
     // The hostname's supervisor, locked; or a new one; or (undefined: a concurrent publish created it
     // since our look-up) that one, which this statement sees committed. An existing one needs its key.
-    const existing = (await this.lockedSupervisor(c, domainId, input.hostname)) ?? (await this.insert(c, domainId, input)) ?? (await this.lockedSupervisor(c, domainId, input.hostname));
+    const existing = (await this.supervisors.lockedByHostname(c, domainId, input.hostname)) ?? (await this.insert(c, domainId, input)) ?? (await this.supervisors.lockedByHostname(c, domainId, input.hostname));
     if (!existing) throw errors.conflict('ERROR_ALREADY_EXISTS', `The supervisor on ${input.hostname} changed meanwhile; publish again.`);
     const wasPublic = existing.is_public;
     const row = 'created' in existing ? existing : await this.update(c, existing, input);
-    const before = (await c.query<{ plugin_id: string }>('DELETE FROM installed_plugin WHERE supervisor_id = $1 RETURNING plugin_id', [row.supervisor_id])).rows.map((r) => r.plugin_id);
-    if (plugins.length) {
-      await c.query(
-        `INSERT INTO installed_plugin (supervisor_id, domain_id, is_public, supervisor_name, hostname, plugin_id, version, state, endpoint, endpoints, plugin_key)
-         SELECT $1, $2, $3, $4, $5, x.plugin_id, x.version, x.state, x.endpoint, x.endpoints, $1 || ' ' || x.plugin_id || ' ' || x.version
-           FROM jsonb_to_recordset($6::jsonb) AS x(plugin_id text, version text, state text, endpoint text, endpoints jsonb)`,
-        [row.supervisor_id, domainId, row.is_public, row.name, row.hostname, JSON.stringify(plugins)],
-      );
-    }
+    const before = await this.supervisors.replacePlugins(c, row, plugins);
     return { supervisor: row, before, wasPublic };
   }
 
   /** A new supervisor (its secret kept as a digest); undefined when one on this hostname was created meanwhile. */
   private async insert(c: PoolClient, domainId: string, input: PublishInput): Promise<(SupervisorRow & { created: true }) | undefined> {
-    const digest = await digestSecret(input.secret_key);
-    const { rows } = await c.query<SupervisorRow>(
-      `INSERT INTO supervisor (domain_id, supervisor_id, name, hostname, is_public, secret_digest, labels, tags)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb) ON CONFLICT (domain_id, hostname) DO NOTHING RETURNING *`,
-      [domainId, generateId('supervisor'), input.name, input.hostname, input.is_public, digest, JSON.stringify(input.labels), JSON.stringify(input.tags)],
-    );
-    return rows[0] && { ...rows[0], created: true };
+    const row = await this.supervisors.insert(c, domainId, input, await digestSecret(input.secret_key));
+    return row && { ...row, created: true };
   }
 
   /** A later publish from the same hostname: only with the secret_key it was first published with. */
@@ -148,31 +102,7 @@ export class SupervisorService {
     if (!(await secretMatches(input.secret_key, row.secret_digest))) {
       throw errors.permissionDenied(`The secret_key does not match the one supervisor ${row.supervisor_id} was published with.`);
     }
-    const { rows } = await c.query<SupervisorRow>(
-      `UPDATE supervisor SET name = $2, is_public = $3, labels = $4::jsonb, tags = $5::jsonb, updated_at = now() WHERE supervisor_id = $1 RETURNING *`,
-      [row.supervisor_id, input.name, input.is_public, JSON.stringify(input.labels), JSON.stringify(input.tags)],
-    );
-    return rows[0];
-  }
-
-  private async lockedSupervisor(c: PoolClient, domainId: string, hostname: string) {
-    const { rows } = await c.query<SupervisorRow>('SELECT * FROM supervisor WHERE domain_id = $1 AND hostname = $2 FOR UPDATE', [domainId, hostname]);
-    return rows[0];
-  }
-
-  private async inTransaction<T>(fn: (c: PoolClient) => Promise<T>): Promise<T> {
-    const c = await this.deps.pool.connect();
-    try {
-      await c.query('BEGIN');
-      const out = await fn(c);
-      await c.query('COMMIT');
-      return out;
-    } catch (err) {
-      await c.query('ROLLBACK').catch(() => {});
-      throw err;
-    } finally {
-      c.release();
-    }
+    return this.supervisors.update(c, row.supervisor_id, input);
   }
 
   /**
@@ -188,7 +118,7 @@ export class SupervisorService {
   }
 
   async get(auth: AuthContext, supervisorId: string) {
-    const row = await this.deps.prisma.supervisor.findFirst({ where: { supervisor_id: supervisorId, domain_id: domainOf(auth) } });
+    const row = await this.supervisors.find(domainOf(auth), supervisorId);
     if (!row) throw errors.notFound('supervisor_id', supervisorId);
     return toSupervisorInfo(row);
   }
@@ -213,14 +143,9 @@ export class SupervisorService {
 
   /** Removes the supervisor and its plugins; every resolver forgets their endpoints at once. */
   async deregister(auth: AuthContext, supervisorId: string) {
-    const { rows } = await this.deps.pool.query<{ is_public: boolean; ids: string[] | null }>(
-      `WITH p AS (SELECT plugin_id FROM installed_plugin WHERE supervisor_id = $1),
-            d AS (DELETE FROM supervisor WHERE supervisor_id = $1 AND domain_id = $2 RETURNING is_public)
-       SELECT d.is_public, (SELECT array_agg(DISTINCT plugin_id) FROM p) AS ids FROM d`,
-      [supervisorId, domainOf(auth)],
-    );
-    if (!rows[0]) throw errors.notFound('supervisor_id', supervisorId);
-    await this.announce(rows[0].is_public ? null : auth.domainId, rows[0].ids ?? []);
+    const gone = await this.supervisors.delete(domainOf(auth), supervisorId);
+    if (!gone) throw errors.notFound('supervisor_id', supervisorId);
+    await this.announce(gone.is_public ? null : auth.domainId, gone.ids);
     this.deps.logger.info({ supervisor_id: supervisorId }, 'supervisor deregistered');
     return {};
   }
@@ -230,7 +155,7 @@ export class SupervisorService {
     const version = input.version ?? '';
     const mode: UpgradeMode = input.upgrade_mode ?? (version ? 'MANUAL' : 'AUTO');
     if (mode === 'MANUAL' && !version) throw errors.invalidParameter('version', 'MANUAL needs the version');
-    const picked = pickEndpoint(await tableSource(this.deps.pool).candidates(domainOf(auth), input.plugin_id), version, mode);
+    const picked = pickEndpoint(await this.supervisors.candidates(domainOf(auth), input.plugin_id), version, mode);
     if (!picked) throw errors.notFound('plugin_id', mode === 'MANUAL' ? `${input.plugin_id} ${version}` : input.plugin_id);
     // upstream's round robin over the version's endpoints, per replica of this app
     const endpoint = this.turns.take(`${domainOf(auth)}\0${input.plugin_id}\0${picked.version}`, picked.endpoints);

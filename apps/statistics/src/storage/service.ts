@@ -1,31 +1,12 @@
 import type { AuthContext } from '@platform/auth';
-import { generateId, isoOrEmpty } from '@platform/core';
+import { generateId } from '@platform/core';
 import { errors } from '@platform/errors';
 import { resolveOnly, runList, runStat, applyOnly, type Condition, type Query, type StatisticsQuery, applyGetOnly, eqConditions } from '@platform/query';
 import type { StatisticsDeps } from '../deps';
-import type { Prisma } from '../generated/prisma/client';
 import { parseAt, verifyFailure, type Struct } from '../plugin/registry';
-import { storageResource, type StorageRow, type StoredPluginInfo } from './repository';
-
-type Tx = Prisma.TransactionClient;
-
-const EMPTY_PLUGIN: StoredPluginInfo = { plugin_id: '', version: '', options: {}, secret_id: '', metadata: {} };
-
-export function toStorageInfo(r: StorageRow) {
-  const p = { ...EMPTY_PLUGIN, ...((r.plugin_info ?? {}) as Partial<StoredPluginInfo>) };
-  return {
-    storage_id: r.storage_id,
-    name: r.name,
-    state: r.state,
-    options: (r.options ?? {}) as Struct,
-    capability: (r.capability ?? {}) as Struct,
-    plugin_info: { plugin_id: p.plugin_id, version: p.version, options: p.options, secret_id: p.secret_id, metadata: p.metadata },
-    tags: (r.tags ?? {}) as Struct,
-    user_id: r.user_id,
-    domain_id: r.domain_id,
-    created_at: isoOrEmpty(r.created_at),
-  };
-}
+import { storageResource } from './fields';
+import { StorageRepository, type StorageRow, type StoredPluginInfo, type Tx } from './repository';
+import { EMPTY_PLUGIN, toStorageInfo } from './responses';
 
 export interface PluginRequest {
   plugin_id: string;
@@ -43,19 +24,19 @@ export interface ListInput {
   user_id?: string;
 }
 
-const json = (v: unknown) => v as Prisma.InputJsonValue;
-const key = (domainId: string, storageId: string) => ({ domain_id_storage_id: { domain_id: domainId, storage_id: storageId } });
 /** The additional authenticated data of a sealed secret: it opens only as this domain's this secret. */
 const aad = (domainId: string, secretId: string) => `${domainId}:${secretId}`;
 
 export class StorageService {
-  constructor(private readonly deps: StatisticsDeps) {}
+  private readonly storages: StorageRepository;
+
+  constructor(private readonly deps: StatisticsDeps) {
+    this.storages = new StorageRepository(deps.prisma);
+  }
 
   /** The storage in the caller's domain, else ERROR_NOT_FOUND (never "exists but not yours"). */
-  private async find(auth: AuthContext, storageId: string, tx: Tx = this.deps.prisma, lock = false): Promise<StorageRow> {
-    const s = lock
-      ? (await tx.$queryRawUnsafe<StorageRow[]>('SELECT * FROM storage WHERE domain_id = $1 AND storage_id = $2 FOR UPDATE', auth.domainId, storageId))[0]
-      : await tx.storage.findUnique({ where: key(auth.domainId, storageId) });
+  private async find(auth: AuthContext, storageId: string, tx?: Tx, lock = false): Promise<StorageRow> {
+    const s = await this.storages.find(auth.domainId, storageId, tx, lock);
     if (!s) throw errors.notFound('storage_id', storageId);
     return s;
   }
@@ -69,9 +50,7 @@ export class StorageService {
   /** Seals secret_data as a new secret of the storage; returns its id. */
   private async createSecret(tx: Tx, domainId: string, storageId: string, schema: string, secretData: Struct): Promise<string> {
     const secret_id = generateId('secret');
-    await tx.secret.create({
-      data: { domain_id: domainId, secret_id, storage_id: storageId, schema, ...this.deps.secrets.seal(secretData, aad(domainId, secret_id)) },
-    });
+    await this.storages.insertSecret(tx, { domain_id: domainId, secret_id, storage_id: storageId, schema, ...this.deps.secrets.seal(secretData, aad(domainId, secret_id)) });
     return secret_id;
   }
 
@@ -96,20 +75,18 @@ export class StorageService {
         secret,
       };
     }
-    const row = await this.deps.prisma.$transaction(async (tx) => {
+    const row = await this.storages.transaction(async (tx) => {
       const secret_id = plugin ? await this.createSecret(tx, auth.domainId, storage_id, plugin.schema, plugin.secret) : '';
-      return tx.storage.create({
-        data: {
-          domain_id: auth.domainId,
-          storage_id,
-          name: input.name,
-          state: 'ENABLED',
-          options: json(plugin?.options ?? {}),
-          capability: json(plugin?.capability ?? {}),
-          plugin_info: json(plugin ? { ...plugin.info, secret_id } : EMPTY_PLUGIN),
-          tags: json(input.tags ?? {}),
-          user_id: input.user_id,
-        },
+      return this.storages.insert(tx, {
+        domain_id: auth.domainId,
+        storage_id,
+        name: input.name,
+        state: 'ENABLED',
+        options: plugin?.options ?? {},
+        capability: plugin?.capability ?? {},
+        plugin_info: plugin ? { ...plugin.info, secret_id } : EMPTY_PLUGIN,
+        tags: input.tags ?? {},
+        user_id: input.user_id,
       });
     });
     return toStorageInfo(row);
@@ -117,10 +94,7 @@ export class StorageService {
 
   async update(auth: AuthContext, input: { storage_id: string; name?: string; tags?: Struct }) {
     const s = await this.find(auth, input.storage_id);
-    const updated = await this.deps.prisma.storage.update({
-      where: key(s.domain_id, s.storage_id),
-      data: { ...(input.name !== undefined && { name: input.name }), ...(input.tags !== undefined && { tags: json(input.tags) }) },
-    });
+    const updated = await this.storages.update(s.domain_id, s.storage_id, { name: input.name, tags: input.tags });
     return toStorageInfo(updated);
   }
 
@@ -129,7 +103,7 @@ export class StorageService {
    * plugin); new secret_data replaces the old secret (a new secret_id, the old one deleted).
    */
   async updatePlugin(auth: AuthContext, input: { storage_id: string; version?: string; options?: Struct; secret_data?: Struct }) {
-    const row = await this.deps.prisma.$transaction(async (tx) => {
+    const row = await this.storages.transaction(async (tx) => {
       const s = await this.find(auth, input.storage_id, tx, true);
       const current = this.pluginOf(s);
       const def = this.deps.plugins.get(current.plugin_id, 'plugin_info.plugin_id');
@@ -139,15 +113,12 @@ export class StorageService {
       let secret_id = current.secret_id;
       if (input.secret_data !== undefined) {
         const secret = parseAt(def.secretData, input.secret_data, ['secret_data']);
-        const old = secret_id ? await tx.secret.findUnique({ where: { domain_id_secret_id: { domain_id: s.domain_id, secret_id } } }) : null;
+        const old = secret_id ? await this.storages.findSecret(s.domain_id, secret_id, tx) : null;
         secret_id = await this.createSecret(tx, s.domain_id, s.storage_id, old?.schema ?? this.deps.plugins.schema(def, undefined, 'schema'), secret);
-        await tx.secret.deleteMany({ where: { domain_id: s.domain_id, storage_id: s.storage_id, NOT: { secret_id } } });
+        await this.storages.deleteSecretsBut(tx, s.domain_id, s.storage_id, secret_id);
       }
       const plugin_info: StoredPluginInfo = { plugin_id: def.plugin_id, version, options: given, secret_id, metadata: def.metadata(version, options) };
-      return tx.storage.update({
-        where: key(s.domain_id, s.storage_id),
-        data: { plugin_info: json(plugin_info), options: json(options), capability: json(def.capability) },
-      });
+      return this.storages.setPlugin(tx, s.domain_id, s.storage_id, { plugin_info, options, capability: def.capability });
     });
     return toStorageInfo(row);
   }
@@ -160,9 +131,7 @@ export class StorageService {
     }
     const p = this.pluginOf(s);
     const def = this.deps.plugins.get(p.plugin_id, 'plugin_info.plugin_id');
-    const secret = p.secret_id
-      ? await this.deps.prisma.secret.findUnique({ where: { domain_id_secret_id: { domain_id: s.domain_id, secret_id: p.secret_id } } })
-      : null;
+    const secret = p.secret_id ? await this.storages.findSecret(s.domain_id, p.secret_id) : null;
     if (!secret) throw verifyFailure(`the secret of storage ${s.storage_id} is missing`);
     const secretData = this.deps.secrets.open(secret, aad(secret.domain_id, secret.secret_id));
     await def.verify({
@@ -177,16 +146,15 @@ export class StorageService {
 
   async setState(auth: AuthContext, storageId: string, state: 'ENABLED' | 'DISABLED') {
     const s = await this.find(auth, storageId);
-    const updated = await this.deps.prisma.storage.update({ where: key(s.domain_id, s.storage_id), data: { state } });
+    const updated = await this.storages.setState(s.domain_id, s.storage_id, state);
     return toStorageInfo(updated);
   }
 
   /** Removes the storage and its secret. */
   async deregister(auth: AuthContext, storageId: string) {
-    await this.deps.prisma.$transaction(async (tx) => {
+    await this.storages.transaction(async (tx) => {
       const s = await this.find(auth, storageId, tx, true);
-      await tx.secret.deleteMany({ where: { domain_id: s.domain_id, storage_id: s.storage_id } });
-      await tx.storage.delete({ where: key(s.domain_id, s.storage_id) });
+      await this.storages.delete(tx, s.domain_id, s.storage_id);
     });
   }
 
