@@ -5,7 +5,7 @@ import { isUniqueViolation, withTransaction } from '@platform/db';
 import { applyOnly, runList, runStat, type Query, type StatisticsQuery, eqConditions } from '@platform/query';
 import type { CostAnalysisDeps } from '../deps';
 import { Prisma } from '../generated/prisma/client';
-import { toJobInfo } from '../job/repository';
+import { toJobInfo } from '../job/responses';
 import { canSee, DOMAIN_WORKSPACE, visibility } from '../scope';
 import { lockDomainUnifiedCosts, rebuildUnifiedCosts } from '../unified-cost/builder';
 import { dataSourceResource, toDataSourceInfo, type DataSourceRow, type DataSourceType, type PluginInfo } from './repository';
