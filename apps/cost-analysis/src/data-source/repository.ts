@@ -1,39 +1,7 @@
-import { isoOrEmpty } from '@platform/core';
-import { defineResource } from '@platform/query';
-import { toScheduleInfo } from './schedule';
+import type { PoolClient } from '@platform/db';
+import type { Prisma, PrismaClient } from '../generated/prisma/client';
 
-export const dataSourceResource = defineResource({
-  table: 'data_source',
-  idKey: 'data_source_id',
-  keywordKeys: ['data_source_id', 'name'],
-  minimalKeys: ['data_source_id', 'name', 'state', 'data_source_type', 'provider', 'workspace_id', 'schedule', 'next_sync_at'],
-  fields: {
-    data_source_id: { column: 'data_source_id', type: 'string', notNull: true },
-    name: { column: 'name', type: 'string', notNull: true },
-    state: { column: 'state', type: 'string', notNull: true },
-    data_source_type: { column: 'data_source_type', type: 'string', notNull: true },
-    provider: { column: 'provider', type: 'string', notNull: true },
-    secret_type: { column: 'secret_type', type: 'string', notNull: true },
-    secret_filter: { column: 'secret_filter', type: 'json' },
-    plugin_info: { column: 'plugin_info', type: 'json' },
-    warehouse_info: { column: 'warehouse_info', type: 'json' },
-    template: { column: 'template', type: 'json' },
-    permissions: { column: 'permissions', type: 'json' },
-    tags: { column: 'tags', type: 'json' },
-    cost_tag_keys: { column: 'cost_tag_keys', type: 'string_array' },
-    cost_additional_info_keys: { column: 'cost_additional_info_keys', type: 'string_array' },
-    cost_data_keys: { column: 'cost_data_keys', type: 'string_array' },
-    resource_group: { column: 'resource_group', type: 'string', notNull: true },
-    domain_id: { column: 'domain_id', type: 'string', notNull: true },
-    workspace_id: { column: 'workspace_id', type: 'string', notNull: true },
-    created_at: { column: 'created_at', type: 'datetime', notNull: true },
-    updated_at: { column: 'updated_at', type: 'datetime', notNull: true },
-    last_synchronized_at: { column: 'last_synchronized_at', type: 'datetime' },
-    'schedule.state': { column: 'schedule_state', type: 'string', notNull: true },
-    next_sync_at: { column: 'next_sync_at', type: 'datetime' },
-  },
-});
-
+/** A `data_source` row as stored (secret_data, sealed, is read by secret.ts only). */
 export interface DataSourceRow {
   domain_id: string;
   data_source_id: string;
@@ -78,37 +46,48 @@ export interface PluginInfo {
   upgrade_mode: string;
 }
 
-/** DataSourceInfo (upstream's), secret data never included. */
-export function toDataSourceInfo(r: DataSourceRow) {
-  return {
-    data_source_id: r.data_source_id,
-    name: r.name,
-    state: r.state,
-    data_source_type: r.data_source_type,
-    permissions: (r.permissions ?? {}) as Record<string, unknown>,
-    provider: r.provider,
-    // upstream stores none for a data source without a plugin (its register sets secret_type None).
-    secret_type: r.data_source_type === 'EXTERNAL' ? r.secret_type : '',
-    secret_filter: (r.secret_filter ?? {}) as Record<string, unknown>,
-    // Message fields upstream leaves unset are absent, as protobuf's JSON leaves them: plugin_info for
-    // LOCAL and WAREHOUSE, warehouse_info for LOCAL and EXTERNAL.
-    ...(r.plugin_info ? { plugin_info: r.plugin_info as PluginInfo } : {}),
-    ...(r.warehouse_info ? { warehouse_info: r.warehouse_info as WarehouseInfo } : {}),
-    template: (r.template ?? {}) as Record<string, unknown>,
-    tags: (r.tags ?? {}) as Record<string, unknown>,
-    cost_tag_keys: r.cost_tag_keys ?? [],
-    cost_additional_info_keys: r.cost_additional_info_keys ?? [],
-    cost_data_keys: r.cost_data_keys ?? [],
-    data_source_account_count: 0,
-    connected_workspace_count: 0,
-    resource_group: r.resource_group,
-    domain_id: r.domain_id,
-    workspace_id: r.workspace_id,
-    created_at: isoOrEmpty(r.created_at),
-    updated_at: isoOrEmpty(r.updated_at),
-    last_synchronized_at: isoOrEmpty(r.last_synchronized_at),
-    schedule: toScheduleInfo(r.schedule_state, r.schedule_hours),
-    // Ours (upstream has no such field): when the scheduler syncs it next; null while it will not.
-    next_sync_at: r.next_sync_at ? r.next_sync_at.toISOString() : null,
-  };
+type DataSourceKey = Pick<DataSourceRow, 'domain_id' | 'data_source_id'>;
+
+/**
+ * The data source resource's reads and writes of `data_source`, and what deregister removes with it
+ * (sync.ts runs the sync's own statements; scheduler.ts its due scan).
+ */
+export class DataSourceRepository {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  /** The data source by id in the domain, through `db` (the primary's client, or the replica's for a get). */
+  find(domainId: string, dataSourceId: string, db: PrismaClient = this.prisma) {
+    return db.dataSource.findUnique({ where: { domain_id_data_source_id: { domain_id: domainId, data_source_id: dataSourceId } } });
+  }
+
+  create(data: Prisma.DataSourceUncheckedCreateInput) {
+    return this.prisma.dataSource.create({ data });
+  }
+
+  update(ds: DataSourceKey, data: Prisma.DataSourceUpdateInput) {
+    return this.prisma.dataSource.update({ where: { domain_id_data_source_id: { domain_id: ds.domain_id, data_source_id: ds.data_source_id } }, data });
+  }
+
+  /** Cancels the data source's IN_PROGRESS jobs and their unfinished tasks. */
+  async cancelRunningJobs(client: PoolClient, ds: DataSourceKey): Promise<void> {
+    const d = [ds.domain_id, ds.data_source_id];
+    await client.query(`UPDATE job SET status = 'CANCELED', finished_at = now(), updated_at = now() WHERE domain_id = $1 AND data_source_id = $2 AND status = 'IN_PROGRESS'`, d);
+    await client.query(
+      `UPDATE job_task SET status = 'CANCELED', finished_at = now(), updated_at = now() WHERE domain_id = $1 AND data_source_id = $2 AND status IN ('PENDING', 'IN_PROGRESS')`,
+      d,
+    );
+  }
+
+  /** Deletes the data source's cost rows; answers the billed months they were in. */
+  async deleteCosts(client: PoolClient, ds: DataSourceKey): Promise<string[]> {
+    const { rows } = await client.query<{ billed_month: string }>(
+      `WITH c AS (DELETE FROM cost WHERE domain_id = $1 AND data_source_id = $2 RETURNING billed_month) SELECT DISTINCT billed_month FROM c`,
+      [ds.domain_id, ds.data_source_id],
+    );
+    return rows.map((r) => r.billed_month);
+  }
+
+  async delete(client: PoolClient, ds: DataSourceKey): Promise<void> {
+    await client.query(`DELETE FROM data_source WHERE domain_id = $1 AND data_source_id = $2`, [ds.domain_id, ds.data_source_id]);
+  }
 }

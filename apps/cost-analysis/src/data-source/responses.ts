@@ -1,5 +1,8 @@
 import { z } from 'zod';
+import { isoOrEmpty } from '@platform/core';
 import { listOf, structOut, timestamp } from '@platform/http';
+import type { DataSourceRow, PluginInfo, WarehouseInfo } from './repository';
+import { toScheduleInfo } from './schedule';
 
 const resource_group = z.enum(['DOMAIN', 'WORKSPACE']);
 
@@ -62,3 +65,38 @@ export const CostDataSourceInfo = z
   .meta({ id: 'DataSourceInfo' });
 
 export const CostDataSourcesInfo = listOf(CostDataSourceInfo).meta({ id: 'DataSourcesInfo' });
+
+/** DataSourceInfo (upstream's), secret data never included. */
+export function toDataSourceInfo(r: DataSourceRow) {
+  return {
+    data_source_id: r.data_source_id,
+    name: r.name,
+    state: r.state,
+    data_source_type: r.data_source_type,
+    permissions: (r.permissions ?? {}) as Record<string, unknown>,
+    provider: r.provider,
+    // upstream stores none for a data source without a plugin (its register sets secret_type None).
+    secret_type: r.data_source_type === 'EXTERNAL' ? r.secret_type : '',
+    secret_filter: (r.secret_filter ?? {}) as Record<string, unknown>,
+    // Message fields upstream leaves unset are absent, as protobuf's JSON leaves them: plugin_info for
+    // LOCAL and WAREHOUSE, warehouse_info for LOCAL and EXTERNAL.
+    ...(r.plugin_info ? { plugin_info: r.plugin_info as PluginInfo } : {}),
+    ...(r.warehouse_info ? { warehouse_info: r.warehouse_info as WarehouseInfo } : {}),
+    template: (r.template ?? {}) as Record<string, unknown>,
+    tags: (r.tags ?? {}) as Record<string, unknown>,
+    cost_tag_keys: r.cost_tag_keys ?? [],
+    cost_additional_info_keys: r.cost_additional_info_keys ?? [],
+    cost_data_keys: r.cost_data_keys ?? [],
+    data_source_account_count: 0,
+    connected_workspace_count: 0,
+    resource_group: r.resource_group,
+    domain_id: r.domain_id,
+    workspace_id: r.workspace_id,
+    created_at: isoOrEmpty(r.created_at),
+    updated_at: isoOrEmpty(r.updated_at),
+    last_synchronized_at: isoOrEmpty(r.last_synchronized_at),
+    schedule: toScheduleInfo(r.schedule_state, r.schedule_hours),
+    // Ours (upstream has no such field): when the scheduler syncs it next; null while it will not.
+    next_sync_at: r.next_sync_at ? r.next_sync_at.toISOString() : null,
+  };
+}

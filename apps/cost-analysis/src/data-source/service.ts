@@ -5,10 +5,12 @@ import { isUniqueViolation, withTransaction } from '@platform/db';
 import { applyOnly, runList, runStat, type Query, type StatisticsQuery, eqConditions } from '@platform/query';
 import type { CostAnalysisDeps } from '../deps';
 import { Prisma } from '../generated/prisma/client';
-import { toJobInfo } from '../job/repository';
+import { toJobInfo } from '../job/responses';
 import { canSee, DOMAIN_WORKSPACE, visibility } from '../scope';
 import { lockDomainUnifiedCosts, rebuildUnifiedCosts } from '../unified-cost/builder';
-import { dataSourceResource, toDataSourceInfo, type DataSourceRow, type DataSourceType, type PluginInfo } from './repository';
+import { dataSourceResource } from './fields';
+import { DataSourceRepository, type DataSourceRow, type DataSourceType, type PluginInfo } from './repository';
+import { toDataSourceInfo } from './responses';
 import { nextSyncAt, resolveSchedule, type Schedule, type ScheduleInput } from './schedule';
 import { openDataSourceSecret, sealDataSourceSecret } from './secret';
 import { asInvalid, CostJobs, type SyncInput } from './sync';
@@ -43,17 +45,18 @@ export interface ListInput {
 
 export class DataSourceService {
   private readonly jobs: CostJobs;
+  private readonly repository: DataSourceRepository;
 
   constructor(private readonly deps: CostAnalysisDeps) {
     this.jobs = new CostJobs(deps);
+    this.repository = new DataSourceRepository(deps.prisma);
   }
 
   /** The data source if the caller may see it; `read`: a get's read, which the read replica may serve. */
   private async find(auth: AuthContext, id: string, read = false): Promise<DataSourceRow> {
-    const where = { domain_id_data_source_id: { domain_id: auth.domainId, data_source_id: id } };
     const ds = read
-      ? await this.deps.reads.withClient(auth, this.deps.prisma, replicaPrisma, (db) => db.dataSource.findUnique({ where }))
-      : await this.deps.prisma.dataSource.findUnique({ where });
+      ? await this.deps.reads.withClient(auth, this.deps.prisma, replicaPrisma, (db) => this.repository.find(auth.domainId, id, db))
+      : await this.repository.find(auth.domainId, id);
     if (!ds || !canSee(auth, ds, true)) throw errors.notFound('data_source_id', id);
     return ds;
   }
@@ -109,10 +112,6 @@ export class DataSourceService {
     throw errors.notAllowed('ERROR_NOT_ALLOW_PLUGIN_SETTINGS', `A ${ds.data_source_type} data source has no plugin settings. (data_source_id = ${ds.data_source_id})`);
   }
 
-  private where(ds: DataSourceRow) {
-    return { domain_id_data_source_id: { domain_id: ds.domain_id, data_source_id: ds.data_source_id } };
-  }
-
   /**
    * The plugin settings to store: the plugin chosen for the domain (a published version wins over a
    * built-in), its options verified with the secret (which goes to the plugin and nowhere else), and
@@ -159,24 +158,22 @@ export class DataSourceService {
     const { plugin_info, warehouse_info, secret } = await this.typeFields(auth.domainId, type, input);
     const dataSourceId = generateId('ds');
     try {
-      const ds = await this.deps.prisma.dataSource.create({
-        data: {
-          domain_id: auth.domainId,
-          data_source_id: dataSourceId,
-          workspace_id: workspaceId,
-          resource_group: input.resource_group,
-          name: input.name,
-          data_source_type: type,
-          provider: input.provider ?? '',
-          secret_type: type === 'EXTERNAL' ? (input.secret_type ?? 'MANUAL') : '',
-          secret_filter: (input.secret_filter ?? {}) as Prisma.InputJsonValue,
-          template: (input.template ?? {}) as Prisma.InputJsonValue,
-          plugin_info: plugin_info ? (plugin_info as unknown as Prisma.InputJsonValue) : Prisma.DbNull,
-          warehouse_info: warehouse_info ? (warehouse_info as unknown as Prisma.InputJsonValue) : Prisma.DbNull,
-          secret_data: sealDataSourceSecret(this.deps.config.secretKeys, auth.domainId, dataSourceId, secret) as unknown as Prisma.InputJsonValue,
-          tags: (input.tags ?? {}) as Prisma.InputJsonValue,
-          ...this.scheduleData('ENABLED', schedule, type),
-        },
+      const ds = await this.repository.create({
+        domain_id: auth.domainId,
+        data_source_id: dataSourceId,
+        workspace_id: workspaceId,
+        resource_group: input.resource_group,
+        name: input.name,
+        data_source_type: type,
+        provider: input.provider ?? '',
+        secret_type: type === 'EXTERNAL' ? (input.secret_type ?? 'MANUAL') : '',
+        secret_filter: (input.secret_filter ?? {}) as Prisma.InputJsonValue,
+        template: (input.template ?? {}) as Prisma.InputJsonValue,
+        plugin_info: plugin_info ? (plugin_info as unknown as Prisma.InputJsonValue) : Prisma.DbNull,
+        warehouse_info: warehouse_info ? (warehouse_info as unknown as Prisma.InputJsonValue) : Prisma.DbNull,
+        secret_data: sealDataSourceSecret(this.deps.config.secretKeys, auth.domainId, dataSourceId, secret) as unknown as Prisma.InputJsonValue,
+        tags: (input.tags ?? {}) as Prisma.InputJsonValue,
+        ...this.scheduleData('ENABLED', schedule, type),
       });
       return toDataSourceInfo(ds);
     } catch (e) {
@@ -193,16 +190,13 @@ export class DataSourceService {
     }
     const schedule = input.schedule && resolveSchedule(input.schedule, this.storedSchedule(ds));
     try {
-      const updated = await this.deps.prisma.dataSource.update({
-        where: this.where(ds),
-        data: {
-          ...(input.name !== undefined && { name: input.name }),
-          ...(input.secret_filter !== undefined && { secret_filter: input.secret_filter as Prisma.InputJsonValue }),
-          ...(input.template !== undefined && { template: input.template as Prisma.InputJsonValue }),
-          ...(input.tags !== undefined && { tags: input.tags as Prisma.InputJsonValue }),
-          ...(schedule && this.scheduleData(ds.state, schedule, ds.data_source_type)),
-          updated_at: new Date(),
-        },
+      const updated = await this.repository.update(ds, {
+        ...(input.name !== undefined && { name: input.name }),
+        ...(input.secret_filter !== undefined && { secret_filter: input.secret_filter as Prisma.InputJsonValue }),
+        ...(input.template !== undefined && { template: input.template as Prisma.InputJsonValue }),
+        ...(input.tags !== undefined && { tags: input.tags as Prisma.InputJsonValue }),
+        ...(schedule && this.scheduleData(ds.state, schedule, ds.data_source_type)),
+        updated_at: new Date(),
       });
       return toDataSourceInfo(updated);
     } catch (e) {
@@ -227,10 +221,7 @@ export class DataSourceService {
       openDataSourceSecret(this.deps.config.secretKeys, ds),
       current.secret_id ?? '',
     );
-    const updated = await this.deps.prisma.dataSource.update({
-      where: this.where(ds),
-      data: { plugin_info: plugin_info as unknown as Prisma.InputJsonValue, updated_at: new Date() },
-    });
+    const updated = await this.repository.update(ds, { plugin_info: plugin_info as unknown as Prisma.InputJsonValue, updated_at: new Date() });
     return toDataSourceInfo(updated);
   }
 
@@ -250,10 +241,7 @@ export class DataSourceService {
     const ds = await this.writable(auth, id);
     // The schedule counts from now: enabling does not run the slots missed while disabled. A state
     // that does not change leaves next_sync_at alone (an overdue slot stays due).
-    const updated = await this.deps.prisma.dataSource.update({
-      where: this.where(ds),
-      data: { state, ...(ds.state !== state && this.scheduleData(state, this.storedSchedule(ds), ds.data_source_type)), updated_at: new Date() },
-    });
+    const updated = await this.repository.update(ds, { state, ...(ds.state !== state && this.scheduleData(state, this.storedSchedule(ds), ds.data_source_type)), updated_at: new Date() });
     return toDataSourceInfo(updated);
   }
 
@@ -266,21 +254,13 @@ export class DataSourceService {
     const cascade = input.cascade_delete_cost ?? true;
     await withTransaction(this.deps.pool, async (client) => {
       await lockDomainUnifiedCosts(client, ds.domain_id);
-      const d = [ds.domain_id, ds.data_source_id];
-      await client.query(
-        `UPDATE job SET status = 'CANCELED', finished_at = now(), updated_at = now() WHERE domain_id = $1 AND data_source_id = $2 AND status = 'IN_PROGRESS'`,
-        d,
-      );
-      await client.query(
-        `UPDATE job_task SET status = 'CANCELED', finished_at = now(), updated_at = now() WHERE domain_id = $1 AND data_source_id = $2 AND status IN ('PENDING', 'IN_PROGRESS')`,
-        d,
-      );
+      await this.repository.cancelRunningJobs(client, ds);
       if (cascade) {
-        const { rows } = await client.query(`WITH c AS (DELETE FROM cost WHERE domain_id = $1 AND data_source_id = $2 RETURNING billed_month) SELECT DISTINCT billed_month FROM c`, d);
-        await client.query(`DELETE FROM data_source WHERE domain_id = $1 AND data_source_id = $2`, d);
-        await rebuildUnifiedCosts(client, this.deps, ds.domain_id, rows.map((r) => r.billed_month));
+        const months = await this.repository.deleteCosts(client, ds);
+        await this.repository.delete(client, ds);
+        await rebuildUnifiedCosts(client, this.deps, ds.domain_id, months);
       } else {
-        await client.query(`DELETE FROM data_source WHERE domain_id = $1 AND data_source_id = $2`, d);
+        await this.repository.delete(client, ds);
       }
     });
   }

@@ -4,31 +4,12 @@ import type { Queryable } from '../db';
 import type { CostAnalysisConfig } from '../config';
 import { isIsoCurrency, isValidRate } from '../currency';
 import type { PrismaClient } from '../generated/prisma/client';
-
-export interface ExchangeRateInfo {
-  currency: string;
-  rate: number;
-  state: 'ENABLED' | 'DISABLED';
-  is_default: boolean;
-  domain_id: string;
-}
-
-interface Override {
-  currency: string;
-  rate: number;
-  state: string;
-}
-
-/** One currency as the domain sees it: the override's rate while it is ENABLED, else the default's. */
-function effective(domainId: string, currency: string, defaultRate: number, o: Override | undefined): ExchangeRateInfo {
-  if (!o) return { currency, rate: defaultRate, state: 'ENABLED', is_default: true, domain_id: domainId };
-  const enabled = o.state === 'ENABLED';
-  return { currency, rate: enabled ? o.rate : defaultRate, state: enabled ? 'ENABLED' : 'DISABLED', is_default: !enabled, domain_id: domainId };
-}
+import { ExchangeRateRepository } from './repository';
+import { toExchangeRateInfo } from './responses';
 
 /** The rates conversions use for a domain, and whether any override is in them. */
 export async function effectiveRates(db: Queryable, config: CostAnalysisConfig, domainId: string) {
-  const { rows } = await db.query<Override>(`SELECT currency, rate, state FROM exchange_rate WHERE domain_id = $1 AND state = 'ENABLED'`, [domainId]);
+  const rows = await ExchangeRateRepository.enabled(db, domainId);
   const rates = { ...config.exchange.defaults };
   let overridden = false;
   for (const r of rows) {
@@ -41,10 +22,14 @@ export async function effectiveRates(db: Queryable, config: CostAnalysisConfig, 
 }
 
 export class ExchangeRateService {
+  private readonly repository: ExchangeRateRepository;
+
   constructor(
-    private readonly prisma: PrismaClient,
+    prisma: PrismaClient,
     private readonly config: CostAnalysisConfig,
-  ) {}
+  ) {
+    this.repository = new ExchangeRateRepository(prisma);
+  }
 
   /** A currency the default domain has a rate for (upstream's ERROR_UNSUPPORTED_CURRENCY otherwise). */
   private supported(currency: string): number {
@@ -59,10 +44,6 @@ export class ExchangeRateService {
     return rate;
   }
 
-  private async override(domainId: string, currency: string) {
-    return this.prisma.exchangeRate.findUnique({ where: { domain_id_currency: { domain_id: domainId, currency } } });
-  }
-
   async set(auth: AuthContext, input: { domain_id: string; currency: string; rate: number }) {
     const domainId = auth.domainId;
     const defaultRate = this.supported(input.currency);
@@ -70,31 +51,23 @@ export class ExchangeRateService {
       throw errors.invalidParameter('currency', `${input.currency} is the base currency; its rate is always 1`);
     }
     if (!isValidRate(input.rate)) throw errors.invalidParameter('rate', 'the rate must be a positive number');
-    const o = await this.prisma.exchangeRate.upsert({
-      where: { domain_id_currency: { domain_id: domainId, currency: input.currency } },
-      create: { domain_id: domainId, currency: input.currency, rate: input.rate },
-      update: { rate: input.rate, state: 'ENABLED', updated_at: new Date() },
-    });
-    return effective(domainId, input.currency, defaultRate, o);
+    const o = await this.repository.set(domainId, input.currency, input.rate);
+    return toExchangeRateInfo(domainId, input.currency, defaultRate, o);
   }
 
   async reset(auth: AuthContext, input: { domain_id: string; currency: string }) {
     const domainId = auth.domainId;
     const defaultRate = this.supported(input.currency);
-    await this.prisma.exchangeRate.deleteMany({ where: { domain_id: domainId, currency: input.currency } });
-    return effective(domainId, input.currency, defaultRate, undefined);
+    await this.repository.delete(domainId, input.currency);
+    return toExchangeRateInfo(domainId, input.currency, defaultRate, undefined);
   }
 
   private async changeState(auth: AuthContext, input: { domain_id: string; currency: string }, state: 'ENABLED' | 'DISABLED') {
     const domainId = auth.domainId;
     const defaultRate = this.supported(input.currency);
-    const { count } = await this.prisma.exchangeRate.updateMany({
-      where: { domain_id: domainId, currency: input.currency },
-      data: { state, updated_at: new Date() },
-    });
     // upstream: only an override has a state to change.
-    if (count === 0) throw errors.wrongState('ERROR_CHANGE_STATE', `Exchange rate of ${input.currency} has no override to ${state === 'ENABLED' ? 'enable' : 'disable'}; set one first.`);
-    return effective(domainId, input.currency, defaultRate, (await this.override(domainId, input.currency)) ?? undefined);
+    if (!(await this.repository.setState(domainId, input.currency, state))) throw errors.wrongState('ERROR_CHANGE_STATE', `Exchange rate of ${input.currency} has no override to ${state === 'ENABLED' ? 'enable' : 'disable'}; set one first.`);
+    return toExchangeRateInfo(domainId, input.currency, defaultRate, (await this.repository.find(domainId, input.currency)) ?? undefined);
   }
 
   enable(auth: AuthContext, input: { domain_id: string; currency: string }) {
@@ -108,13 +81,13 @@ export class ExchangeRateService {
   async get(auth: AuthContext, input: { domain_id: string; currency: string }) {
     const domainId = auth.domainId;
     const defaultRate = this.supported(input.currency);
-    return effective(domainId, input.currency, defaultRate, (await this.override(domainId, input.currency)) ?? undefined);
+    return toExchangeRateInfo(domainId, input.currency, defaultRate, (await this.repository.find(domainId, input.currency)) ?? undefined);
   }
 
   async list(auth: AuthContext) {
     const domainId = auth.domainId;
-    const overrides = new Map((await this.prisma.exchangeRate.findMany({ where: { domain_id: domainId } })).map((o) => [o.currency, o]));
-    const results = Object.entries(this.config.exchange.defaults).map(([currency, rate]) => effective(domainId, currency, rate, overrides.get(currency)));
+    const overrides = new Map((await this.repository.findAll(domainId)).map((o) => [o.currency, o]));
+    const results = Object.entries(this.config.exchange.defaults).map(([currency, rate]) => toExchangeRateInfo(domainId, currency, rate, overrides.get(currency)));
     return { results, total_count: results.length };
   }
 }

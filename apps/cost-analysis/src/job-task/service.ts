@@ -3,7 +3,9 @@ import { errors } from '@platform/errors';
 import { applyOnly, runList, runStat, type Query, type StatisticsQuery, eqConditions } from '@platform/query';
 import type { ReadRouter } from '@platform/db';
 import { canSee, visibility } from '../scope';
-import { jobTaskResource, toJobTaskInfo, type JobTaskRow } from './repository';
+import { jobTaskResource } from './fields';
+import { JobTaskRepository, type JobTaskRow } from './repository';
+import { toJobTaskInfo } from './responses';
 
 export interface JobTaskListInput {
   query?: Query;
@@ -15,12 +17,14 @@ export interface JobTaskListInput {
 }
 
 export class JobTaskService {
+  private readonly repository = new JobTaskRepository();
+
   constructor(private readonly reads: ReadRouter) {}
 
   async get(auth: AuthContext, id: string) {
-    const { rows } = await this.reads.for(auth).query<JobTaskRow>(`SELECT * FROM job_task WHERE domain_id = $1 AND job_task_id = $2`, [auth.domainId, id]);
-    if (!rows[0] || !canSee(auth, rows[0], true)) throw errors.notFound('job_task_id', id);
-    return toJobTaskInfo(rows[0]);
+    const row = await this.repository.find(this.reads.for(auth), auth.domainId, id);
+    if (!row || !canSee(auth, row, true)) throw errors.notFound('job_task_id', id);
+    return toJobTaskInfo(row);
   }
 
   async list(auth: AuthContext, input: JobTaskListInput) {

@@ -1,30 +1,7 @@
-import { isoOrEmpty } from '@platform/core';
-import { defineResource } from '@platform/query';
+import type { Pool } from 'pg';
+import type { PoolClient, ReadRunner } from '@platform/db';
 
-export const jobResource = defineResource({
-  table: 'job',
-  idKey: 'job_id',
-  keywordKeys: ['job_id'],
-  fields: {
-    job_id: { column: 'job_id', type: 'string', notNull: true },
-    status: { column: 'status', type: 'string', notNull: true },
-    options: { column: 'options', type: 'json' },
-    error_code: { column: 'error_code', type: 'string', notNull: true },
-    error_message: { column: 'error_message', type: 'string', notNull: true },
-    total_tasks: { column: 'total_tasks', type: 'integer', notNull: true },
-    remained_tasks: { column: 'remained_tasks', type: 'integer', notNull: true },
-    changed: { column: 'changed', type: 'json_array' },
-    synced_accounts: { column: 'synced_accounts', type: 'json_array' },
-    data_source_id: { column: 'data_source_id', type: 'string', notNull: true },
-    resource_group: { column: 'resource_group', type: 'string', notNull: true },
-    domain_id: { column: 'domain_id', type: 'string', notNull: true },
-    workspace_id: { column: 'workspace_id', type: 'string', notNull: true },
-    created_at: { column: 'created_at', type: 'datetime', notNull: true },
-    updated_at: { column: 'updated_at', type: 'datetime', notNull: true },
-    finished_at: { column: 'finished_at', type: 'datetime' },
-  },
-});
-
+/** A `job` row as stored: one sync of a data source. */
 export interface JobRow {
   domain_id: string;
   job_id: string;
@@ -44,25 +21,37 @@ export interface JobRow {
   finished_at: Date | null;
 }
 
-export function toJobInfo(r: JobRow) {
-  return {
-    job_id: r.job_id,
-    status: r.status,
-    options: (r.options ?? {}) as Record<string, unknown>,
-    error_code: r.error_code,
-    error_message: r.error_message,
-    total_tasks: r.total_tasks,
-    remained_tasks: r.remained_tasks,
-    changed: (r.changed ?? []) as unknown[],
-    // upstream fills it from the plugin's get_tasks answer (account routing, e.g. AWS linked accounts);
-    // the built-in answers none.
-    synced_accounts: (Array.isArray(r.synced_accounts) ? r.synced_accounts : []) as { account_id: string }[],
-    data_source_id: r.data_source_id,
-    resource_group: r.resource_group,
-    domain_id: r.domain_id,
-    workspace_id: r.workspace_id,
-    created_at: isoOrEmpty(r.created_at),
-    updated_at: isoOrEmpty(r.updated_at),
-    finished_at: isoOrEmpty(r.finished_at),
-  };
+/** Every read and write of the `job` table by the job resource (a sync creates jobs: data-source/sync.ts). */
+export class JobRepository {
+  constructor(private readonly pool: Pool) {}
+
+  /** The job by id in the domain, on `db` (the primary for a write, the read router for a get). */
+  async find(domainId: string, jobId: string, db: ReadRunner = this.pool): Promise<JobRow | undefined> {
+    const { rows } = await db.query<JobRow>(`SELECT * FROM job WHERE domain_id = $1 AND job_id = $2`, [domainId, jobId]);
+    return rows[0];
+  }
+
+  /** Marks the job CANCELED if it is still IN_PROGRESS; undefined when it was not. */
+  async cancelInProgress(client: PoolClient, job: JobRow): Promise<JobRow | undefined> {
+    const { rows } = await client.query<JobRow>(
+      `UPDATE job SET status = 'CANCELED', finished_at = now(), updated_at = now() WHERE domain_id = $1 AND job_id = $2 AND status = 'IN_PROGRESS' RETURNING *`,
+      [job.domain_id, job.job_id],
+    );
+    return rows[0];
+  }
+
+  /** Marks the job's unfinished tasks CANCELED; answers their ids. */
+  async cancelOpenTasks(client: PoolClient, job: JobRow): Promise<string[]> {
+    const { rows } = await client.query<{ job_task_id: string }>(
+      `UPDATE job_task SET status = 'CANCELED', finished_at = now(), updated_at = now()
+       WHERE domain_id = $1 AND job_id = $2 AND status IN ('PENDING', 'IN_PROGRESS') RETURNING job_task_id`,
+      [job.domain_id, job.job_id],
+    );
+    return rows.map((r) => r.job_task_id);
+  }
+
+  /** Removes the cost rows the job's finished tasks wrote. */
+  async deleteCostsOf(client: PoolClient, job: JobRow): Promise<void> {
+    await client.query(`DELETE FROM cost WHERE domain_id = $1 AND data_source_id = $2 AND job_id = $3`, [job.domain_id, job.data_source_id, job.job_id]);
+  }
 }

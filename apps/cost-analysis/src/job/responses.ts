@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { isoOrEmpty } from '@platform/core';
 import { listOf, structOut, timestamp } from '@platform/http';
+import type { JobRow } from './repository';
 
 /** A period a sync changed: upstream's ChangedInfo. */
 export const ChangedInfo = z
@@ -36,3 +38,27 @@ export const JobInfo = z
   .meta({ id: 'JobInfo' });
 
 export const JobsInfo = listOf(JobInfo).meta({ id: 'JobsInfo' });
+
+/** A row as JobInfo: empty objects and lists for missing JSON, ISO timestamps. */
+export function toJobInfo(r: JobRow) {
+  return {
+    job_id: r.job_id,
+    status: r.status,
+    options: (r.options ?? {}) as Record<string, unknown>,
+    error_code: r.error_code,
+    error_message: r.error_message,
+    total_tasks: r.total_tasks,
+    remained_tasks: r.remained_tasks,
+    changed: (r.changed ?? []) as unknown[],
+    // upstream fills it from the plugin's get_tasks answer (account routing, e.g. AWS linked accounts);
+    // the built-in answers none.
+    synced_accounts: (Array.isArray(r.synced_accounts) ? r.synced_accounts : []) as { account_id: string }[],
+    data_source_id: r.data_source_id,
+    resource_group: r.resource_group,
+    domain_id: r.domain_id,
+    workspace_id: r.workspace_id,
+    created_at: isoOrEmpty(r.created_at),
+    updated_at: isoOrEmpty(r.updated_at),
+    finished_at: isoOrEmpty(r.finished_at),
+  };
+}

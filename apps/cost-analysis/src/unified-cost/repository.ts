@@ -1,50 +1,6 @@
-import { isoOrEmpty } from '@platform/core';
-import { defineResource, type FieldSpec } from '@platform/query';
-import { TYPED_CURRENCIES } from './builder';
+import type { ReadRunner } from '@platform/db';
 
-const str = (column: string): FieldSpec => ({ column, type: 'string', notNull: true });
-
-/**
- * unified_cost as the query DSL sees it. `cost.KRW`, `cost.USD` and `cost.JPY` are float8 columns (the
- * keys match before the `cost` JSON field, so analyze sums a plain column); other currencies of `cost`
- * go through its JSON. billed_month is the analyze date field (`YYYY-MM`, as upstream's date_field).
- */
-export const unifiedCostResource = defineResource({
-  table: 'unified_cost',
-  idKey: 'unified_cost_id',
-  keywordKeys: ['provider', 'product', 'workspace_name', 'project_name', 'unified_cost_id'],
-  dateKey: 'billed_month',
-  fields: {
-    unified_cost_id: str('unified_cost_id'),
-    cost: { column: 'cost', type: 'json' },
-    ...Object.fromEntries(TYPED_CURRENCIES.map((c) => [`cost.${c}`, { column: `cost_${c.toLowerCase()}`, type: 'number' } satisfies FieldSpec])),
-    billed_month: { ...str('billed_month'), dateFormat: 'YYYY-MM' },
-    billed_year: { ...str('billed_year'), dateFormat: 'YYYY' },
-    aggregation_date: str('aggregation_date'),
-    exchange_date: str('exchange_date'),
-    exchange_source: str('exchange_source'),
-    currency: str('currency'),
-    is_confirmed: { column: 'is_confirmed', type: 'boolean', notNull: true },
-    provider: str('provider'),
-    region_code: str('region_code'),
-    region_key: str('region_key'),
-    product: str('product'),
-    usage_type: str('usage_type'),
-    usage_unit: str('usage_unit'),
-    usage_quantity: { column: 'usage_quantity', type: 'number', notNull: true },
-    service_account_name: str('service_account_name'),
-    data_source_name: str('data_source_name'),
-    project_name: str('project_name'),
-    workspace_name: str('workspace_name'),
-    domain_id: str('domain_id'),
-    workspace_id: str('workspace_id'),
-    project_id: str('project_id'),
-    data_source_id: str('data_source_id'),
-    service_account_id: str('service_account_id'),
-    created_at: { column: 'created_at', type: 'datetime', notNull: true },
-  },
-});
-
+/** A `unified_cost` row as stored (builder.ts writes them from the collected costs). */
 export interface UnifiedCostRow {
   unified_cost_id: string;
   cost: Record<string, number>;
@@ -74,33 +30,11 @@ export interface UnifiedCostRow {
   created_at: Date;
 }
 
-export function toUnifiedCostInfo(r: UnifiedCostRow) {
-  return {
-    unified_cost_id: r.unified_cost_id,
-    cost: r.cost ?? {},
-    billed_month: r.billed_month,
-    billed_year: r.billed_year,
-    aggregation_date: r.aggregation_date,
-    exchange_date: r.exchange_date,
-    exchange_source: r.exchange_source,
-    currency: r.currency,
-    is_confirmed: r.is_confirmed,
-    provider: r.provider,
-    region_code: r.region_code,
-    region_key: r.region_key,
-    product: r.product,
-    usage_type: r.usage_type,
-    usage_unit: r.usage_unit,
-    usage_quantity: r.usage_quantity ?? 0,
-    service_account_name: r.service_account_name,
-    data_source_name: r.data_source_name,
-    project_name: r.project_name,
-    workspace_name: r.workspace_name,
-    domain_id: r.domain_id,
-    workspace_id: r.workspace_id,
-    project_id: r.project_id,
-    data_source_id: r.data_source_id,
-    service_account_id: r.service_account_id,
-    created_at: isoOrEmpty(r.created_at),
-  };
+/** The API's reads of the `unified_cost` table (list, stat and analyze read through fields.ts). */
+export class UnifiedCostRepository {
+  /** The unified cost by id in the domain, on the runner given (the read router's choice for the caller). */
+  async find(db: ReadRunner, domainId: string, unifiedCostId: string): Promise<UnifiedCostRow | undefined> {
+    const { rows } = await db.query<UnifiedCostRow>(`SELECT * FROM unified_cost WHERE domain_id = $1 AND unified_cost_id = $2`, [domainId, unifiedCostId]);
+    return rows[0];
+  }
 }

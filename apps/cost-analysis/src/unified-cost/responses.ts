@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { isoOrEmpty } from '@platform/core';
 import { listOf, timestamp } from '@platform/http';
+import type { UnifiedCostRow } from './repository';
 
 /** UnifiedCostInfo: `cost` holds the amount in every unified currency (currency → amount). */
 export const UnifiedCostInfo = z
@@ -34,3 +36,35 @@ export const UnifiedCostInfo = z
   .meta({ id: 'UnifiedCostInfo' });
 
 export const UnifiedCostsInfo = listOf(UnifiedCostInfo).meta({ id: 'UnifiedCostsInfo' });
+
+/** A row as UnifiedCostInfo: an empty cost map when missing, ISO created_at. */
+export function toUnifiedCostInfo(r: UnifiedCostRow) {
+  return {
+    unified_cost_id: r.unified_cost_id,
+    cost: r.cost ?? {},
+    billed_month: r.billed_month,
+    billed_year: r.billed_year,
+    aggregation_date: r.aggregation_date,
+    exchange_date: r.exchange_date,
+    exchange_source: r.exchange_source,
+    currency: r.currency,
+    is_confirmed: r.is_confirmed,
+    provider: r.provider,
+    region_code: r.region_code,
+    region_key: r.region_key,
+    product: r.product,
+    usage_type: r.usage_type,
+    usage_unit: r.usage_unit,
+    usage_quantity: r.usage_quantity ?? 0,
+    service_account_name: r.service_account_name,
+    data_source_name: r.data_source_name,
+    project_name: r.project_name,
+    workspace_name: r.workspace_name,
+    domain_id: r.domain_id,
+    workspace_id: r.workspace_id,
+    project_id: r.project_id,
+    data_source_id: r.data_source_id,
+    service_account_id: r.service_account_id,
+    created_at: isoOrEmpty(r.created_at),
+  };
+}

@@ -4,7 +4,9 @@ import { errors } from '@platform/errors';
 import { applyOnly, runAnalyze, runList, runStat, type Condition, type Query, type StatisticsQuery, type TimeSeriesAnalyzeQuery, eqConditions } from '@platform/query';
 import type { ReadRouter } from '@platform/db';
 import { canSee, visibility } from '../scope';
-import { toUnifiedCostInfo, unifiedCostResource, type UnifiedCostRow } from './repository';
+import { unifiedCostResource } from './fields';
+import { UnifiedCostRepository, type UnifiedCostRow } from './repository';
+import { toUnifiedCostInfo } from './responses';
 
 /**
  * Unified costs as a caller may read them: their domain and workspace, and for a WORKSPACE_MEMBER only
@@ -12,6 +14,8 @@ import { toUnifiedCostInfo, unifiedCostResource, type UnifiedCostRow } from './r
  * no project (a workspace's unattributed costs) are not a member's.
  */
 export class UnifiedCostService {
+  private readonly repository = new UnifiedCostRepository();
+
   constructor(
     private readonly reads: ReadRouter,
     private readonly directory: DirectoryClient,
@@ -22,11 +26,11 @@ export class UnifiedCostService {
   }
 
   async get(auth: AuthContext, id: string) {
-    const { rows } = await this.reads.for(auth).query<UnifiedCostRow>(`SELECT * FROM unified_cost WHERE domain_id = $1 AND unified_cost_id = $2`, [auth.domainId, id]);
-    if (!rows[0] || !canSee(auth, rows[0]) || !(await projectScope(this.directory, auth)).allows(rows[0].project_id)) {
+    const row = await this.repository.find(this.reads.for(auth), auth.domainId, id);
+    if (!row || !canSee(auth, row) || !(await projectScope(this.directory, auth)).allows(row.project_id)) {
       throw errors.notFound('unified_cost_id', id);
     }
-    return toUnifiedCostInfo(rows[0]);
+    return toUnifiedCostInfo(row);
   }
 
   async list(auth: AuthContext, input: { query?: Query; unified_cost_id?: string }) {

@@ -11,13 +11,12 @@ const PLUGIN_ERRORS = { 400: ['ERROR_INVALID_PLUGIN_VERSION', 'ERROR_OUTBOUND_RE
 // Upstream: DOMAIN_ADMIN writes; DOMAIN_ADMIN, WORKSPACE_OWNER and WORKSPACE_MEMBER read.
 const write = { permission: 'monitoring:DataSource.write', roles: ['DOMAIN_ADMIN'] as RoleType[] };
 const read = { permission: 'monitoring:DataSource.read', roles: WORKSPACE_ROLES };
-const P = '/monitoring/v1/data-source';
 
 export function dataSourceOperations(service: DataSourceService) {
   const byId = request({ data_source_id: id });
   return [
     operation({
-      path: `${P}/register`,
+      path: '/monitoring/v1/data-source/register',
       access: write,
       schema: request({
         name,
@@ -29,7 +28,7 @@ export function dataSourceOperations(service: DataSourceService) {
       handler: (input, { auth }) => service.register(auth, input),
     }),
     operation({
-      path: `${P}/update`,
+      path: '/monitoring/v1/data-source/update',
       access: write,
       schema: request({ data_source_id: id, name: name.optional(), tags: tags.optional() }),
       response: DataSourceInfo,
@@ -37,7 +36,7 @@ export function dataSourceOperations(service: DataSourceService) {
       handler: (input, { auth }) => service.update(auth, input),
     }),
     operation({
-      path: `${P}/enable`,
+      path: '/monitoring/v1/data-source/enable',
       access: write,
       schema: byId,
       response: DataSourceInfo,
@@ -45,7 +44,7 @@ export function dataSourceOperations(service: DataSourceService) {
       handler: (input, { auth }) => service.setState(auth, input.data_source_id, 'ENABLED'),
     }),
     operation({
-      path: `${P}/disable`,
+      path: '/monitoring/v1/data-source/disable',
       access: write,
       schema: byId,
       response: DataSourceInfo,
@@ -53,7 +52,7 @@ export function dataSourceOperations(service: DataSourceService) {
       handler: (input, { auth }) => service.setState(auth, input.data_source_id, 'DISABLED'),
     }),
     operation({
-      path: `${P}/deregister`,
+      path: '/monitoring/v1/data-source/deregister',
       access: write,
       schema: byId,
       response: Empty,
@@ -63,7 +62,7 @@ export function dataSourceOperations(service: DataSourceService) {
       },
     }),
     operation({
-      path: `${P}/update-plugin`,
+      path: '/monitoring/v1/data-source/update-plugin',
       access: write,
       schema: request({ data_source_id: id, version: pluginVersion.optional(), options: struct.optional(), upgrade_mode: upgradeMode.optional() }),
       response: DataSourceInfo,
@@ -71,7 +70,7 @@ export function dataSourceOperations(service: DataSourceService) {
       handler: (input, { auth }) => service.updatePlugin(auth, input),
     }),
     operation({
-      path: `${P}/verify-plugin`,
+      path: '/monitoring/v1/data-source/verify-plugin',
       access: write,
       schema: byId,
       response: Empty,
@@ -81,7 +80,7 @@ export function dataSourceOperations(service: DataSourceService) {
       },
     }),
     operation({
-      path: `${P}/get`,
+      path: '/monitoring/v1/data-source/get',
       access: read,
       schema: byId,
       response: DataSourceInfo,
@@ -89,7 +88,7 @@ export function dataSourceOperations(service: DataSourceService) {
       handler: (input, { auth }) => service.get(auth, input.data_source_id),
     }),
     operation({
-      path: `${P}/list`,
+      path: '/monitoring/v1/data-source/list',
       access: read,
       schema: request({
         query: QuerySchema.optional(),
@@ -104,6 +103,6 @@ export function dataSourceOperations(service: DataSourceService) {
       errors: QUERY_ERRORS,
       handler: (input, { auth }) => service.list(auth, input),
     }),
-    statOperation(`${P}/stat`, read, service),
+    statOperation('/monitoring/v1/data-source/stat', read, service),
   ];
 }

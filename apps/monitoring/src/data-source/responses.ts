@@ -1,6 +1,9 @@
 import { z } from 'zod';
+import { isoOrEmpty } from '@platform/core';
 import { listOf, structOut, timestamp } from '@platform/http';
-import { UPGRADE_MODES } from '../plugins/registry';
+import type { StoredPluginInfo } from '../plugins/plugin-info';
+import { UPGRADE_MODES, type Struct } from '../plugins/registry';
+import type { DataSourceRow } from './repository';
 
 /** DataSourcePluginInfo (the contract; `secret_id` / `provider` `''` when not given). */
 export const DataSourcePluginInfo = z
@@ -32,3 +35,28 @@ export const DataSourceInfo = z
   .meta({ id: 'DataSourceInfo' });
 
 export const DataSourcesInfo = listOf(DataSourceInfo).meta({ id: 'DataSourcesInfo' });
+
+/** A row as DataSourceInfo: plugin_info with its secret_id and provider, ISO created_at. */
+export function toDataSourceInfo(r: DataSourceRow) {
+  const p = (r.plugin_info ?? {}) as StoredPluginInfo;
+  return {
+    data_source_id: r.data_source_id,
+    name: r.name,
+    state: r.state,
+    monitoring_type: r.monitoring_type,
+    provider: r.provider,
+    capability: (r.capability ?? {}) as Struct,
+    plugin_info: {
+      plugin_id: p.plugin_id,
+      version: p.version,
+      options: p.options ?? {},
+      metadata: p.metadata ?? {},
+      upgrade_mode: p.upgrade_mode,
+      secret_id: (p.secret_id as string | undefined) ?? '',
+      provider: (p.provider as string | undefined) ?? '',
+    },
+    tags: (r.tags ?? {}) as Struct,
+    domain_id: r.domain_id,
+    created_at: isoOrEmpty(r.created_at),
+  };
+}

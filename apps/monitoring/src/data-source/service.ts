@@ -1,5 +1,5 @@
 import type { AuthContext } from '@platform/auth';
-import { generateId, isoOrEmpty } from '@platform/core';
+import { generateId } from '@platform/core';
 import { errors } from '@platform/errors';
 import { applyOnly, runList, runStat, type Query, type StatisticsQuery } from '@platform/query';
 import type { MonitoringDeps } from '../deps';
@@ -9,31 +9,9 @@ import type { PluginInfoInput, StoredPluginInfo } from '../plugins/plugin-info';
 import { monitoringClient, resolveChosenPluginInfo } from '../plugins/remote';
 import type { Struct, UpgradeMode } from '../plugins/registry';
 import { equalsFilters } from '../scope';
-import { dataSourceResource, type DataSourceRow } from './repository';
-
-export function toDataSourceInfo(r: DataSourceRow) {
-  const p = (r.plugin_info ?? {}) as StoredPluginInfo;
-  return {
-    data_source_id: r.data_source_id,
-    name: r.name,
-    state: r.state,
-    monitoring_type: r.monitoring_type,
-    provider: r.provider,
-    capability: (r.capability ?? {}) as Struct,
-    plugin_info: {
-      plugin_id: p.plugin_id,
-      version: p.version,
-      options: p.options ?? {},
-      metadata: p.metadata ?? {},
-      upgrade_mode: p.upgrade_mode,
-      secret_id: (p.secret_id as string | undefined) ?? '',
-      provider: (p.provider as string | undefined) ?? '',
-    },
-    tags: (r.tags ?? {}) as Struct,
-    domain_id: r.domain_id,
-    created_at: isoOrEmpty(r.created_at),
-  };
-}
+import { dataSourceResource } from './fields';
+import { DataSourceRepository, type DataSourceRow } from './repository';
+import { toDataSourceInfo } from './responses';
 
 export interface RegisterInput {
   name: string;
@@ -63,20 +41,20 @@ function remoteAbout(metadata: Struct, provider: string | undefined) {
 /** Data sources belong to a domain (upstream: DOMAIN_ADMIN writes, every workspace role reads). */
 export class DataSourceService {
   private readonly plugins = dataSourcePlugins();
+  private readonly repository: DataSourceRepository;
 
-  constructor(private readonly deps: MonitoringDeps) {}
+  constructor(private readonly deps: MonitoringDeps) {
+    this.repository = new DataSourceRepository(deps.prisma);
+  }
 
   private async find(auth: AuthContext, id: string): Promise<DataSourceRow> {
-    const row = await this.deps.prisma.dataSource.findUnique({ where: { domain_id_data_source_id: { domain_id: auth.domainId, data_source_id: id } } });
+    const row = await this.repository.find(auth.domainId, id);
     if (!row) throw errors.notFound('data_source_id', id);
     return row;
   }
 
   private async save(row: DataSourceRow, data: Prisma.DataSourceUpdateInput) {
-    const updated = await this.deps.prisma.dataSource.update({
-      where: { domain_id_data_source_id: { domain_id: row.domain_id, data_source_id: row.data_source_id } },
-      data,
-    });
+    const updated = await this.repository.update(row, data);
     return toDataSourceInfo(updated);
   }
 
@@ -99,17 +77,15 @@ export class DataSourceService {
     const chosen = await this.resolve(auth.domainId, pluginInput);
     const info = chosen.info;
     const about = chosen.kind === 'builtin' ? chosen.plugin : remoteAbout(chosen.metadata, provider);
-    const row = await this.deps.prisma.dataSource.create({
-      data: {
-        domain_id: auth.domainId,
-        data_source_id: generateId('ds'),
-        name: input.name,
-        monitoring_type: about.monitoring_type,
-        provider: about.provider,
-        capability: about.capability as Prisma.InputJsonValue,
-        plugin_info: { ...info, secret_id: secret_id ?? '', provider: provider ?? '' } as Prisma.InputJsonValue,
-        tags: (input.tags ?? {}) as Prisma.InputJsonValue,
-      },
+    const row = await this.repository.create({
+      domain_id: auth.domainId,
+      data_source_id: generateId('ds'),
+      name: input.name,
+      monitoring_type: about.monitoring_type,
+      provider: about.provider,
+      capability: about.capability as Prisma.InputJsonValue,
+      plugin_info: { ...info, secret_id: secret_id ?? '', provider: provider ?? '' } as Prisma.InputJsonValue,
+      tags: (input.tags ?? {}) as Prisma.InputJsonValue,
     });
     return toDataSourceInfo(row);
   }
@@ -128,7 +104,7 @@ export class DataSourceService {
 
   async deregister(auth: AuthContext, id: string) {
     const row = await this.find(auth, id);
-    await this.deps.prisma.dataSource.delete({ where: { domain_id_data_source_id: { domain_id: row.domain_id, data_source_id: row.data_source_id } } });
+    await this.repository.delete(row);
   }
 
   /** New version / options / upgrade mode; the metadata is refreshed from the plugin. */

@@ -7,14 +7,13 @@ import type { EventService } from './service';
 import { EventInfo, EventsInfo } from './responses';
 
 const read = { permission: 'monitoring:Event.read', roles: WORKSPACE_ROLES };
-const P = '/monitoring/v1/event';
 const filter = z.string().optional();
 
 export function eventOperations(service: EventService, ingest: IngestService) {
   return [
     // Public: authorized by the webhook's access key, like the webhook URL (same checks, same queue).
     operation({
-      path: `${P}/create`,
+      path: '/monitoring/v1/event/create',
       access: 'public',
       schema: request({ webhook_id: id, access_key: z.string().min(1).max(255), data: struct }),
       response: Empty,
@@ -25,7 +24,7 @@ export function eventOperations(service: EventService, ingest: IngestService) {
       },
     }),
     operation({
-      path: `${P}/get`,
+      path: '/monitoring/v1/event/get',
       access: read,
       schema: request({ event_id: id }),
       response: EventInfo,
@@ -33,7 +32,7 @@ export function eventOperations(service: EventService, ingest: IngestService) {
       handler: (input, { auth }) => service.get(auth, input.event_id),
     }),
     operation({
-      path: `${P}/list`,
+      path: '/monitoring/v1/event/list',
       access: read,
       schema: request({
         query: QuerySchema.optional(),
@@ -53,6 +52,6 @@ export function eventOperations(service: EventService, ingest: IngestService) {
       errors: QUERY_ERRORS,
       handler: (input, { auth }) => service.list(auth, input),
     }),
-    statOperation(`${P}/stat`, read, service),
+    statOperation('/monitoring/v1/event/stat', read, service),
   ];
 }

@@ -1,5 +1,8 @@
 import { z } from 'zod';
+import { isoOrEmpty } from '@platform/core';
 import { listOf, structOut, timestamp } from '@platform/http';
+import type { Struct } from '../plugins/registry';
+import type { StoredEventRow } from './repository';
 
 /** The resource an event is about, as the samples show it (`{}` when the event names none). */
 export const EventResource = z
@@ -34,3 +37,31 @@ export const EventInfo = z
   .meta({ id: 'EventInfo' });
 
 export const EventsInfo = listOf(EventInfo).meta({ id: 'EventsInfo' });
+
+/** A row as EventInfo: `resources` from the resource's id, empty objects for missing JSON, ISO timestamps. */
+export function toEventInfo(r: StoredEventRow) {
+  const resource = (r.resource ?? {}) as { resource_id?: string; resource_type?: string; name?: string };
+  return {
+    event_id: r.event_id,
+    event_key: r.event_key,
+    event_type: r.event_type,
+    title: r.title,
+    description: r.description,
+    severity: r.severity,
+    rule: r.rule,
+    image_url: r.image_url,
+    resource,
+    resources: resource.resource_id ? [resource.resource_id] : [],
+    provider: r.provider,
+    account: r.account,
+    additional_info: (r.additional_info ?? {}) as Struct,
+    raw_data: (r.raw_data ?? {}) as Struct,
+    domain_id: r.domain_id,
+    workspace_id: r.workspace_id,
+    project_id: r.project_id,
+    alert_id: r.alert_id,
+    webhook_id: r.webhook_id,
+    created_at: isoOrEmpty(r.created_at),
+    occurred_at: isoOrEmpty(r.occurred_at),
+  };
+}

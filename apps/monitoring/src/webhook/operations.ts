@@ -11,13 +11,12 @@ const PLUGIN_ERRORS = { 400: ['ERROR_INVALID_PLUGIN_VERSION', 'ERROR_PLUGIN_VERI
 // Upstream: WORKSPACE_OWNER and WORKSPACE_MEMBER write; DOMAIN_ADMIN also reads.
 const write = { permission: 'monitoring:Webhook.write', roles: ['WORKSPACE_OWNER', 'WORKSPACE_MEMBER'] as RoleType[] };
 const read = { permission: 'monitoring:Webhook.read', roles: WORKSPACE_ROLES };
-const P = '/monitoring/v1/webhook';
 
 export function webhookOperations(service: WebhookService) {
   const byId = request({ webhook_id: id });
   return [
     operation({
-      path: `${P}/create`,
+      path: '/monitoring/v1/webhook/create',
       access: write,
       schema: request({ name, plugin_info: z.strictObject(pluginInfoRequest), project_id: id, tags: tags.optional() }),
       response: WebhookInfo,
@@ -25,7 +24,7 @@ export function webhookOperations(service: WebhookService) {
       handler: (input, { auth }) => service.create(auth, input),
     }),
     operation({
-      path: `${P}/update`,
+      path: '/monitoring/v1/webhook/update',
       access: write,
       schema: request({ webhook_id: id, name: name.optional(), tags: tags.optional() }),
       response: WebhookInfo,
@@ -33,7 +32,7 @@ export function webhookOperations(service: WebhookService) {
       handler: (input, { auth }) => service.update(auth, input),
     }),
     operation({
-      path: `${P}/update-plugin`,
+      path: '/monitoring/v1/webhook/update-plugin',
       access: write,
       schema: request({ webhook_id: id, version: pluginVersion.optional(), options: struct.optional(), upgrade_mode: upgradeMode.optional() }),
       response: WebhookInfo,
@@ -41,7 +40,7 @@ export function webhookOperations(service: WebhookService) {
       handler: (input, { auth }) => service.updatePlugin(auth, input),
     }),
     operation({
-      path: `${P}/verify-plugin`,
+      path: '/monitoring/v1/webhook/verify-plugin',
       access: write,
       schema: byId,
       response: Empty,
@@ -51,7 +50,7 @@ export function webhookOperations(service: WebhookService) {
       },
     }),
     operation({
-      path: `${P}/enable`,
+      path: '/monitoring/v1/webhook/enable',
       access: write,
       schema: byId,
       response: WebhookInfo,
@@ -59,7 +58,7 @@ export function webhookOperations(service: WebhookService) {
       handler: (input, { auth }) => service.setState(auth, input.webhook_id, 'ENABLED'),
     }),
     operation({
-      path: `${P}/disable`,
+      path: '/monitoring/v1/webhook/disable',
       access: write,
       schema: byId,
       response: WebhookInfo,
@@ -67,7 +66,7 @@ export function webhookOperations(service: WebhookService) {
       handler: (input, { auth }) => service.setState(auth, input.webhook_id, 'DISABLED'),
     }),
     operation({
-      path: `${P}/delete`,
+      path: '/monitoring/v1/webhook/delete',
       access: write,
       schema: byId,
       response: Empty,
@@ -77,7 +76,7 @@ export function webhookOperations(service: WebhookService) {
       },
     }),
     operation({
-      path: `${P}/get`,
+      path: '/monitoring/v1/webhook/get',
       access: read,
       schema: byId,
       response: WebhookInfo,
@@ -85,7 +84,7 @@ export function webhookOperations(service: WebhookService) {
       handler: (input, { auth }) => service.get(auth, input.webhook_id),
     }),
     operation({
-      path: `${P}/list`,
+      path: '/monitoring/v1/webhook/list',
       access: read,
       schema: request({
         query: QuerySchema.optional(),
@@ -101,6 +100,6 @@ export function webhookOperations(service: WebhookService) {
       errors: QUERY_ERRORS,
       handler: (input, { auth }) => service.list(auth, input),
     }),
-    statOperation(`${P}/stat`, read, service),
+    statOperation('/monitoring/v1/webhook/stat', read, service),
   ];
 }

@@ -1,6 +1,9 @@
 import { z } from 'zod';
+import { isoOrEmpty } from '@platform/core';
 import { listOf, structOut, timestamp } from '@platform/http';
-import { UPGRADE_MODES } from '../plugins/registry';
+import type { StoredPluginInfo } from '../plugins/plugin-info';
+import { UPGRADE_MODES, type Struct } from '../plugins/registry';
+import type { WebhookRow } from './repository';
 
 /** WebhookPluginInfo (the contract). */
 export const WebhookPluginInfo = z
@@ -27,3 +30,23 @@ export const WebhookInfo = z
   .meta({ id: 'WebhookInfo' });
 
 export const WebhooksInfo = listOf(WebhookInfo).meta({ id: 'WebhooksInfo' });
+
+/** A row as WebhookInfo: plugin_info as the contract has it, the counters as numbers, an ISO created_at. */
+export function toWebhookInfo(r: WebhookRow) {
+  const p = (r.plugin_info ?? {}) as StoredPluginInfo;
+  return {
+    webhook_id: r.webhook_id,
+    name: r.name,
+    state: r.state,
+    access_key: r.access_key,
+    webhook_url: r.webhook_url,
+    capability: (r.capability ?? {}) as Struct,
+    plugin_info: { plugin_id: p.plugin_id, version: p.version, options: p.options ?? {}, metadata: p.metadata ?? {}, upgrade_mode: p.upgrade_mode },
+    tags: (r.tags ?? {}) as Struct,
+    requests: { total: Number(r.requests_total ?? 0), error: Number(r.requests_error ?? 0) },
+    domain_id: r.domain_id,
+    workspace_id: r.workspace_id,
+    project_id: r.project_id,
+    created_at: isoOrEmpty(r.created_at),
+  };
+}

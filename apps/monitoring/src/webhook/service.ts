@@ -1,5 +1,5 @@
 import type { AuthContext } from '@platform/auth';
-import { generateId, generateSecret, isoOrEmpty } from '@platform/core';
+import { generateId, generateSecret } from '@platform/core';
 import { DirectoryClient } from '@platform/directory';
 import { errors } from '@platform/errors';
 import { applyOnly, runList, runStat, type Query, type StatisticsQuery } from '@platform/query';
@@ -12,26 +12,9 @@ import { monitoringClient, resolveChosenPluginInfo } from '../plugins/remote';
 import type { Struct, UpgradeMode } from '../plugins/registry';
 import { webhookPlugins } from '../plugins/webhook';
 import { equalsFilters, type ProjectAccess } from '../scope';
-import { webhookResource, type WebhookRow } from './repository';
-
-export function toWebhookInfo(r: WebhookRow) {
-  const p = (r.plugin_info ?? {}) as StoredPluginInfo;
-  return {
-    webhook_id: r.webhook_id,
-    name: r.name,
-    state: r.state,
-    access_key: r.access_key,
-    webhook_url: r.webhook_url,
-    capability: (r.capability ?? {}) as Struct,
-    plugin_info: { plugin_id: p.plugin_id, version: p.version, options: p.options ?? {}, metadata: p.metadata ?? {}, upgrade_mode: p.upgrade_mode },
-    tags: (r.tags ?? {}) as Struct,
-    requests: { total: Number(r.requests_total ?? 0), error: Number(r.requests_error ?? 0) },
-    domain_id: r.domain_id,
-    workspace_id: r.workspace_id,
-    project_id: r.project_id,
-    created_at: isoOrEmpty(r.created_at),
-  };
-}
+import { webhookResource } from './fields';
+import { WebhookRepository, type WebhookRow } from './repository';
+import { toWebhookInfo } from './responses';
 
 const FILTERS = { webhook_id: 'webhook_id', name: 'name', state: 'state', access_key: 'access_key', workspace_id: 'workspace_id', project_id: 'project_id' };
 
@@ -39,6 +22,7 @@ const FILTERS = { webhook_id: 'webhook_id', name: 'name', state: 'state', access
 export class WebhookService {
   private readonly plugins = webhookPlugins();
   private readonly directory: DirectoryClient;
+  private readonly repository: WebhookRepository;
 
   constructor(
     private readonly deps: MonitoringDeps,
@@ -47,11 +31,12 @@ export class WebhookService {
     private readonly copy: WebhookCopy,
   ) {
     this.directory = access.directory;
+    this.repository = new WebhookRepository(deps.prisma);
   }
 
   /** The webhook if the caller may see it (a member: of their projects), else ERROR_NOT_FOUND. */
   private async find(auth: AuthContext, id: string): Promise<WebhookRow> {
-    const row = await this.deps.prisma.webhook.findUnique({ where: { domain_id_webhook_id: { domain_id: auth.domainId, webhook_id: id } } });
+    const row = await this.repository.find(auth.domainId, id);
     if (!row || !(await this.access.visible(auth, row))) throw errors.notFound('webhook_id', id);
     return row;
   }
@@ -72,10 +57,7 @@ export class WebhookService {
   }
 
   private async save(row: WebhookRow, data: Prisma.WebhookUpdateInput) {
-    const updated = await this.deps.prisma.webhook.update({
-      where: { domain_id_webhook_id: { domain_id: row.domain_id, webhook_id: row.webhook_id } },
-      data: { ...data, revision: { increment: 1 } },
-    });
+    const updated = await this.repository.update(row, data);
     await this.copied(row.webhook_id, () => this.copy.put(updated as WebhookSource));
     return toWebhookInfo(updated);
   }
@@ -112,19 +94,17 @@ export class WebhookService {
     const capability = chosen.kind === 'builtin' ? chosen.plugin.capability : {};
     const webhook_id = generateId('webhook');
     const access_key = generateSecret(24);
-    const row = await this.deps.prisma.webhook.create({
-      data: {
-        domain_id: auth.domainId,
-        webhook_id,
-        workspace_id: auth.workspaceId,
-        project_id: input.project_id,
-        name: input.name,
-        access_key,
-        webhook_url: `${this.deps.config.publicBaseUrl}/monitoring/v1/webhook/${webhook_id}/${access_key}/events`,
-        capability: capability as Prisma.InputJsonValue,
-        plugin_info: info as unknown as Prisma.InputJsonValue,
-        tags: (input.tags ?? {}) as Prisma.InputJsonValue,
-      },
+    const row = await this.repository.create({
+      domain_id: auth.domainId,
+      webhook_id,
+      workspace_id: auth.workspaceId,
+      project_id: input.project_id,
+      name: input.name,
+      access_key,
+      webhook_url: `${this.deps.config.publicBaseUrl}/monitoring/v1/webhook/${webhook_id}/${access_key}/events`,
+      capability: capability as Prisma.InputJsonValue,
+      plugin_info: info as unknown as Prisma.InputJsonValue,
+      tags: (input.tags ?? {}) as Prisma.InputJsonValue,
     });
     await this.copied(webhook_id, () => this.copy.put(row as WebhookSource));
     return toWebhookInfo(row);
@@ -145,7 +125,7 @@ export class WebhookService {
   /** Removes the webhook: its URL stops working at once; its events stay. */
   async delete(auth: AuthContext, id: string) {
     const row = await this.find(auth, id);
-    const deleted = await this.deps.prisma.webhook.delete({ where: { domain_id_webhook_id: { domain_id: row.domain_id, webhook_id: row.webhook_id } } });
+    const deleted = await this.repository.delete(row);
     await this.copied(row.webhook_id, () => this.copy.remove(deleted));
   }
 
