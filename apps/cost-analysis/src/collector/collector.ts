@@ -15,6 +15,7 @@ import { openDataSourceSecret } from '../data-source/secret';
 import { ensureMonthPartitions, monthsWithPartition } from '../partitions';
 import { CopyIn, CopyValueError, copyJson, copyText } from './pg-copy';
 import type { CollectTaskData } from './queue';
+import { dateRange } from './changed-range';
 import { copyDataError, TaskCanceled, TaskFailure, tooManyTagKeys } from './task-errors';
 
 export interface CollectorDeps {
@@ -51,19 +52,6 @@ interface TaskRow {
   workspace_id: string;
   status: string;
   options: Record<string, unknown>;
-}
-
-/** Changed ranges as billed_date bounds: `YYYY-MM` covers its month, dates are [start, end]. */
-function dateRange(c: ChangedInfo): { start: string; end: string | null } {
-  const start = /^\d{4}-\d{2}$/.test(c.start) ? `${c.start}-01` : c.start.slice(0, 10);
-  if (!c.end) return { start, end: null };
-  if (/^\d{4}-\d{2}$/.test(c.end)) {
-    const [y, m] = c.end.split('-').map(Number);
-    return { start, end: new Date(Date.UTC(y, m, 1)).toISOString().slice(0, 10) };
-  }
-  const e = new Date(`${c.end.slice(0, 10)}T00:00:00Z`);
-  e.setUTCDate(e.getUTCDate() + 1);
-  return { start, end: e.toISOString().slice(0, 10) };
 }
 
 /**

@@ -2,7 +2,7 @@ import type { ReadRunner } from '@platform/db';
 
 /**
  * An `event` row as the table holds it (domain, alert, webhook and created_at included), what the API
- * reads back; the ingest worker's own `EventRow` (ingest/prepare.ts) is a parsed event before it is stored.
+ * reads back; the ingest worker's `PreparedEvent` (ingest/prepare.ts) is a parsed event before it is stored.
  */
 export interface StoredEventRow {
   domain_id: string;

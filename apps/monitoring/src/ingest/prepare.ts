@@ -6,7 +6,7 @@ import { EVENT_TYPES, ParseError, SEVERITIES, type ParseContext, type ParsedEven
 import type { DeliveryJob } from './job';
 
 /** An event row as the store writes it. */
-export interface EventRow {
+export interface PreparedEvent {
   event_id: string;
   event_key: string;
   event_type: string;
@@ -33,7 +33,7 @@ export interface PreparedDelivery {
   error: string;
   /** For the log only: what an outbound call of the plugin met (never stored, never answered). */
   detail?: string;
-  events: EventRow[];
+  events: PreparedEvent[];
   raw_data: Struct;
 }
 
@@ -53,7 +53,7 @@ export function sanitize<T>(v: T): T {
 
 const text = (v: unknown, max = MAX_TEXT) => sanitize(typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v)).slice(0, max);
 
-function toRow(e: ParsedEvent, seq: number): EventRow {
+function toRow(e: ParsedEvent, seq: number): PreparedEvent {
   if (!e || typeof e.event_key !== 'string' || !e.event_key) throw new ParseError('the plugin answered an event without event_key');
   if (!EVENT_TYPES.includes(e.event_type)) throw new ParseError(`the plugin answered an unknown event_type ${String(e.event_type)}`);
   const severity = e.severity ?? 'NONE';
@@ -80,7 +80,7 @@ function toRow(e: ParsedEvent, seq: number): EventRow {
 }
 
 /** Upstream's event for a payload its plugin could not parse. */
-function errorEvent(webhookName: string, message: string): EventRow {
+function errorEvent(webhookName: string, message: string): PreparedEvent {
   return toRow(
     {
       event_key: generateId('error'),

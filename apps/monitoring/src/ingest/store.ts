@@ -2,7 +2,7 @@ import type { Pool } from 'pg';
 import { generateId } from '@platform/core';
 import { withTransaction } from '@platform/db';
 import type { DeliveryJob } from './job';
-import type { EventRow, Outcome, PreparedDelivery } from './prepare';
+import type { PreparedEvent, Outcome, PreparedDelivery } from './prepare';
 
 interface OpenAlert {
   alert_id: string;
@@ -78,7 +78,7 @@ export async function storeDeliveries(pool: Pool, deliveries: PreparedDelivery[]
       for (const a of found.rows) open.set(alertKey(a.domain_id, a.project_id, a.event_key), { ...a, isNew: false, touched: false, resolved: false });
     }
 
-    const events: (EventRow & { alert_id: string; raw_data: unknown; domain_id: string; workspace_id: string; project_id: string; webhook_id: string; delivery_id: string })[] = [];
+    const events: (PreparedEvent & { alert_id: string; raw_data: unknown; domain_id: string; workspace_id: string; project_id: string; webhook_id: string; delivery_id: string })[] = [];
     const outcomes: { delivery_id: string; outcome: Outcome; event_count: number }[] = [];
     const counters = new Map<string, { domain_id: string; webhook_id: string; total: number; error: number }>();
     for (const d of todo) {
