@@ -7,7 +7,7 @@ import { COLLECT_QUEUE, type CollectTaskData } from './collector/queue';
 import type { CostAnalysisConfig } from './config';
 import type { CostAnalysisDeps } from './deps';
 import { builtinPlugins } from './plugin/builtins';
-import { PluginClients, pluginDatabaseUrl, tableSource, watchPluginEndpoints } from '@platform/plugin';
+import { pluginDatabaseUrl, startPublishedPlugins } from '@platform/plugin';
 
 /**
  * The connections main.ts (`role` api) and worker.ts (`role` worker: long statements) share the shape
@@ -27,10 +27,8 @@ export function createDeps(config: CostAnalysisConfig, logger: Logger, role: Poo
   const queue = createQueue<CollectTaskData>(COLLECT_QUEUE, { connection: queueConnection, prefix: config.queuePrefix, logger });
   // Published plugins (docs/decisions/plugins.md "Cost data sources"): the plugin module's table read on
   // a small pool of its own, cached by the resolver (dropped on every publish), called with one set of
-  // gRPC clients. Neither connects before its first use: a process with no published plugin pays nothing.
-  const pluginPool = createPool(pluginDatabaseUrl(), { role: 'api', logger, max: 2 });
-  const resolver = watchPluginEndpoints(redis, tableSource(pluginPool), logger);
-  const pluginClients = new PluginClients();
+  // gRPC clients (libs/plugin startPublishedPlugins).
+  const published = startPublishedPlugins(pluginDatabaseUrl(), redis, logger);
   const deps: Omit<CostAnalysisDeps, 'verifier'> = {
     config,
     logger,
@@ -40,13 +38,11 @@ export function createDeps(config: CostAnalysisConfig, logger: Logger, role: Poo
     redis,
     directory: new DirectoryClient(redis, config.directoryPrefix),
     queue,
-    plugins: builtinPlugins(config).useRemote({ resolver, clients: pluginClients, stream: { timeoutMs: config.limits.taskTimeoutMs } }),
+    plugins: builtinPlugins(config).useRemote({ resolver: published.resolver, clients: published.clients, stream: { timeoutMs: config.limits.taskTimeoutMs } }),
     clock: () => new Date(),
   };
   const close = async () => {
-    resolver.stop();
-    pluginClients.close();
-    await pluginPool.end().catch(() => {});
+    await published.close();
     await queue.close().catch(() => {});
     await queueConnection.quit().catch(() => queueConnection.disconnect());
     await reads.close();

@@ -12,7 +12,7 @@ import { bootstrap, bootstrapNeeded } from './bootstrap/bootstrap';
 import { loadConfig } from './config';
 import { DirectorySync } from './directory/sync';
 import type { IdentityDeps } from './deps';
-import { PluginClients, pluginClientConfigFromEnv, pluginDatabaseUrl, tableSource, watchPluginEndpoints } from '@platform/plugin';
+import { pluginDatabaseUrl, startPublishedPlugins } from '@platform/plugin';
 
 async function main() {
   const config = loadConfig();
@@ -28,8 +28,7 @@ async function main() {
   // External auth plugins: where they answer is read from the plugin module's table (PLUGIN_DATABASE_URL,
   // a role that may only SELECT installed_plugin), with a pool of its own, small: one indexed read per
   // cache miss (docs/decisions/plugins.md).
-  const pluginPool = createPool(pluginDatabaseUrl(), { logger, max: 2 });
-  const plugins = { resolver: watchPluginEndpoints(redis, tableSource(pluginPool), logger), clients: new PluginClients(pluginClientConfigFromEnv()) };
+  const plugins = startPublishedPlugins(pluginDatabaseUrl(), redis, logger);
   const deps: IdentityDeps = {
     config,
     logger,
@@ -62,9 +61,7 @@ async function main() {
     service: 'identity',
     onShutdown: async () => {
       republisher.stop();
-      plugins.resolver.stop();
-      plugins.clients.close();
-      await pluginPool.end().catch(() => {});
+      await plugins.close();
       await deps.reads.close();
       await prisma.$disconnect().catch(() => {});
       await pool.end().catch(() => {});

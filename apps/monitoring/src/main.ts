@@ -7,7 +7,7 @@ import { PrismaClient } from './generated/prisma/client';
 import { createApp } from './app';
 import { loadConfig } from './config';
 import { WebhookCopy } from './ingest/webhook-copy';
-import { startRemotePlugins } from './plugins/remote-setup';
+import { pluginDatabaseUrl, startPublishedPlugins } from '@platform/plugin';
 import { createDeliveryQueue, createDirectoryRedis } from './queues';
 
 async function main() {
@@ -27,10 +27,11 @@ async function main() {
   webhookCopy.start();
 
   // Published plugins: a version published for a domain serves its webhooks and data sources.
-  const remote = startRemotePlugins(config.databaseUrl, redis, logger);
+  // Published plugins: PLUGIN_DATABASE_URL, else platform_plugin on monitoring's own server.
+  const remote = startPublishedPlugins(pluginDatabaseUrl(process.env, config.databaseUrl), redis, logger);
 
   const reads = ReadRouter.fromEnv(pool, { app: 'monitoring', redis, logger });
-  serve(createApp({ config, logger, pool, reads, prisma, redis, redisPrefix: '', verifier: platformVerifier(redis, logger), queue, queueReady: ready, webhookCopy, plugins: remote.plugins }), {
+  serve(createApp({ config, logger, pool, reads, prisma, redis, redisPrefix: '', verifier: platformVerifier(redis, logger), queue, queueReady: ready, webhookCopy, plugins: remote }), {
     port: config.port,
     logger,
     service: 'monitoring',

@@ -5,7 +5,7 @@ import { onShutdownSignal, runMain, serveWorkerMetrics, workerMetricsPort } from
 import { createQueue, createQueueConnection, gracefulShutdown } from '@platform/queue';
 import { loadConfig } from './config';
 import { startDeliveryWorker } from './ingest/worker-runtime';
-import { startRemotePlugins } from './plugins/remote-setup';
+import { pluginDatabaseUrl, startPublishedPlugins } from '@platform/plugin';
 import { createDirectoryRedis } from './queues';
 
 /** monitoring's worker process: parses accepted webhook deliveries and stores their events. */
@@ -18,8 +18,9 @@ async function main() {
   const connection = createQueueConnection(config.redisUrl, { logger });
   // Published plugins parse their webhooks' deliveries (the resolver subscribes on a Redis connection of its own).
   const redis = createDirectoryRedis(config.redisUrl, logger);
-  const remote = startRemotePlugins(config.databaseUrl, redis, logger);
-  const worker = startDeliveryWorker({ config, pool, connection, prefix: config.ingest.queuePrefix, logger, plugins: remote.plugins });
+  // Published plugins: PLUGIN_DATABASE_URL, else platform_plugin on monitoring's own server.
+  const remote = startPublishedPlugins(pluginDatabaseUrl(process.env, config.databaseUrl), redis, logger);
+  const worker = startDeliveryWorker({ config, pool, connection, prefix: config.ingest.queuePrefix, logger, plugins: remote });
   await worker.waitUntilReady();
   // /metrics on METRICS_PORT (the app's port + 1000): the delivery queue's jobs, the batches' run times and failures.
   const queue = createQueue(config.ingest.queue, { connection, prefix: config.ingest.queuePrefix, logger });

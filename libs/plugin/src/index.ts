@@ -11,3 +11,4 @@ export type * from './generated/messages';
 export * from './versions';
 export * from './resolver';
 export * from './choose';
+export * from './published';
