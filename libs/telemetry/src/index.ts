@@ -125,7 +125,7 @@ export function startTelemetry(service: string): boolean {
   });
   instance.start();
   const resource = (otel.trace.getTracer('@platform/telemetry').startSpan('resource') as unknown as { resource: unknown }).resource;
-  const exporters = exportersFromEnv(sdkTracing, env, (m) => otel.diag.warn(m));
+  const exporters = exportersFromEnv(sdkTracing, env, (m) => otel.diag.warn(m), resource);
   const { shared, buffers } = makeShared(otel, resource, exporters, env);
   const { sampler, parentBased } = standardSampler(sdkTracing, sampling?.name, sampling?.ratio ?? 1);
   api = otel;
@@ -160,6 +160,7 @@ const idsOf = (span: Span): TraceIds => {
 export function activeTraceIds(): TraceIds | undefined {
   const span = api?.trace.getActiveSpan();
   if (!span) return undefined;
+  if (span instanceof PlatformSpan) return { trace_id: span.traceId, span_id: span.spanId }; // ids made valid
   const c = span.spanContext();
   return api!.isSpanContextValid(c) ? { trace_id: c.traceId, span_id: c.spanId } : undefined;
 }

@@ -6,6 +6,7 @@
 import type * as OtelApi from '@opentelemetry/api';
 import type * as SdkNode from '@opentelemetry/sdk-node';
 import { SpanBuffer, bufferOptionsFromEnv, type BatchExporter } from './buffer';
+import { platformProtobufSerializer, type Resource } from './otlp-proto';
 import { PlatformSpan, newSpanId, newTraceId, type SpanShared } from './span';
 
 type Api = typeof OtelApi;
@@ -38,8 +39,26 @@ export function standardSampler(tracing: typeof SdkNode.tracing, name: string | 
   return { sampler: parentBased ? new ParentBasedSampler({ root }) : root, parentBased };
 }
 
+/**
+ * The SDK's http/protobuf trace exporter with our serializer (otlp-proto.ts: the same bytes, cheaper for
+ * our spans): the transport, its variables (endpoint, headers, timeout, compression) and retries are the
+ * SDK's own, built as its OTLPTraceExporter builds them.
+ */
+function protobufExporter(resource: unknown): BatchExporter<PlatformSpan> {
+  /* eslint-disable @typescript-eslint/no-require-imports -- loaded only when tracing is on */
+  const { createOtlpHttpExportDelegate, convertLegacyHttpOptions } = require('@opentelemetry/otlp-exporter-base/node-http') as typeof import('@opentelemetry/otlp-exporter-base/node-http');
+  const { ProtobufTraceSerializer, TraceExporterMetricsHelper } = require('@opentelemetry/otlp-transformer') as typeof import('@opentelemetry/otlp-transformer');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const ours = platformProtobufSerializer(resource as Resource, SCOPE);
+  const serializer = {
+    serializeRequest: (spans: readonly unknown[]) => ours.serialize(spans as PlatformSpan[]) ?? ProtobufTraceSerializer.serializeRequest(spans as never),
+    deserializeResponse: (data: Uint8Array) => ProtobufTraceSerializer.deserializeResponse(data),
+  };
+  return createOtlpHttpExportDelegate<any, unknown>(convertLegacyHttpOptions({}, 'TRACES', 'v1/traces', { 'Content-Type': 'application/x-protobuf' }), serializer, 'otlp_http_span_exporter', TraceExporterMetricsHelper, undefined) as unknown as BatchExporter<PlatformSpan>;
+}
+
 /** The exporters of `OTEL_TRACES_EXPORTER` as the SDK chooses them (otlp by default; its protocol; zipkin; console). */
-export function exportersFromEnv(tracing: typeof SdkNode.tracing, env: NodeJS.ProcessEnv, warn: (m: string) => void): BatchExporter<PlatformSpan>[] {
+export function exportersFromEnv(tracing: typeof SdkNode.tracing, env: NodeJS.ProcessEnv, warn: (m: string) => void, resource: unknown): BatchExporter<PlatformSpan>[] {
   let names = [...new Set((env.OTEL_TRACES_EXPORTER ?? '').split(',').map((e) => e.trim()).filter((e) => e && e !== 'null'))];
   if (names[0] === 'none') return [];
   if (names.length === 0 || names.includes('none')) names = ['otlp'];
@@ -50,7 +69,7 @@ export function exportersFromEnv(tracing: typeof SdkNode.tracing, env: NodeJS.Pr
       if (protocol === 'grpc') return new (require('@opentelemetry/exporter-trace-otlp-grpc').OTLPTraceExporter)();
       if (protocol === 'http/json') return new (require('@opentelemetry/exporter-trace-otlp-http').OTLPTraceExporter)();
       if (protocol !== 'http/protobuf') warn(`Unsupported OTLP traces protocol: ${protocol}. Using http/protobuf.`);
-      return new (require('@opentelemetry/exporter-trace-otlp-proto').OTLPTraceExporter)();
+      return protobufExporter(resource);
     }
     if (name === 'zipkin') return new (require('@opentelemetry/exporter-zipkin').ZipkinExporter)();
     if (name === 'console') return new tracing.ConsoleSpanExporter() as unknown as BatchExporter<PlatformSpan>;
