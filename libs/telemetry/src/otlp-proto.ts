@@ -57,8 +57,16 @@ class Out {
   }
   fixed32(v: number) {
     this.ensure(4);
-    this.buf.writeUInt32LE(v >>> 0, this.pos);
+    this.u32(v, this.pos);
     this.pos += 4;
+  }
+  /** Little-endian, by hand: Buffer's writeUInt32LE validates its arguments on every call. */
+  private u32(v: number, at: number) {
+    const b = this.buf;
+    b[at] = v & 0xff;
+    b[at + 1] = (v >>> 8) & 0xff;
+    b[at + 2] = (v >>> 16) & 0xff;
+    b[at + 3] = (v >>> 24) & 0xff;
   }
   /** An epoch time in nanoseconds given as seconds and nanoseconds (HrTime), as fixed64. */
   hrTime(seconds: number, nanos: number) {
@@ -68,8 +76,8 @@ class Out {
     const upper = ((seconds / 0x10000) >>> 0) * 1e9;
     const low = (lower16 >>> 0) + (((upper & 0xffff) * 0x10000) >>> 0) + nanos;
     const high = Math.floor(lower16 / 0x100000000) + ((upper / 0x10000) >>> 0) + Math.floor(low / 0x100000000);
-    this.buf.writeUInt32LE(low >>> 0, this.pos);
-    this.buf.writeUInt32LE(high >>> 0, this.pos + 4);
+    this.u32(low >>> 0, this.pos);
+    this.u32(high >>> 0, this.pos + 4);
     this.pos += 8;
   }
   double(v: number) {
@@ -84,9 +92,11 @@ class Out {
     this.pos += b.length;
   }
   raw(b: Uint8Array) {
-    this.ensure(b.length);
-    this.buf.set(b, this.pos);
-    this.pos += b.length;
+    const n = b.length;
+    this.ensure(n);
+    if (n > 64) this.buf.set(b, this.pos);
+    else for (let i = 0, d = this.buf, at = this.pos; i < n; i++) d[at + i] = b[i]; // short: cheaper than set's call
+    this.pos += n;
   }
   string(s: string) {
     const n = Buffer.byteLength(s);
@@ -94,11 +104,23 @@ class Out {
     this.ensure(n);
     this.pos += this.buf.write(s, this.pos, n, 'utf8');
   }
+  /** An id's hex digits as bytes (lower-case, as our ids and a valid traceparent's are; others through Buffer). */
   hex(s: string) {
     const n = s.length >>> 1;
     this.varint(n);
     this.ensure(n);
-    this.pos += this.buf.write(s, this.pos, n, 'hex');
+    const b = this.buf;
+    let at = this.pos;
+    for (let i = 0; i < s.length; i += 2) {
+      const hi = HEX[s.charCodeAt(i)];
+      const lo = HEX[s.charCodeAt(i + 1)];
+      if (hi === undefined || lo === undefined || hi < 0 || lo < 0) {
+        this.pos += this.buf.write(s, this.pos, n, 'hex');
+        return;
+      }
+      b[at++] = (hi << 4) | lo;
+    }
+    this.pos = at;
   }
   /** A length-delimited field whose body `fn` writes: the body is written after room for its length, then moved if the length needs more. */
   nested(field: number, fn: () => void) {
@@ -124,6 +146,9 @@ class Out {
     return new Uint8Array(this.buf.buffer, this.buf.byteOffset, this.pos).slice();
   }
 }
+
+/** Character code → hex digit value, -1 for a character that is not one. */
+const HEX = Int8Array.from({ length: 128 }, (_, c) => (c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : -1));
 
 const varintSize = (v: number) => (v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5);
 
