@@ -2,12 +2,13 @@
 // ProtobufTraceSerializer (issue #31, third round): compared byte for byte on batches of every shape
 // the platform makes, and on a batch large enough to grow the buffer and long lengths.
 import { createTraceState, type SpanContext } from '@opentelemetry/api';
-import { resourceFromAttributes } from '@opentelemetry/resources';
+import { resources } from '@opentelemetry/sdk-node';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { platformProtobufSerializer, type Resource } from './otlp-proto';
 import { PlatformSpan, newSpanId, newTraceId, type SpanShared } from './span';
 import { SCOPE } from './tracer';
 
+const { resourceFromAttributes } = resources;
 const resource = resourceFromAttributes({
   'service.name': 'identity',
   'process.pid': 4242,
