@@ -131,4 +131,22 @@ describe('partitioning cost and unified_cost by month', () => {
     await expect(db.pool.query(`SELECT ensure_month_partition('job', '2031-07')`)).rejects.toThrow(/no month partitions/);
     await expect(db.pool.query(`SELECT ensure_month_partition('cost', '2031-13')`)).rejects.toThrow(/not a month/);
   });
+
+  it('makes all the partitions of one call in one transaction: one it cannot have in time fails the call, none is made', async () => {
+    const db = await createTempDatabase({ app: 'cost-analysis' });
+    dbs.push(db);
+    // Attaching a partition locks the default partition exclusively: a reader of unified_cost's holds it up.
+    const reader = await db.pool.connect();
+    try {
+      await reader.query('BEGIN');
+      await reader.query('LOCK TABLE unified_cost_default IN ACCESS SHARE MODE');
+      await expect(ensureMonthPartitions(db.pool, ['2033-01', '2033-02'])).rejects.toThrow(/lock timeout/);
+      await reader.query('ROLLBACK');
+    } finally {
+      reader.release();
+    }
+    // cost's partitions, made before unified_cost's in the same transaction, went with it.
+    expect(await monthsWithPartition(db.pool, ['2033-01', '2033-02'])).toEqual(new Set());
+    expect(await ensureMonthPartitions(db.pool, ['2033-02', '2033-01'])).toEqual(['cost:2033-01', 'cost:2033-02', 'unified_cost:2033-01', 'unified_cost:2033-02']);
+  });
 });
