@@ -51,6 +51,7 @@ if (process.argv[2] === 'serve') {
   const pluginDb = new pg.Pool({ connectionString: pluginDbUrl, max: 1 });
   const plugin = fork(fileURLToPath(import.meta.url), ['serve'], { stdio: 'inherit' });
   const { endpoint } = await new Promise((resolve) => plugin.once('message', resolve));
+  process.on('exit', () => plugin.kill()); // a failed run must not leave the plugin's process behind
   const keysPair = signingKeys();
 
   const alert = (i) => ({
