@@ -97,33 +97,10 @@ export async function xactLock(tx: Prisma.TransactionClient, keys: string | read
   await tx.$executeRawUnsafe(`SELECT ${list.map((_, i) => `${fn}(hashtext($${i + 1}))`).join(', ')}`, ...list);
 }
 
-/** Serializes changes to a domain's DOMAIN_ADMIN set (so the last admin check cannot be raced). */
-export function lockDomainAdmins(tx: Prisma.TransactionClient, domainId: string) {
-  return xactLock(tx, `domain-admins:${domainId}`);
-}
-
 /**
  * Serializes a workspace's structure: project groups created under a parent, moved or deleted, and
  * projects placed in a group, so a move never closes a cycle and nothing lands in a group being deleted.
  */
 export function lockWorkspaceStructure(tx: Prisma.TransactionClient, domainId: string, workspaceId: string) {
   return xactLock(tx, `project-group:${domainId}:${workspaceId}`);
-}
-
-/**
- * The role whose holders keep a domain administrable: the managed DOMAIN_ADMIN role. A custom
- * DOMAIN_ADMIN role may grant less (its permissions) and may be disabled, so it never counts as the
- * domain's last admin (docs/decisions/identity.md, "Custom roles").
- */
-export const MANAGED_DOMAIN_ADMIN = 'managed-domain-admin';
-
-/** Enabled users other than `userId` who hold the managed DOMAIN_ADMIN role in the domain (call under lockDomainAdmins). */
-export async function otherEnabledAdmins(tx: Prisma.TransactionClient, domainId: string, userId: string): Promise<number> {
-  const [{ n }] = await tx.$queryRawUnsafe<{ n: number }[]>(
-    `SELECT count(*)::int AS n FROM role_binding b JOIN "user" u ON u.domain_id = b.domain_id AND u.user_id = b.user_id
-     WHERE b.domain_id = $1 AND b.role_type = 'DOMAIN_ADMIN' AND b.role_id = '${MANAGED_DOMAIN_ADMIN}' AND u.state = 'ENABLED' AND u.user_id <> $2`,
-    domainId,
-    userId,
-  );
-  return n;
 }

@@ -6,7 +6,7 @@ import { loadSecretKeys } from '@platform/secrets';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
 import { checkId } from '../common';
-import { managedRole } from '../token/roles';
+import { managedRole } from '../role/managed';
 import { generateTotpSecret, otpauthUrl } from '../token/totp';
 import { sealMfaSecret } from '../mfa/secret';
 import { WorkspaceService } from '../workspace/service';

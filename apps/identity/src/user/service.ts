@@ -4,7 +4,9 @@ import { applyOnly, resolveOnly, runList, runStat, type Query, type StatisticsQu
 import type { IdentityDeps } from '../deps';
 import type { Prisma, PrismaClient } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
-import { checkId, lockDomainAdmins, MANAGED_DOMAIN_ADMIN, otherEnabledAdmins, pruneMemberships, refuseCaseVariant, requireDomain } from '../common';
+import { checkId, pruneMemberships, refuseCaseVariant, requireDomain } from '../common';
+import { lockDomainAdmins, otherEnabledAdmins } from '../role/domain-admins';
+import { MANAGED_DOMAIN_ADMIN } from '../role/managed';
 import { checkPasswordPolicy, hashPassword } from '../token/password';
 import { userResource } from './fields';
 import { UserRepository, type UserRow } from './repository';
