@@ -7,7 +7,7 @@ import type { PrismaClient } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
 import { checkId } from '../common';
 import { managedRole } from '../role/managed';
-import { generateTotpSecret, otpauthUrl } from '../token/totp';
+import { generateTotpSecret, otpauthUrl } from '../mfa/totp';
 import { sealMfaSecret } from '../mfa/secret';
 import { WorkspaceService } from '../workspace/service';
 import { createUserInDomain } from '../user/service';

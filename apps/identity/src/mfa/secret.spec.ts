@@ -4,7 +4,7 @@ import { decodeJwt } from 'jose';
 import { isSealedText, keyId } from '@platform/secrets';
 import { AdminService } from '../admin/service';
 import { createTestIdentity } from '../test-support';
-import { currentCounter, generateTotpSecret, totpAt } from '../token/totp';
+import { currentCounter, generateTotpSecret, totpAt } from './totp';
 import { sealMfaSecrets } from './secret';
 
 /**

@@ -7,7 +7,7 @@ import type { Effects } from '../directory/effects';
 import { checkId, pruneMemberships, refuseCaseVariant, requireDomain } from '../common';
 import { lockDomainAdmins, otherEnabledAdmins } from '../role/domain-admins';
 import { MANAGED_DOMAIN_ADMIN } from '../role/managed';
-import { checkPasswordPolicy, hashPassword } from '../token/password';
+import { checkPasswordPolicy, hashPassword } from './password';
 import { userResource } from './fields';
 import { UserRepository, type UserRow } from './repository';
 import { toUserInfo, type AuthType } from './responses';
