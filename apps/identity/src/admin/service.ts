@@ -5,7 +5,7 @@ import { ApiError, errors } from '@platform/errors';
 import { loadSecretKeys } from '@platform/secrets';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
-import { checkId } from '../common';
+import { checkId } from '../ids';
 import { managedRole } from '../role/managed';
 import { generateTotpSecret, otpauthUrl } from '../mfa/totp';
 import { sealMfaSecret } from '../mfa/secret';

@@ -6,7 +6,11 @@ import { applyOnly, resolveOnly, runList, runStat, type Condition, type Query, t
 import type { IdentityDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
-import { checkId, checkWorkspaceUsers, lockWorkspaceStructure, refuseCaseVariant, requireDomain, requireWorkspace, workspaceScope } from '../common';
+import { checkId, refuseCaseVariant } from '../ids';
+import { checkWorkspaceUsers } from '../membership';
+import { lockWorkspaceStructure } from '../locks';
+import { requireDomain, requireWorkspace } from '../lookups';
+import { workspaceScope } from '../scope';
 import { projectResource } from './fields';
 import { ProjectRepository, type ProjectRow } from './repository';
 import { toProjectInfo, type ProjectType } from './responses';

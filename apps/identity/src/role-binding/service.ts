@@ -5,7 +5,9 @@ import { applyOnly, resolveOnly, runList, runStat, type Query, type StatisticsQu
 import type { IdentityDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
-import { pruneMemberships, requireWorkspace, workspaceScope } from '../common';
+import { pruneMemberships } from '../membership';
+import { requireWorkspace } from '../lookups';
+import { workspaceScope } from '../scope';
 import { lockDomainAdmins, otherEnabledAdmins } from '../role/domain-admins';
 import { MANAGED_DOMAIN_ADMIN } from '../role/managed';
 import { findRole } from '../role/service';

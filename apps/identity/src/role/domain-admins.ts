@@ -1,5 +1,5 @@
 import type { Prisma } from '../generated/prisma/client';
-import { xactLock } from '../common';
+import { xactLock } from '../locks';
 import { MANAGED_DOMAIN_ADMIN } from './managed';
 
 // A domain's managed DOMAIN_ADMIN set, which never loses its last enabled holder: a change that could

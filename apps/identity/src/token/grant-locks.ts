@@ -1,6 +1,6 @@
 import type { Prisma } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
-import { xactLock } from '../common';
+import { xactLock } from '../locks';
 
 /**
  * Revocations no grant can outrun (docs/decisions/identity.md). A token is signed from a reading of

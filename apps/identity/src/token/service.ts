@@ -16,7 +16,7 @@ import { openExternalAuthSecret } from '../external-auth/secret';
 import { UserRepository } from '../user/repository';
 import { createUserInDomain } from '../user/service';
 import { databaseNowMs, lockForReading } from './grant-locks';
-import { findUserIgnoringCase } from '../common';
+import { findUserIgnoringCase } from '../ids';
 import { authFailure, readGrant, type GrantInput } from './grant';
 
 export type { GrantInput } from './grant';

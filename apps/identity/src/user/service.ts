@@ -4,7 +4,9 @@ import { applyOnly, resolveOnly, runList, runStat, type Query, type StatisticsQu
 import type { IdentityDeps } from '../deps';
 import type { Prisma, PrismaClient } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
-import { checkId, pruneMemberships, refuseCaseVariant, requireDomain } from '../common';
+import { checkId, refuseCaseVariant } from '../ids';
+import { pruneMemberships } from '../membership';
+import { requireDomain } from '../lookups';
 import { lockDomainAdmins, otherEnabledAdmins } from '../role/domain-admins';
 import { MANAGED_DOMAIN_ADMIN } from '../role/managed';
 import { checkPasswordPolicy, hashPassword } from './password';
