@@ -26,14 +26,14 @@ export class AdminService {
   private readonly projects: ProjectService;
 
   /**
-   * `secretKeys`: the keys sealing MFA secrets (config.secretKeys); by default, from the environment.
-   * `effects`: directory publishes and revocations (the CLI and tests pass identity's; the bootstrap
-   * needs none, identity publishes everything at start).
+   * `effects`: directory publishes and revocations (the CLI and tests: identity's `RedisEffects`; the
+   * bootstrap: `BOOTSTRAP_EFFECTS`). `secretKeys`: the keys sealing MFA secrets (config.secretKeys); by
+   * default, from the environment.
    */
   constructor(
     private readonly deps: { prisma: PrismaClient; pool: Pool },
+    effects: Effects,
     private readonly secretKeys?: readonly Buffer[],
-    effects?: Effects,
   ) {
     // An administrator reads what they write: the primary.
     const withReads = { ...deps, reads: new ReadRouter({ primary: deps.pool }) };

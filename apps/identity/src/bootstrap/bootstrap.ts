@@ -2,6 +2,7 @@ import { generateSecret, type Logger } from '@platform/core';
 import type { Pool } from '@platform/db';
 import type { PrismaClient } from '../generated/prisma/client';
 import { AdminService } from '../admin/service';
+import { BOOTSTRAP_EFFECTS } from '../directory/effects';
 import type { IdentityConfig } from '../config';
 
 /**
@@ -24,7 +25,7 @@ export async function bootstrap(db: { prisma: PrismaClient; pool: Pool }, config
 
 async function bootstrapLocked(db: { prisma: PrismaClient; pool: Pool }, config: IdentityConfig['bootstrap'], logger: Logger, print: (s: string) => unknown) {
   const { prisma } = db;
-  const admin = new AdminService(db);
+  const admin = new AdminService(db, BOOTSTRAP_EFFECTS);
   const { domainId, workspaceId, userId } = config;
   if (!(await prisma.domain.findUnique({ where: { domain_id: domainId } }))) {
     await admin.createDomain({ domainId, name: domainId });

@@ -28,7 +28,7 @@ describe('MFA secrets at rest', () => {
   });
   afterAll(() => t?.close());
 
-  const admin = () => new AdminService(t.deps, t.deps.config.secretKeys);
+  const admin = () => new AdminService(t.deps, t.effects, t.deps.config.secretKeys);
   const issue = async (body: object) => {
     const res = await request(t.app).post('/identity/v2/token/issue').send(body);
     answers.push(res.text);

@@ -59,7 +59,7 @@ export class RoleBindingService {
 
   constructor(
     private readonly deps: Pick<IdentityDeps, 'prisma' | 'pool' | 'reads'>,
-    private readonly effects?: Effects,
+    private readonly effects: Effects,
   ) {
     this.bindings = new RoleBindingRepository(deps.prisma);
   }
@@ -165,7 +165,7 @@ export class RoleBindingService {
       await this.bindings.delete(tx, b.role_binding_id);
       changed = await pruneMemberships(tx, b.domain_id, b.user_id);
     });
-    if (changed) await this.effects?.publish(b.domain_id);
+    if (changed) await this.effects.publish(b.domain_id);
   }
 
   /**

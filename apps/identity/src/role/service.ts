@@ -77,7 +77,7 @@ export class RoleService {
 
   constructor(
     private readonly deps: Pick<IdentityDeps, 'prisma' | 'reads'>,
-    private readonly effects?: Effects,
+    private readonly effects: Effects,
   ) {
     this.roles = new RoleRepository(deps.prisma);
   }

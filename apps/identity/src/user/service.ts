@@ -102,7 +102,7 @@ export class UserService {
 
   constructor(
     private readonly deps: Pick<IdentityDeps, 'prisma' | 'pool' | 'reads' | 'config'>,
-    private readonly effects?: Effects,
+    private readonly effects: Effects,
   ) {
     this.users = new UserRepository(deps.prisma);
   }
@@ -201,7 +201,7 @@ export class UserService {
       await pruneMemberships(tx, u.domain_id, u.user_id);
       await this.users.delete(tx, u.domain_id, u.user_id);
     });
-    await this.effects?.publish(u.domain_id);
+    await this.effects.publish(u.domain_id);
   }
 
   async get(auth: AuthContext, userId: string) {

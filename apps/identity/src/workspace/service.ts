@@ -35,7 +35,7 @@ export class WorkspaceService {
 
   constructor(
     private readonly deps: Pick<IdentityDeps, 'prisma' | 'pool' | 'reads'>,
-    private readonly effects?: Effects,
+    private readonly effects: Effects,
   ) {
     this.workspaces = new WorkspaceRepository(deps.prisma, deps.pool);
   }
@@ -66,7 +66,7 @@ export class WorkspaceService {
       if ((e as { code?: string }).code === 'P2002') throw errors.alreadyExists('workspace_id', workspaceId); // a concurrent create won
       throw e;
     }
-    await this.effects?.publish(domainId);
+    await this.effects.publish(domainId);
     return toWorkspaceInfo(w, 0);
   }
 
@@ -78,7 +78,7 @@ export class WorkspaceService {
     const w = await this.find(auth.domainId, input.workspace_id);
     const updated = await this.workspaces.update(w.domain_id, w.workspace_id, { name: input.name, tags: input.tags });
     // Other modules show workspace names from the directory.
-    if (input.name !== undefined) await this.effects?.publish(auth.domainId);
+    if (input.name !== undefined) await this.effects.publish(auth.domainId);
     return this.info(updated);
   }
 
@@ -115,7 +115,7 @@ export class WorkspaceService {
       await revokeInTransaction(tx, this.effects, { kind: 'workspace', domainId: w.domain_id, workspaceId: w.workspace_id });
       await this.workspaces.delete(tx, w.domain_id, w.workspace_id);
     });
-    await this.effects?.publish(w.domain_id);
+    await this.effects.publish(w.domain_id);
   }
 
   async get(auth: AuthContext, workspaceId: string) {
