@@ -1,5 +1,6 @@
 import { errors } from '@platform/errors';
 import type { PrismaClient, Prisma } from './generated/prisma/client';
+import { DomainRepository } from './domain/repository';
 
 // The records a change rests on, found or ERROR_NOT_FOUND.
 
@@ -7,7 +8,7 @@ import type { PrismaClient, Prisma } from './generated/prisma/client';
 type Db = PrismaClient | Prisma.TransactionClient;
 
 export async function requireDomain(db: Db, domainId: string) {
-  const d = await db.domain.findUnique({ where: { domain_id: domainId } });
+  const d = await new DomainRepository(db).find(domainId);
   if (!d) throw errors.notFound('domain_id', domainId);
   return d;
 }
