@@ -10,7 +10,8 @@ import { findRole, rolePermissions as grantedPermissions } from '../role/service
 import { AttemptCounter } from './attempts';
 import { IssueRateLimits } from './rate-limits';
 import { OidcRejection, OidcUnavailable, OidcVerifier } from '../external-auth/oidc';
-import { enabledExternalAuth, oidcSettingsOf, type DomainExternalAuth } from '../external-auth/service';
+import { enabledExternalAuth, oidcSettingsOf } from '../external-auth/service';
+import type { DomainExternalAuth } from '../external-auth/repository';
 import { chooseAuthPlugin } from '../external-auth/plugins';
 import { openExternalAuthSecret } from '../external-auth/secret';
 import { UserRepository } from '../user/repository';
