@@ -7,14 +7,14 @@ import { DirectorySync } from './sync';
  * - the project directory (projects, groups, their users, workspaces) republished for the domain;
  * - revocations: every access token of a user (disabled, deleted, password reset), of a user in one
  *   workspace (a role binding changed or deleted) or of a workspace (disabled, deleted) issued up to T
- *   stops counting in every module (libs/directory, revocations.ts; T and the lock: token/grant-locks.ts).
+ *   stops counting in every module (libs/directory, revocations.ts; T and the lock: revocation/grant-locks.ts).
  * Every service that changes these records takes one (never optional: leaving it out would skip a
  * publish or a revocation without a word). The API, the admin CLI and the tests give `RedisEffects`;
  * the bootstrap alone gives `BOOTSTRAP_EFFECTS`.
  */
 export interface Effects {
   publish(domainId: string): Promise<void>;
-  /** `atMs`: T, every token issued at or before it ends (token/grant-locks.ts takes it from the database). */
+  /** `atMs`: T, every token issued at or before it ends (revocation/grant-locks.ts takes it from the database). */
   revokeUser(domainId: string, userId: string, atMs?: number): Promise<void>;
   revokeWorkspace(domainId: string, workspaceId: string, atMs?: number): Promise<void>;
   /** A custom role disabled or its permissions changed: every token granted with it, whoever holds it. */
@@ -37,7 +37,7 @@ export class RedisEffects implements Effects {
     return this.directory.publish(domainId);
   }
 
-  /** `atMs`: T, every token issued at or before it ends (token/grant-locks.ts takes it from the database). */
+  /** `atMs`: T, every token issued at or before it ends (revocation/grant-locks.ts takes it from the database). */
   async revokeUser(domainId: string, userId: string, atMs?: number): Promise<void> {
     await this.revocations.revokeUser(domainId, userId, atMs);
   }

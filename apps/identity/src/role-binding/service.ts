@@ -15,7 +15,7 @@ import { roleBindingResource } from './fields';
 import { RoleBindingRepository, type RoleBindingRow } from './repository';
 import { toRoleBindingInfo, type ResourceGroup } from './responses';
 import { replicaPrisma } from '../replica-prisma';
-import { lockForChange, revokeInTransaction, type Revocation } from '../token/grant-locks';
+import { lockForChange, revokeInTransaction, type Revocation } from '../revocation/grant-locks';
 
 export interface RoleBindingListInput {
   query?: Query;
@@ -133,7 +133,7 @@ export class RoleBindingService {
     const updated = await this.bindings.transaction(async (tx) => {
       // The checks first, under the user's lock, then the admin set's, then the role's (the order every
       // transaction keeps), so a refused change ends nothing; then the revocation, one step with the
-      // change: no token/grant reading the old role can straddle it (token/grant-locks.ts).
+      // change: no token/grant reading the old role can straddle it (revocation/grant-locks.ts).
       await lockForChange(tx, bindingRevocation(b));
       // The last managed DOMAIN_ADMIN stays one (a custom DOMAIN_ADMIN role may grant less, or be disabled).
       if (b.role_id === MANAGED_DOMAIN_ADMIN && input.role_id !== MANAGED_DOMAIN_ADMIN) {

@@ -5,7 +5,7 @@ import { applyOnly, eqConditions, resolveOnly, runList, runStat, type Condition,
 import type { IdentityDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
-import { lockForChange, lockRoleForReading, revokeInTransaction } from '../token/grant-locks';
+import { lockForChange, lockRoleForReading, revokeInTransaction } from '../revocation/grant-locks';
 import { replicaPrisma } from '../replica-prisma';
 import { roleResource } from './fields';
 import { MANAGED_NAMES, managedRow } from './managed';

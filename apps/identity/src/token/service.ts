@@ -16,7 +16,7 @@ import { chooseAuthPlugin } from '../external-auth/plugins';
 import { openExternalAuthSecret } from '../external-auth/secret';
 import { UserRepository } from '../user/repository';
 import { createUserInDomain } from '../user/service';
-import { databaseNowMs, lockForReading } from './grant-locks';
+import { databaseNowMs, lockForReading } from '../revocation/grant-locks';
 import { findUserIgnoringCase } from '../ids';
 import { authFailure, readGrant, type GrantInput, type GrantReads } from './grant';
 import { DomainRepository } from '../domain/repository';
@@ -164,7 +164,7 @@ export class TokenService {
 
   /**
    * A logged-in user's USER-scoped access and refresh tokens; its last_accessed_at is now. The user is
-   * read again under the lock revoking changes take (token/grant-locks.ts): still enabled, the same
+   * read again under the lock revoking changes take (revocation/grant-locks.ts): still enabled, the same
    * password (hash) and auth type that were checked, else the same 401 as any refusal; the tokens are
    * dated at that reading, so a disable or a new password that came after it ends them too.
    */
@@ -348,7 +348,7 @@ export class TokenService {
 
   /**
    * token/grant: the user, their bindings and the workspace are read under the lock their revoking
-   * changes take (token/grant-locks.ts), and the token is dated at that reading.
+   * changes take (revocation/grant-locks.ts), and the token is dated at that reading.
    */
   async grant(input: GrantInput) {
     const claims = await this.deps.verifier.verify(input.token);

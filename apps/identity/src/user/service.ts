@@ -15,7 +15,7 @@ import { UserRepository, type UserRow } from './repository';
 import { toUserInfo, type AuthType } from './responses';
 import type { ReadCaller } from '@platform/db';
 import { replicaPrisma } from '../replica-prisma';
-import { lockForChange, revokeInTransaction } from '../token/grant-locks';
+import { lockForChange, revokeInTransaction } from '../revocation/grant-locks';
 
 export interface UserFields {
   name?: string;
@@ -141,7 +141,7 @@ export class UserService {
     }
     const updated = await this.deps.prisma.$transaction(async (tx) => {
       // A new password ends every session made with the old one, access and refresh tokens, in the
-      // same step as the change: no token/grant or token/issue can straddle it (token/grant-locks.ts).
+      // same step as the change: no token/grant or token/issue can straddle it (revocation/grant-locks.ts).
       const endedAt = passwordHash !== undefined ? await revokeInTransaction(tx, this.effects, { kind: 'user', ...ids(u) }) : undefined;
       return this.users.update(tx, u.domain_id, u.user_id, {
         name: input.name,

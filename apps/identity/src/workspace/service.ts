@@ -11,7 +11,7 @@ import { WorkspaceRepository, type WorkspaceRow } from './repository';
 import { toWorkspaceInfo } from './responses';
 import type { ReadCaller } from '@platform/db';
 import { replicaPrisma } from '../replica-prisma';
-import { revokeInTransaction } from '../token/grant-locks';
+import { revokeInTransaction } from '../revocation/grant-locks';
 
 export interface WorkspaceListInput {
   query?: Query;
@@ -87,7 +87,7 @@ export class WorkspaceService {
     const updated = await this.workspaces.transaction(async (tx) => {
       // Revoked in the change's transaction, under the lock grants for the workspace share: if the
       // revocation fails nothing changed; if the update then fails, the workspace's tokens were only
-      // cut short (they can be granted again); no grant straddles it (token/grant-locks.ts).
+      // cut short (they can be granted again); no grant straddles it (revocation/grant-locks.ts).
       if (state === 'DISABLED') await revokeInTransaction(tx, this.effects, { kind: 'workspace', domainId: w.domain_id, workspaceId: w.workspace_id });
       return this.workspaces.setState(tx, w.domain_id, w.workspace_id, state, state !== w.state);
     });
