@@ -198,7 +198,7 @@ describe('cost collection', () => {
   it('a late duplicate attempt of a finished task removes none of its rows', async () => {
     // As when BullMQ hands a stalled task to a second worker that read it before the first one committed.
     const { rows } = await t.db.pool.query(`SELECT * FROM job_task WHERE data_source_id = $1 AND status = 'SUCCESS' ORDER BY job_task_id LIMIT 1`, [dsId]);
-    const count = async () => (await t.db.pool.query(`SELECT count(*)::int AS n FROM cost WHERE job_task_id = $1`, [rows[0].job_task_id])).rows[0].n;
+    const count = async () => (await t.db.pool.query(`SELECT count(*)::int AS n FROM cost WHERE task_no = $1`, [rows[0].task_no])).rows[0].n;
     const before = await count();
     expect(before).toBeGreaterThan(0);
     await expect((new Collector(t.deps) as any).collect({ ...rows[0], status: 'IN_PROGRESS' })).rejects.toBeDefined();
@@ -336,7 +336,7 @@ describe('cost collection', () => {
     expect((await ok('job/get', owner, { job_id: job.job_id })).status).toBe('CANCELED');
     expect((await call('job/cancel', owner, { job_id: job.job_id })).body.error).toMatchObject({ code: 'ERROR_JOB_STATE', status: 400 });
     expect((await allUnified()).map((u) => u.unified_cost_id).sort()).toEqual(before);
-    const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM cost WHERE data_source_id = $1', [ds.data_source_id]);
+    const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM cost c JOIN job_task t ON t.task_no = c.task_no WHERE t.data_source_id = $1', [ds.data_source_id]);
     expect(rows[0].n).toBe(0);
   });
 

@@ -13,8 +13,14 @@ const migrations = readdirSync(migrationsDir).filter((d) => /^\d{14}_/.test(d)).
 const PARTITIONING = '20261126060434_partition_by_month';
 const sql = (m: string) => readFileSync(path.join(migrationsDir, m, 'migration.sql'), 'utf8');
 
-const costRow = (month: string, n: number) =>
+/** A cost row as the tables before 20261127002128_cost_task_no held it (four text ids of its task). */
+const oldCostRow = (month: string, n: number) =>
   `('d1', 'ds-1', 'job-1', 'task-1', 'ws-1', 'p-${n}', '', 'acct', 'aws', 'r', 'aws.r', 'product', 'type', 'Hrs', 'USD', ${n}, 1, '${month}-15', '${month}', '{}', '{}')`;
+/** Its task, which the later migration numbers. */
+const OLD_TASK = `INSERT INTO job_task (domain_id, job_task_id, workspace_id, resource_group, job_id, data_source_id) VALUES ('d1', 'task-1', 'ws-1', 'WORKSPACE', 'job-1', 'ds-1')`;
+/** A cost row of today's schema (task 1). */
+const costRow = (month: string, n: number) =>
+  `(1, '${month}-15', ${n}, 1, '${month}', 'ws-1', 'p-${n}', '', 'acct', 'aws', 'r', 'aws.r', 'product', 'type', 'Hrs', 'USD', '{}', '{}')`;
 const unifiedRow = (month: string, n: number) =>
   `('d1', 'uc-${month}-${n}', 'ws-1', 'p-${n}', '', 'ds-1', 'aws', 'r', 'aws.r', 'product', 'type', 'Hrs', 1, '${month.slice(0, 4)}', '${month}', '', '', 'MANUAL', 'USD', true, '{"USD": ${n}}', NULL, ${n}, NULL, '', 'ds', 'p', 'ws', now())`;
 
@@ -33,7 +39,7 @@ describe('partitioning cost and unified_cost by month', () => {
     const db = await createTempDatabase({ prefix: 'partition_migration' });
     dbs.push(db);
     for (const m of migrations.slice(0, migrations.indexOf(PARTITIONING))) await db.pool.query(sql(m));
-    await db.pool.query(`INSERT INTO cost VALUES ${[costRow('2019-05', 1), costRow('2024-01', 2), costRow('2024-01', 3), costRow('2024-02', 4)].join(', ')}`);
+    await db.pool.query(`INSERT INTO cost VALUES ${[oldCostRow('2019-05', 1), oldCostRow('2024-01', 2), oldCostRow('2024-01', 3), oldCostRow('2024-02', 4)].join(', ')}`);
     await db.pool.query(
       `INSERT INTO unified_cost (domain_id, unified_cost_id, workspace_id, project_id, service_account_id, data_source_id, provider, region_code, region_key,
          product, usage_type, usage_unit, usage_quantity, billed_year, billed_month, aggregation_date, exchange_date, exchange_source, currency, is_confirmed,
@@ -43,7 +49,7 @@ describe('partitioning cost and unified_cost by month', () => {
 
     // A failure half-way leaves everything as it was: a row of a month that is no month makes the
     // migration's function refuse it after the cost table was already converted.
-    await db.pool.query(`INSERT INTO cost VALUES ${costRow('2024-13', 9).replace("'2024-13-15'", "'2024-12-15'")}`);
+    await db.pool.query(`INSERT INTO cost VALUES ${oldCostRow('2024-13', 9).replace("'2024-13-15'", "'2024-12-15'")}`);
     await expect(db.pool.query(sql(PARTITIONING))).rejects.toThrow(/not a month/);
     await db.pool.query('ROLLBACK').catch(() => {});
     const kept = await db.pool.query(`SELECT relkind FROM pg_class WHERE relname IN ('cost', 'unified_cost') ORDER BY relname`);
@@ -93,7 +99,8 @@ describe('partitioning cost and unified_cost by month', () => {
     const before = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' });
     expect(before.stderr).toBe('');
     rmSync(old, { recursive: true, force: true });
-    await db.pool.query(`INSERT INTO cost VALUES ${[costRow('2022-11', 1), costRow('2023-01', 2)].join(', ')}`);
+    await db.pool.query(`INSERT INTO cost VALUES ${[oldCostRow('2022-11', 1), oldCostRow('2023-01', 2)].join(', ')}`);
+    await db.pool.query(OLD_TASK);
 
     const run = spawnSync(process.execPath, [path.join(root, 'tools/prisma/migrate.mjs'), '--app', 'cost-analysis', '--database-url', db.url], { cwd: root, encoding: 'utf8' });
     expect(run.status).toBe(0);
@@ -123,5 +130,23 @@ describe('partitioning cost and unified_cost by month', () => {
     expect([...(await monthsWithPartition(db.pool, ['2031-07', '2032-03', monthOf(new Date(), 2)]))].sort()).toEqual(['2031-07', monthOf(new Date(), 2)].sort());
     await expect(db.pool.query(`SELECT ensure_month_partition('job', '2031-07')`)).rejects.toThrow(/no month partitions/);
     await expect(db.pool.query(`SELECT ensure_month_partition('cost', '2031-13')`)).rejects.toThrow(/not a month/);
+  });
+
+  it('makes all the partitions of one call in one transaction: one it cannot have in time fails the call, none is made', async () => {
+    const db = await createTempDatabase({ app: 'cost-analysis' });
+    dbs.push(db);
+    // Attaching a partition locks the default partition exclusively: a reader of unified_cost's holds it up.
+    const reader = await db.pool.connect();
+    try {
+      await reader.query('BEGIN');
+      await reader.query('LOCK TABLE unified_cost_default IN ACCESS SHARE MODE');
+      await expect(ensureMonthPartitions(db.pool, ['2033-01', '2033-02'])).rejects.toThrow(/lock timeout/);
+      await reader.query('ROLLBACK');
+    } finally {
+      reader.release();
+    }
+    // cost's partitions, made before unified_cost's in the same transaction, went with it.
+    expect(await monthsWithPartition(db.pool, ['2033-01', '2033-02'])).toEqual(new Set());
+    expect(await ensureMonthPartitions(db.pool, ['2033-02', '2033-01'])).toEqual(['cost:2033-01', 'cost:2033-02', 'unified_cost:2033-01', 'unified_cost:2033-02']);
   });
 });

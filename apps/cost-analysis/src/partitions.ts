@@ -24,7 +24,14 @@ export function monthOf(d: Date, delta = 0): string {
   return x.toISOString().slice(0, 7);
 }
 
-/** Creates the missing month partitions of both tables for `months`; answers the ones it created (`table:month`). */
+/**
+ * Creates the missing month partitions of both tables for `months`; answers the ones it created (`table:month`).
+ * All in one statement and one transaction (cost's before unified_cost's, months in order, so that two
+ * callers take the tables' locks in the same order): a transaction per partition spent most of its time
+ * committing (48 partitions, psql: 0.28-0.81 s one transaction each, 0.16-0.27 s in one; issue #31). A
+ * failure (a lock not had within LOCK_TIMEOUT_MS) creates none of them; the caller writes to the
+ * default partition then, and the sweep tries again.
+ */
 export async function ensureMonthPartitions(pool: Pool, months: Iterable<string>): Promise<string[]> {
   const list = [...new Set(months)].filter((m) => /^\d{4}-(0[1-9]|1[0-2])$/.test(m)).sort();
   if (!list.length) return [];
@@ -32,19 +39,16 @@ export async function ensureMonthPartitions(pool: Pool, months: Iterable<string>
     PARTITIONED_TABLES.flatMap((t) => list.map((m) => `${t}_p${m.replace('-', '')}`)),
   ]);
   const have = new Set(existing.map((r) => r.name));
-  const created: string[] = [];
-  for (const table of PARTITIONED_TABLES) {
-    for (const month of list) {
-      if (have.has(`${table}_p${month.replace('-', '')}`)) continue;
-      const made = await withTransaction(pool, async (client) => {
-        await client.query(`SET LOCAL lock_timeout = ${LOCK_TIMEOUT_MS}`);
-        const { rows } = await client.query<{ made: boolean }>('SELECT ensure_month_partition($1, $2) AS made', [table, month]);
-        return rows[0].made;
-      });
-      if (made) created.push(`${table}:${month}`);
-    }
-  }
-  return created;
+  const missing = PARTITIONED_TABLES.flatMap((table) => list.filter((m) => !have.has(`${table}_p${m.replace('-', '')}`)).map((month) => ({ table, month })));
+  if (!missing.length) return [];
+  return withTransaction(pool, async (client) => {
+    await client.query(`SET LOCAL lock_timeout = ${LOCK_TIMEOUT_MS}`);
+    const { rows } = await client.query<{ made: boolean }>(
+      `SELECT ensure_month_partition(p.tbl, p.month) AS made FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS p(tbl, month, n) ORDER BY p.n`,
+      [missing.map((x) => x.table), missing.map((x) => x.month)],
+    );
+    return missing.filter((_, i) => rows[i].made).map((x) => `${x.table}:${x.month}`);
+  });
 }
 
 /** The months the sweep keeps ready: last month to MONTHS_AHEAD ahead. */

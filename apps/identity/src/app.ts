@@ -3,7 +3,7 @@ import { postgresCheck } from '@platform/db';
 import { DirectoryClient } from '@platform/directory';
 import type { IdentityDeps } from './deps';
 import { DirectorySync } from './directory/sync';
-import { Effects } from './directory/effects';
+import { RedisEffects } from './directory/effects';
 import { endpointOperations } from './endpoint/operations';
 import { externalAuthOperations } from './external-auth/operations';
 import { ExternalAuthService } from './external-auth/service';
@@ -26,7 +26,7 @@ import { WorkspaceService } from './workspace/service';
 /** identity's Express app: the resource tables handed to the shared router. No I/O here. */
 export function createApp(deps: IdentityDeps) {
   const directory = new DirectorySync(deps);
-  const effects = new Effects(deps, directory);
+  const effects = new RedisEffects(deps, directory);
   return createServiceApp({
     service: 'identity',
     logger: deps.logger,

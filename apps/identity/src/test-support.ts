@@ -7,7 +7,7 @@ import { createTempDatabase, createTestRedis, testKeys, testSigner, type TempDat
 import { PrismaClient } from './generated/prisma/client';
 import { createApp } from './app';
 import { AdminService } from './admin/service';
-import { Effects } from './directory/effects';
+import { RedisEffects } from './directory/effects';
 import { loadConfig, type IdentityConfig } from './config';
 import type { IdentityDeps } from './deps';
 
@@ -33,12 +33,14 @@ export async function createTestIdentity(overrides: Partial<IdentityConfig> = {}
     verifier,
   };
   const app = createApp(deps);
-  // Like the admin CLI, project changes made through this admin republish the directory.
-  const admin = new AdminService(deps, undefined, new Effects(deps));
+  // Like the admin CLI, changes made through this admin republish the directory and revoke.
+  const effects = new RedisEffects(deps);
+  const admin = new AdminService(deps, effects);
   return {
     app,
     deps,
     admin,
+    effects,
     prisma,
     databaseUrl: db.url,
     redisUrl: r.url,

@@ -1,9 +1,10 @@
-import { Metadata, status as Status, type ClientReadableStream, type ServiceError } from '@grpc/grpc-js';
+import { Metadata, type ClientReadableStream, type ServiceError } from '@grpc/grpc-js';
 import { errors, pluginError, pluginErrors, type ApiError, type GrpcStatusName } from '@platform/errors';
 import { DecodeError, EncodeError } from './codec';
 import type { ChannelLease, ChannelPool } from './channels';
 import type { PluginClientConfig, StreamBounds } from './config';
 import type { PluginEndpoint } from './endpoint';
+import { GRPC_STATUS, h2Unary } from './h2';
 import type { RpcMethod } from './protocol';
 import { redact, secretsOf } from './redact';
 
@@ -26,11 +27,8 @@ export interface CallTarget {
   endpoint: PluginEndpoint;
 }
 
-// Made on first use: a bundle that imports libs/plugin without calling a plugin (the plugin module)
-// then never loads @grpc/grpc-js (tools/build/bundle.mjs drops an unused external).
-let statusNames: Record<number, GrpcStatusName> | undefined;
-const statusName = (code: number): GrpcStatusName | undefined =>
-  (statusNames ??= Object.fromEntries(Object.entries(Status).filter(([, v]) => typeof v === 'number').map(([k, v]) => [v, k])) as Record<number, GrpcStatusName>)[code];
+const statusName = (code: number): GrpcStatusName | undefined => GRPC_STATUS[code];
+const UNAVAILABLE = 14;
 const identity = (b: Buffer) => b;
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -42,6 +40,14 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     }
     signal?.addEventListener('abort', done, { once: true });
   });
+
+/** `Event.parse`: how errors name a method (made once per method). */
+const labels = new WeakMap<object, string>();
+function labelOf(method: RpcMethod<unknown, never, unknown>): string {
+  let l = labels.get(method);
+  if (l === undefined) labels.set(method, (l = `${method.service.split('.').pop()}.${method.name}`));
+  return l;
+}
 
 const isServiceError = (e: unknown): e is ServiceError => typeof (e as ServiceError)?.code === 'number' && 'details' in (e as object);
 
@@ -73,7 +79,7 @@ function callFailure(e: unknown, label: string, secrets: readonly string[], dead
   return pluginError(name, details, label);
 }
 
-const unavailable = (e: unknown) => isServiceError(e) && e.code === Status.UNAVAILABLE;
+const unavailable = (e: unknown) => isServiceError(e) && e.code === UNAVAILABLE;
 
 function backoff(config: PluginClientConfig, attempt: number): number {
   const d = Math.min(config.retryMaxMs, config.retryBaseMs * 2 ** (attempt - 1));
@@ -84,12 +90,12 @@ function backoff(config: PluginClientConfig, attempt: number): number {
 const aborted = (signal: AbortSignal) => (signal.reason instanceof Error ? signal.reason : new Error('plugin call aborted'));
 
 /**
- * One unary call: deadline `timeoutMs` over every attempt, UNAVAILABLE retried with backoff
- * (`retryAttempts` in all, never past the deadline), then the channel dropped so that the next call
- * connects afresh; every failure an envelope with the plugin's text redacted.
+ * One unary call (on node:http2, h2.ts): deadline `timeoutMs` over every attempt, UNAVAILABLE retried
+ * with backoff (`retryAttempts` in all, never past the deadline), then the channel dropped so that the
+ * next call connects afresh; every failure an envelope with the plugin's text redacted.
  */
 export async function unaryCall<Res, ReqInput>(target: CallTarget, method: RpcMethod<unknown, ReqInput, Res>, request: ReqInput, timeoutMs: number, signal?: AbortSignal): Promise<Res> {
-  const label = `${method.service.split('.').pop()}.${method.name}`;
+  const label = labelOf(method);
   const bytes = encodeRequest(method, request, target.config, label);
   const secrets = secretsOf(request);
   const deadline = Date.now() + timeoutMs;
@@ -98,15 +104,7 @@ export async function unaryCall<Res, ReqInput>(target: CallTarget, method: RpcMe
     const lease = target.pool.acquire(target.endpoint);
     let answer: Buffer;
     try {
-      answer = await new Promise<Buffer>((resolve, reject) => {
-        const onAbort = () => call.cancel();
-        const call = lease.client.makeUnaryRequest<Buffer, Buffer>(method.path, identity, identity, bytes, new Metadata(), { deadline }, (err, value) => {
-          signal?.removeEventListener('abort', onAbort);
-          if (err) reject(err);
-          else resolve(value ?? Buffer.alloc(0));
-        });
-        signal?.addEventListener('abort', onAbort, { once: true });
-      });
+      answer = await h2Unary(lease.h2, { path: method.path, message: bytes, deadline, maxReceiveBytes: target.config.maxReceiveBytes, signal });
     } catch (e) {
       if (signal?.aborted) throw aborted(signal);
       if (unavailable(e)) {
@@ -140,7 +138,7 @@ export async function unaryCall<Res, ReqInput>(target: CallTarget, method: RpcMe
  * signal) cancels the call.
  */
 export async function* serverStream<Res, ReqInput>(target: CallTarget, method: RpcMethod<unknown, ReqInput, Res>, request: ReqInput, options: StreamOptions = {}): AsyncGenerator<Res, void, undefined> {
-  const label = `${method.service.split('.').pop()}.${method.name}`;
+  const label = labelOf(method);
   const bounds: StreamBounds = { ...target.config.stream, ...definedOnly(options) };
   const bytes = encodeRequest(method, request, target.config, label);
   const secrets = secretsOf(request);

@@ -2,26 +2,41 @@ import { Client, credentials, type ChannelOptions } from '@grpc/grpc-js';
 import { pluginErrors } from '@platform/errors';
 import type { PluginClientConfig } from './config';
 import type { PluginEndpoint } from './endpoint';
+import { H2Channel } from './h2';
 
 interface Entry {
   key: string;
-  client: Client;
+  endpoint: PluginEndpoint;
+  /** Unary calls: one HTTP/2 session (h2.ts), opened at the first call. */
+  h2: H2Channel;
+  /** Server streams: a grpc-js channel, made at the first stream. */
+  grpc?: Client;
   inFlight: number;
   lastUsed: number;
   /** Closed once its calls end (evicted, or dropped after the plugin stayed unavailable). */
   retiring: boolean;
 }
 
+/** Closes an entry's channels (gracefully: calls in flight end first). */
+function shut(e: Entry): void {
+  e.h2.close();
+  e.grpc?.close();
+}
+
 /** A channel lent for one call: give it back with `release()` (once). */
 export interface ChannelLease {
-  client: Client;
+  /** The endpoint's HTTP/2 channel, for unary calls. */
+  h2: H2Channel;
+  /** The endpoint's grpc-js channel, for server streams (made on first use). */
+  readonly client: Client;
   release(): void;
   /** Closes the channel once its calls end; the next call opens a new one (a fresh connection and address). */
   retire(): void;
 }
 
 /**
- * One gRPC channel per endpoint, reused by every call to it, bounded: a channel unused for
+ * One channel per endpoint (an HTTP/2 session for unary calls, and a grpc-js channel once a server
+ * stream is asked for), reused by every call to it, bounded: a channel unused for
  * `channelIdleMs` is closed by a sweep, and past `maxChannels` the least recently used one is closed
  * (after its calls end; the new one is opened at once).
  */
@@ -45,7 +60,7 @@ export class ChannelPool {
     let e = this.entries.get(endpoint.url);
     if (e) this.entries.delete(endpoint.url); // re-inserted below as the most recent
     else {
-      e = { key: endpoint.url, client: this.open(endpoint), inFlight: 0, lastUsed: 0, retiring: false };
+      e = { key: endpoint.url, endpoint, h2: new H2Channel(endpoint, { tlsCa: this.config.tlsCa }), inFlight: 0, lastUsed: 0, retiring: false };
       this.evictPast(this.config.maxChannels - 1);
     }
     this.entries.set(endpoint.url, e);
@@ -53,14 +68,18 @@ export class ChannelPool {
     e.lastUsed = Date.now();
     const entry = e;
     let released = false;
+    const grpc = () => (entry.grpc ??= this.open(entry.endpoint));
     return {
-      client: entry.client,
+      h2: entry.h2,
+      get client() {
+        return grpc();
+      },
       release: () => {
         if (released) return;
         released = true;
         entry.inFlight--;
         entry.lastUsed = Date.now();
-        if (entry.retiring && entry.inFlight === 0) entry.client.close();
+        if (entry.retiring && entry.inFlight === 0) shut(entry);
       },
       retire: () => this.retire(entry),
     };
@@ -70,7 +89,10 @@ export class ChannelPool {
   close(): void {
     this.closed = true;
     clearInterval(this.sweeper);
-    for (const e of this.entries.values()) e.client.close();
+    for (const e of this.entries.values()) {
+      e.h2.destroy();
+      e.grpc?.close();
+    }
     this.entries.clear();
   }
 
@@ -90,7 +112,7 @@ export class ChannelPool {
   private retire(e: Entry): void {
     if (this.entries.get(e.key) === e) this.entries.delete(e.key);
     e.retiring = true;
-    if (e.inFlight === 0) e.client.close();
+    if (e.inFlight === 0) shut(e);
   }
 
   private evictPast(limit: number): void {

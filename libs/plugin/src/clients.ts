@@ -6,6 +6,9 @@ import { observedCall, observedStream } from './observe';
 import type { CoreV1, CostAnalysis, Empty, GrpcHealthV1, Identity, Monitoring } from './generated/messages';
 import { PACKAGES, rpcMethod } from './protocol';
 
+/** Clients kept for reuse (see PluginClients.reuse); past this the whole set is made afresh. */
+const MAX_MADE = 1024;
+
 type Unary<ReqInput, Res> = (request: ReqInput, options?: CallOptions) => Promise<Res>;
 type Stream<ReqInput, Res> = (request: ReqInput, options?: StreamOptions) => AsyncGenerator<Res, void, undefined>;
 
@@ -66,6 +69,8 @@ export interface IdentityPluginClient {
  */
 export class PluginClients {
   private readonly pool: ChannelPool;
+  /** The clients made for (kind, plugin id, endpoint): a delivery's parse reuses them (no URL parse, no method look-ups per call). */
+  private readonly made = new Map<string, unknown>();
 
   constructor(readonly config: PluginClientConfig = pluginClientConfigFromEnv()) {
     this.pool = new ChannelPool(config);
@@ -77,6 +82,29 @@ export class PluginClients {
   }
 
   cost(endpoint: string, pluginId?: string): CostPluginClient {
+    return this.reuse('cost', endpoint, pluginId, () => this.makeCost(endpoint, pluginId));
+  }
+
+  monitoring(endpoint: string, pluginId?: string): MonitoringPluginClient {
+    return this.reuse('monitoring', endpoint, pluginId, () => this.makeMonitoring(endpoint, pluginId));
+  }
+
+  identity(endpoint: string, pluginId?: string): IdentityPluginClient {
+    return this.reuse('identity', endpoint, pluginId, () => this.makeIdentity(endpoint, pluginId));
+  }
+
+  private reuse<T>(kind: string, endpoint: string, pluginId: string | undefined, make: () => T): T {
+    const key = `${kind}\n${pluginId ?? ''}\n${endpoint}`;
+    let c = this.made.get(key) as T | undefined;
+    if (c === undefined) {
+      c = make(); // an invalid endpoint throws here, and nothing is kept
+      if (this.made.size >= MAX_MADE) this.made.clear(); // bounded: endpoints come and go with publishes
+      this.made.set(key, c);
+    }
+    return c;
+  }
+
+  private makeCost(endpoint: string, pluginId?: string): CostPluginClient {
     const c = this.bind(endpoint, PACKAGES.costAnalysis, pluginId);
     return {
       dataSource: { init: c.unary('DataSource', 'init', 'init'), verify: c.empty('DataSource', 'verify', 'verify') },
@@ -85,7 +113,7 @@ export class PluginClients {
     };
   }
 
-  monitoring(endpoint: string, pluginId?: string): MonitoringPluginClient {
+  private makeMonitoring(endpoint: string, pluginId?: string): MonitoringPluginClient {
     const c = this.bind(endpoint, PACKAGES.monitoring, pluginId);
     return {
       webhook: { init: c.unary('Webhook', 'init', 'init'), verify: c.empty('Webhook', 'verify', 'verify') },
@@ -96,7 +124,7 @@ export class PluginClients {
     };
   }
 
-  identity(endpoint: string, pluginId?: string): IdentityPluginClient {
+  private makeIdentity(endpoint: string, pluginId?: string): IdentityPluginClient {
     const c = this.bind(endpoint, PACKAGES.identity, pluginId);
     return { externalAuth: { init: c.unary('ExternalAuth', 'init', 'init'), authorize: c.unary('ExternalAuth', 'authorize', 'authorize') } };
   }

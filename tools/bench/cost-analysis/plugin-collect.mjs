@@ -147,7 +147,7 @@ if (process.argv[2] === 'serve') {
       if (Date.now() - t0 > TIMEOUT_MS) throw new Error('collection timed out');
     }
     const seconds = (Date.now() - t0) / 1000;
-    const { rows: [c] } = await pool.query(`SELECT count(*)::int AS n, sum(cost)::float8 AS cost FROM cost WHERE data_source_id = $1`, [ds.data_source_id]);
+    const { rows: [c] } = await pool.query(`SELECT count(*)::int AS n, sum(c.cost)::float8 AS cost FROM cost c JOIN job_task t ON t.task_no = c.task_no WHERE t.data_source_id = $1`, [ds.data_source_id]);
     if (c.n !== ROWS) throw new Error(`${ds.name}: ${c.n} rows collected, ${ROWS} expected`);
     return { rps: ROWS / seconds, sum: c.cost };
   };

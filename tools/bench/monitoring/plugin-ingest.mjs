@@ -6,7 +6,8 @@
 // (dist/apps/monitoring) run fresh for each run; events/s from accepted to stored. Target: the plugin
 // ≥ 0.7× the built-in's events/s. Loopback only, bounded in time.
 //   node tools/build/build-app.mjs monitoring && node tools/bench/monitoring/plugin-ingest.mjs
-//   (BENCH_SECONDS=15, BENCH_CONCURRENCY=32, BENCH_KEYS=1000, BENCH_RUNS=2 alternating runs of each, median)
+//   (BENCH_SECONDS=15, BENCH_CONCURRENCY=32, BENCH_KEYS=1000, BENCH_RUNS=2 alternating runs of each, median;
+//   BENCH_DIST=<another dist/apps/monitoring> runs that build instead)
 import { fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -50,6 +51,7 @@ if (process.argv[2] === 'serve') {
   const pluginDb = new pg.Pool({ connectionString: pluginDbUrl, max: 1 });
   const plugin = fork(fileURLToPath(import.meta.url), ['serve'], { stdio: 'inherit' });
   const { endpoint } = await new Promise((resolve) => plugin.once('message', resolve));
+  process.on('exit', () => plugin.kill()); // a failed run must not leave the plugin's process behind
   const keysPair = signingKeys();
 
   const alert = (i) => ({
@@ -107,8 +109,9 @@ if (process.argv[2] === 'serve') {
       JWT_PUBLIC_KEY: keysPair.publicPem,
       LOG_LEVEL: process.env.LOG_LEVEL || 'warn',
     };
-    const dist = path.resolve(root, 'dist/apps/monitoring');
-        // BENCH_NODE_ARGS: node flags of the worker, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" (written when it exits).
+    // BENCH_DIST: another build of the app (e.g. a base checkout's dist/apps/monitoring) for A/B runs.
+    const dist = path.resolve(root, process.env.BENCH_DIST || 'dist/apps/monitoring');
+    // BENCH_NODE_ARGS: node flags of the worker, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" (written when it exits).
     const nodeArgs = (e) => (e === 'worker' ? (process.env.BENCH_NODE_ARGS || '').split(/\s+/).filter(Boolean) : []);
     const children = ['main', 'worker'].map((e) => spawn(process.execPath, [...nodeArgs(e), path.join(dist, `${e}.js`)], { env, stdio: ['ignore', 'ignore', 'inherit'] }));
     const kill = () => children.forEach((c) => c.kill('SIGTERM'));

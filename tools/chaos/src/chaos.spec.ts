@@ -457,7 +457,7 @@ describe('chaos: worker kills, a Redis kill and PostgreSQL restarts during webho
     const got = await pgc.query<{ key: string; n: number; cents: string }>(
       'platform_cost_analysis',
       `SELECT billed_month || ' ' || currency AS key, count(*)::int AS n, round(sum(cost::numeric) * 100)::bigint AS cents
-       FROM cost WHERE job_id = $1 GROUP BY 1 ORDER BY 1`,
+       FROM cost c JOIN job_task t ON t.task_no = c.task_no WHERE t.job_id = $1 GROUP BY 1 ORDER BY 1`,
       [jobId],
     );
     expect(got.map((g) => ({ key: g.key, n: g.n, cents: Number(g.cents) }))).toEqual(expectedCosts());

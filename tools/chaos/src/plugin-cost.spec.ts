@@ -111,14 +111,14 @@ describe('cost plugin killed mid-stream', () => {
     expect([failed.status, failed.error_code]).toEqual(['FAILURE', 'ERROR_JOB_TASK']);
     const [task] = (await api('job-task/list', { job_id: job.job_id })).results;
     expect(task).toMatchObject({ status: 'FAILURE', error_code: 'ERROR_PLUGIN_UNAVAILABLE' });
-    expect((await costDb.query(`SELECT count(*)::int AS n FROM cost WHERE data_source_id = $1`, [ds.data_source_id])).rows[0].n).toBe(0);
+    expect((await costDb.query(`SELECT count(*)::int AS n FROM cost c JOIN job_task t ON t.task_no = c.task_no WHERE t.data_source_id = $1`, [ds.data_source_id])).rows[0].n).toBe(0);
     expect(sup.pids('cost-analysis worker').length).toBe(workerPids);
     expect(sup.exits('cost-analysis worker')).toEqual([]);
 
     await startPlugin();
     const again = await ended((await api('data-source/sync', { data_source_id: ds.data_source_id })).job_id);
     expect(again.status).toBe('SUCCESS');
-    const { rows } = await costDb.query(`SELECT count(*)::int AS n, sum(cost)::float8 AS cost FROM cost WHERE data_source_id = $1`, [ds.data_source_id]);
+    const { rows } = await costDb.query(`SELECT count(*)::int AS n, sum(c.cost)::float8 AS cost FROM cost c JOIN job_task t ON t.task_no = c.task_no WHERE t.data_source_id = $1`, [ds.data_source_id]);
     expect(rows[0].n).toBe(ROWS);
     expect(Math.abs(rows[0].cost - EXPECTED)).toBeLessThan(1e-6 * EXPECTED);
     const unified = await api('unified-cost/list', { query: { page: { limit: 1000 } } });

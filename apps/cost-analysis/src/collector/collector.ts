@@ -13,6 +13,7 @@ import { PluginError, type ChangedInfo, type CostRecord, type RowError } from '.
 import { lockDomainUnifiedCosts, rebuildUnifiedCosts } from '../unified-cost/builder';
 import { openDataSourceSecret } from '../data-source/secret';
 import { ensureMonthPartitions, monthsWithPartition } from '../partitions';
+import { deleteJobCosts, succeededTaskNumbers } from '../cost-rows';
 import { CopyIn, CopyValueError, copyJson, copyText } from './pg-copy';
 import type { CollectTaskData } from './queue';
 import { dateRange } from './changed-range';
@@ -32,9 +33,8 @@ const isRetryable = (e: ApiError) => e.status === 503 || (e.details as { retryab
 
 const FINAL = new Set(['SUCCESS', 'FAILURE', 'CANCELED']);
 const COST_COLUMNS = [
-  'domain_id', 'data_source_id', 'job_id', 'job_task_id', 'workspace_id', 'project_id', 'service_account_id', 'account',
-  'provider', 'region_code', 'region_key', 'product', 'usage_type', 'usage_unit', 'currency', 'cost', 'usage_quantity',
-  'billed_date', 'billed_month', 'tags', 'additional_info',
+  'task_no', 'billed_date', 'cost', 'usage_quantity', 'billed_month', 'workspace_id', 'project_id', 'service_account_id', 'account',
+  'provider', 'region_code', 'region_key', 'product', 'usage_type', 'usage_unit', 'currency', 'tags', 'additional_info',
 ];
 /** Cost columns a plugin's `changed.filter` may name. */
 const FILTERABLE = new Set(['account', 'provider', 'region_code', 'product', 'project_id', 'service_account_id']);
@@ -50,6 +50,8 @@ interface TaskRow {
   job_id: string;
   data_source_id: string;
   workspace_id: string;
+  /** The number the task's cost rows carry (cost.task_no). */
+  task_no: number;
   status: string;
   options: Record<string, unknown>;
 }
@@ -102,7 +104,7 @@ export class Collector {
            WHERE domain_id = $1 AND job_id = $2 AND status = 'IN_PROGRESS' RETURNING job_id`,
           [domainId, t.job_id, `Job task ${taskId} failed: ${code}`],
         );
-        if (job.rowCount) await client.query(`DELETE FROM cost WHERE domain_id = $1 AND data_source_id = $2 AND job_id = $3`, [domainId, t.data_source_id, t.job_id]);
+        if (job.rowCount) await deleteJobCosts(client, domainId, t.job_id);
       }
     });
   }
@@ -169,9 +171,9 @@ export class Collector {
     // task meanwhile: it deletes only while the task is unfinished, in the statement's one snapshot
     // (the rows of an attempt that commits later are not in it either).
     await pool.query(
-      `DELETE FROM cost WHERE domain_id = $1 AND data_source_id = $2 AND job_task_id = $3
-         AND EXISTS (SELECT 1 FROM job_task WHERE domain_id = $1 AND job_task_id = $3 AND status IN ('PENDING', 'IN_PROGRESS'))`,
-      [t.domain_id, t.data_source_id, t.job_task_id],
+      `DELETE FROM cost WHERE task_no = $3
+         AND EXISTS (SELECT 1 FROM job_task WHERE domain_id = $1 AND job_task_id = $2 AND status IN ('PENDING', 'IN_PROGRESS'))`,
+      [t.domain_id, t.job_task_id, t.task_no],
     );
     const client = await pool.connect();
     const deadline = setTimeout(() => ((timedOut = true), abort.abort()), limits.taskTimeoutMs).unref();
@@ -193,7 +195,7 @@ export class Collector {
       const projects = new Map<string, string | null>(); // project_id -> workspace_id (null: unknown)
       const isWorkspaceDs = ds.resource_group === 'WORKSPACE';
       const rates = config.exchange.defaults;
-      const prefix = [t.domain_id, t.data_source_id, t.job_id, t.job_task_id].map(copyText).join('\t');
+      const taskNo = String(t.task_no);
 
       const rowError = (rec: CostRecord, message: string) => {
         badCount++;
@@ -289,7 +291,7 @@ export class Collector {
           const regionKey = rec.provider && rec.region_code ? `${rec.provider}.${rec.region_code}` : '';
           let line: string;
           try {
-            line = `${prefix}\t${copyText(ws || DOMAIN_WORKSPACE)}\t${copyText(rec.project_id)}\t${copyText(rec.service_account_id)}\t${copyText(rec.account)}\t${copyText(rec.provider)}\t${copyText(rec.region_code)}\t${copyText(regionKey)}\t${copyText(rec.product)}\t${copyText(rec.usage_type)}\t${copyText(rec.usage_unit)}\t${copyText(rec.currency)}\t${rec.cost}\t${rec.usage_quantity}\t${rec.billed_date}\t${month}\t${copyJson(rec.tags)}\t${copyJson(rec.additional_info)}\n`;
+            line = `${taskNo}\t${rec.billed_date}\t${rec.cost}\t${rec.usage_quantity}\t${month}\t${copyText(ws || DOMAIN_WORKSPACE)}\t${copyText(rec.project_id)}\t${copyText(rec.service_account_id)}\t${copyText(rec.account)}\t${copyText(rec.provider)}\t${copyText(rec.region_code)}\t${copyText(regionKey)}\t${copyText(rec.product)}\t${copyText(rec.usage_type)}\t${copyText(rec.usage_unit)}\t${copyText(rec.currency)}\t${copyJson(rec.tags)}\t${copyJson(rec.additional_info)}\n`;
           } catch (e) {
             if (!(e instanceof CopyValueError)) throw e;
             rowError(rec, `a value ${e.message}, which PostgreSQL cannot store`);
@@ -360,28 +362,23 @@ export class Collector {
     const compact = [...new Map((job.changed ?? []).map((c) => [JSON.stringify(c), c])).values()].sort((a, b) => a.start.localeCompare(b.start));
     // Every cost row of the data source belongs to a job that succeeded earlier or to this one (rows of
     // failed and canceled jobs are removed when they end), so "earlier data" is rows of earlier SUCCESS jobs.
-    const { rows: prev } = await client.query<{ job_id: string }>(
-      `SELECT job_id FROM job WHERE domain_id = $1 AND data_source_id = $2 AND status = 'SUCCESS'`,
-      [job.domain_id, job.data_source_id],
-    );
-    const prevJobs = prev.map((r) => r.job_id);
+    const prevTasks = await succeededTaskNumbers(client, job.domain_id, job.data_source_id);
     const collected = compact.filter((c) => /^\d{4}-\d{2}$/.test(c.start) && c.end === c.start && !c.filter).map((c) => c.start);
     const months = new Set(collected);
-    if (prevJobs.length && collected.length) {
-      // Months this job collected: one index range per (month, earlier job), never this job's new rows.
+    if (prevTasks.length && collected.length) {
+      // Months this job collected: the block ranges of each earlier task in those months, never this job's new rows.
       const { rows } = await client.query(
-        `WITH d AS (DELETE FROM cost WHERE domain_id = $1 AND data_source_id = $2 AND billed_month = ANY($3::text[]) AND job_id = ANY($4::text[]) RETURNING billed_month)
-         SELECT DISTINCT billed_month FROM d`,
-        [job.domain_id, job.data_source_id, collected, prevJobs],
+        `WITH d AS (DELETE FROM cost WHERE billed_month = ANY($1::text[]) AND task_no = ANY($2::int[]) RETURNING billed_month) SELECT DISTINCT billed_month FROM d`,
+        [collected, prevTasks],
       );
       for (const r of rows) months.add(r.billed_month);
     }
     for (const c of compact) {
-      if (!prevJobs.length || collected.includes(c.start)) continue;
+      if (!prevTasks.length || collected.includes(c.start)) continue;
       // Ranges a plugin declared changed (upstream's `changed`): earlier rows there go even if not collected again.
       const { start, end } = dateRange(c);
-      const values: unknown[] = [job.domain_id, job.data_source_id, prevJobs, start, end];
-      let where = `domain_id = $1 AND data_source_id = $2 AND job_id = ANY($3::text[]) AND billed_date >= $4::date AND ($5::date IS NULL OR billed_date < $5::date)`;
+      const values: unknown[] = [prevTasks, start, end];
+      let where = `task_no = ANY($1::int[]) AND billed_date >= $2::date AND ($3::date IS NULL OR billed_date < $3::date)`;
       for (const [k, v] of Object.entries(c.filter ?? {})) {
         if (FILTERABLE.has(k)) where += ` AND ${k} = $${values.push(String(v))}`;
       }
@@ -410,7 +407,7 @@ export class Collector {
          WHERE status = 'IN_PROGRESS' AND created_at < now() - make_interval(secs => $1) RETURNING domain_id, job_id, data_source_id)
        , t AS (UPDATE job_task SET status = 'TIMEOUT', error_code = 'ERROR_JOB_TIMEOUT', error_message = 'The job did not finish in time.', finished_at = now(), updated_at = now()
          FROM j WHERE job_task.domain_id = j.domain_id AND job_task.job_id = j.job_id AND job_task.status IN ('PENDING', 'IN_PROGRESS'))
-       , c AS (DELETE FROM cost USING j WHERE cost.domain_id = j.domain_id AND cost.data_source_id = j.data_source_id AND cost.job_id = j.job_id)
+       , c AS (DELETE FROM cost WHERE task_no = ANY(ARRAY(SELECT t.task_no FROM job_task t JOIN j ON t.domain_id = j.domain_id AND t.job_id = j.job_id)))
        SELECT count(*)::int AS n FROM j`,
       [config.jobTimeoutSeconds],
     );

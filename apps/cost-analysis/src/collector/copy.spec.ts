@@ -96,7 +96,7 @@ describe('collection through COPY', () => {
       return j.status !== 'IN_PROGRESS' ? j : undefined;
     }, 60_000);
     const [task] = (await ok('job-task/list', { job_id: job.job_id })).results;
-    const { rows } = await t.db.pool.query(`SELECT count(*)::int AS n FROM cost WHERE data_source_id = $1`, [ds.data_source_id]);
+    const { rows } = await t.db.pool.query(`SELECT count(*)::int AS n FROM cost c JOIN job_task t ON t.task_no = c.task_no WHERE t.data_source_id = $1`, [ds.data_source_id]);
     return { ds, job: done, task, stored: rows[0].n as number };
   };
 
@@ -107,7 +107,7 @@ describe('collection through COPY', () => {
     const { job, task, ds } = await collect('tricky', 'plugin-http-file-cost-datasource', { base_url: files.url('/tricky.csv') });
     expect([job.status, task.created_count]).toEqual(['SUCCESS', TRICKY.length]);
     const { rows } = await t.db.pool.query(
-      `SELECT product, account, usage_type, tags, additional_info FROM cost WHERE data_source_id = $1 ORDER BY cost`,
+      `SELECT product, account, usage_type, tags, additional_info FROM cost c JOIN job_task t ON t.task_no = c.task_no WHERE t.data_source_id = $1 ORDER BY cost`,
       [ds.data_source_id],
     );
     expect(rows).toEqual(

@@ -1,5 +1,6 @@
 import type { PoolClient } from '@platform/db';
 import type { Prisma, PrismaClient } from '../generated/prisma/client';
+import { deleteDataSourceCosts } from '../cost-rows';
 
 /** A `data_source` row as stored (secret_data, sealed, is read by secret.ts only). */
 export interface DataSourceRow {
@@ -79,12 +80,8 @@ export class DataSourceRepository {
   }
 
   /** Deletes the data source's cost rows; answers the billed months they were in. */
-  async deleteCosts(client: PoolClient, ds: DataSourceKey): Promise<string[]> {
-    const { rows } = await client.query<{ billed_month: string }>(
-      `WITH c AS (DELETE FROM cost WHERE domain_id = $1 AND data_source_id = $2 RETURNING billed_month) SELECT DISTINCT billed_month FROM c`,
-      [ds.domain_id, ds.data_source_id],
-    );
-    return rows.map((r) => r.billed_month);
+  deleteCosts(client: PoolClient, ds: DataSourceKey): Promise<string[]> {
+    return deleteDataSourceCosts(client, ds.domain_id, ds.data_source_id);
   }
 
   async delete(client: PoolClient, ds: DataSourceKey): Promise<void> {

@@ -7,6 +7,7 @@ import type { JobRow } from '../job/repository';
 import { PluginError, type ChangedInfo, type PluginTask } from '../plugin/types';
 import type { DataSourceRow, PluginInfo } from './repository';
 import { openDataSourceSecret } from './secret';
+import { deleteJobCosts } from '../cost-rows';
 
 export type SyncDeps = Pick<CostAnalysisDeps, 'pool' | 'plugins' | 'queue' | 'config' | 'logger'>;
 
@@ -210,7 +211,7 @@ export class CostJobs {
            WHERE domain_id = $1 AND job_id = $2 AND status IN ('PENDING', 'IN_PROGRESS')`,
           [r.domain_id, r.job_id],
         );
-        await client.query(`DELETE FROM cost WHERE domain_id = $1 AND data_source_id = $2 AND job_id = $3`, [r.domain_id, r.data_source_id, r.job_id]);
+        await deleteJobCosts(client, r.domain_id, r.job_id);
       }
       const row = await this.insertJob(client, ds, { status: tasks.length ? 'IN_PROGRESS' : 'SUCCESS', options, tasks: tasks.length, changed, synced_accounts, slot });
       for (const t of tasks) {

@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import type { PoolClient, ReadRunner } from '@platform/db';
+import { deleteJobCosts } from '../cost-rows';
 
 /** A `job` row as stored: one sync of a data source. */
 export interface JobRow {
@@ -52,6 +53,6 @@ export class JobRepository {
 
   /** Removes the cost rows the job's finished tasks wrote. */
   async deleteCostsOf(client: PoolClient, job: JobRow): Promise<void> {
-    await client.query(`DELETE FROM cost WHERE domain_id = $1 AND data_source_id = $2 AND job_id = $3`, [job.domain_id, job.data_source_id, job.job_id]);
+    await deleteJobCosts(client, job.domain_id, job.job_id);
   }
 }

@@ -171,7 +171,7 @@ describe('cost data sources served by published gRPC plugins', () => {
   const sync = async (id: string) => finished((await ok('data-source/sync', { data_source_id: id })).job_id);
   const monthSums = async (dsId: string) => {
     const { rows: sums } = await t.db.pool.query(
-      `SELECT billed_month, sum(cost)::float8 AS cost, count(*)::int AS n FROM cost WHERE domain_id = 'd1' AND data_source_id = $1 GROUP BY 1 ORDER BY 1`,
+      `SELECT billed_month, sum(cost)::float8 AS cost, count(*)::int AS n FROM cost c JOIN job_task t ON t.task_no = c.task_no WHERE t.domain_id = 'd1' AND t.data_source_id = $1 GROUP BY 1 ORDER BY 1`,
       [dsId],
     );
     return sums;

@@ -6,7 +6,7 @@ import { isApiError } from '@platform/errors';
 import type { RoleType } from '@platform/auth';
 import { PrismaClient } from '../generated/prisma/client';
 import { loadConfig } from '../config';
-import { Effects } from '../directory/effects';
+import { RedisEffects } from '../directory/effects';
 import { sealMfaSecrets } from '../mfa/secret';
 import { sealExternalAuthSecrets } from '../external-auth/secret';
 import { AdminService } from './service';
@@ -53,15 +53,16 @@ async function main() {
   const config = loadConfig();
   const pool = createPool(config.databaseUrl, { max: 2 });
   const prisma = createPrisma(PrismaClient, pool);
-  // Project and workspace changes republish the project directory before the command answers, so
-  // every module applies them to its next request.
-  const redis =
-    noun === 'project' || noun === 'workspace' ? attachErrorLogging(new Redis(config.redisUrl, { maxRetriesPerRequest: 2 }), createLogger('admin', 'warn'), 'redis') : undefined;
+  // Changes republish the project directory and record revocations before the command answers, as
+  // the API's do, so every module applies them to its next request. Redis is connected on the first
+  // publish or revocation only (lazyConnect): a command that has none (domain create, user create,
+  // mfa-enable, secrets seal) never connects.
+  const redis = attachErrorLogging(new Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: true }), createLogger('admin', 'warn'), 'redis');
   // DIRECTORY_PREFIX: the prefix of the directory's Redis keys ("" as identity's server writes them;
   // cost-analysis reads the same variable).
   const directoryPrefix = process.env.DIRECTORY_PREFIX ?? '';
-  const effects = redis ? new Effects({ prisma, redis, redisPrefix: directoryPrefix, logger: createLogger('admin', 'silent') }) : undefined;
-  const admin = new AdminService({ prisma, pool }, config.secretKeys, effects);
+  const effects = new RedisEffects({ prisma, redis, redisPrefix: directoryPrefix, logger: createLogger('admin', 'silent') });
+  const admin = new AdminService({ prisma, pool }, effects, config.secretKeys);
   try {
     let out: unknown;
     const cmd = `${noun} ${verb}`;
@@ -112,7 +113,7 @@ async function main() {
     }
     console.log(JSON.stringify(out, null, 2));
   } finally {
-    redis?.disconnect();
+    redis.disconnect();
     await prisma.$disconnect().catch(() => {});
     await pool.end().catch(() => {});
   }

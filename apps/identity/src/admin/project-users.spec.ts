@@ -132,14 +132,15 @@ describe('identity project users and the directory of member projects', () => {
     });
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-    const run = (...args: string[]) => {
+    const runWith = (env: Record<string, string>, ...args: string[]) => {
       const r = spawnSync(process.execPath, [cli, ...args], {
         cwd: ROOT,
-        env: { ...process.env, DATABASE_URL: t.databaseUrl, REDIS_URL: t.redisUrl, DIRECTORY_PREFIX: t.deps.redisPrefix },
+        env: { ...process.env, DATABASE_URL: t.databaseUrl, REDIS_URL: t.redisUrl, DIRECTORY_PREFIX: t.deps.redisPrefix, ...env },
         encoding: 'utf8',
       });
       return { status: r.status, out: r.stdout, err: r.stderr };
     };
+    const run = (...args: string[]) => runWith({}, ...args);
 
     it('adds and removes project users and republishes before it answers', async () => {
       await t.admin.createProject({ domainId: 'd1', workspaceId: 'ws-1', projectId: 'p-cli', name: 'cli' });
@@ -154,6 +155,14 @@ describe('identity project users and the directory of member projects', () => {
       expect(JSON.parse(r.out).users).toEqual(['member2']);
       expect(await visible('member')).not.toContain('p-cli');
       expect(await visible('member2')).toContain('p-cli');
+    });
+
+    it('connects to Redis only for a command that publishes or revokes (domain create needs none)', () => {
+      // Nothing listens on port 1: a command that touched Redis would log its failure or fail.
+      const r = runWith({ REDIS_URL: 'redis://127.0.0.1:1' }, 'domain', 'create', '--domain-id', 'd-cli', '--name', 'cli');
+      expect(r.err).toBe('');
+      expect(r.status).toBe(0);
+      expect(JSON.parse(r.out)).toMatchObject({ domain_id: 'd-cli', state: 'ENABLED' });
     });
 
     it('answers bad input with a 4xx-style error and a non-zero exit', () => {

@@ -5,14 +5,16 @@ import { ApiError, errors } from '@platform/errors';
 import { loadSecretKeys } from '@platform/secrets';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
-import { checkId } from '../common';
-import { managedRole } from '../token/roles';
-import { generateTotpSecret, otpauthUrl } from '../token/totp';
+import { checkId } from '../ids';
+import { managedRole } from '../role/managed';
+import { generateTotpSecret, otpauthUrl } from '../mfa/totp';
 import { sealMfaSecret } from '../mfa/secret';
 import { WorkspaceService } from '../workspace/service';
 import { createUserInDomain } from '../user/service';
 import { RoleBindingService } from '../role-binding/service';
 import { ProjectService } from '../project/service';
+import { DomainRepository } from '../domain/repository';
+import { UserRepository } from '../user/repository';
 
 /**
  * The admin CLI (`npm run admin -- <noun> <verb>`) and the bootstrap: bootstrap and break-glass, for
@@ -24,16 +26,18 @@ export class AdminService {
   private readonly workspaces: WorkspaceService;
   private readonly bindings: RoleBindingService;
   private readonly projects: ProjectService;
+  private readonly domains: DomainRepository;
+  private readonly users: UserRepository;
 
   /**
-   * `secretKeys`: the keys sealing MFA secrets (config.secretKeys); by default, from the environment.
-   * `effects`: directory publishes and revocations (the CLI and tests pass identity's; the bootstrap
-   * needs none, identity publishes everything at start).
+   * `effects`: directory publishes and revocations (the CLI and tests: identity's `RedisEffects`; the
+   * bootstrap: `BOOTSTRAP_EFFECTS`). `secretKeys`: the keys sealing MFA secrets (config.secretKeys); by
+   * default, from the environment.
    */
   constructor(
     private readonly deps: { prisma: PrismaClient; pool: Pool },
+    effects: Effects,
     private readonly secretKeys?: readonly Buffer[],
-    effects?: Effects,
   ) {
     // An administrator reads what they write: the primary.
     const withReads = { ...deps, reads: new ReadRouter({ primary: deps.pool }) };
@@ -44,17 +48,14 @@ export class AdminService {
       projectsInGroup: () => Promise.reject(new Error('the admin CLI has no caller')),
     };
     this.projects = new ProjectService(withReads, noDirectory, effects);
-  }
-
-  private get prisma() {
-    return this.deps.prisma;
+    this.domains = new DomainRepository(deps.prisma);
+    this.users = new UserRepository(deps.prisma);
   }
 
   async createDomain(input: { domainId: string; name: string }) {
     checkId('domain_id', input.domainId);
-    const existing = await this.prisma.$queryRawUnsafe<unknown[]>('SELECT 1 FROM domain WHERE lower(domain_id) = lower($1)', input.domainId);
-    if (existing.length) throw errors.alreadyExists('domain_id', input.domainId); // 'Acme' beside 'acme' too
-    const d = await this.prisma.domain.create({ data: { domain_id: input.domainId, name: input.name } });
+    if (await this.domains.existsIgnoringCase(input.domainId)) throw errors.alreadyExists('domain_id', input.domainId); // 'Acme' beside 'acme' too
+    const d = await this.domains.insert({ domain_id: input.domainId, name: input.name });
     return { domain_id: d.domain_id, name: d.name, state: d.state, created_at: isoOrEmpty(d.created_at) };
   }
 
@@ -71,7 +72,7 @@ export class AdminService {
     }
     if (roleType && roleType !== 'DOMAIN_ADMIN' && !input.workspaceId) throw errors.requiredParameter('workspace_id');
     // The user and their binding together: a binding that fails leaves no user behind.
-    const user = await this.prisma.$transaction(async (tx) => {
+    const user = await this.deps.prisma.$transaction(async (tx) => {
       const u = await createUserInDomain(tx, input.domainId, { user_id: input.userId, password: input.password, name: input.name, email: input.email });
       if (roleType) {
         await this.bindings.createInDomain(
@@ -118,11 +119,10 @@ export class AdminService {
   }
 
   async enableMfa(input: { domainId: string; userId: string }) {
-    const key = { domain_id: input.domainId, user_id: input.userId };
-    if (!(await this.prisma.user.findUnique({ where: { domain_id_user_id: key } }))) throw errors.notFound('user_id', input.userId);
+    if (!(await this.users.find(input.domainId, input.userId))) throw errors.notFound('user_id', input.userId);
     const secret = generateTotpSecret();
     const sealed = sealMfaSecret(this.secretKeys ?? loadSecretKeys(), input.domainId, input.userId, secret);
-    await this.prisma.user.update({ where: { domain_id_user_id: key }, data: { mfa_enabled: true, mfa_secret: sealed } });
+    await this.users.enableMfa(input.domainId, input.userId, sealed);
     return { user_id: input.userId, domain_id: input.domainId, mfa_type: 'OTP', secret, otpauth_url: otpauthUrl(secret, `${input.userId}@${input.domainId}`) };
   }
 }

@@ -2,6 +2,10 @@ import { generateSecret, type Logger } from '@platform/core';
 import type { Pool } from '@platform/db';
 import type { PrismaClient } from '../generated/prisma/client';
 import { AdminService } from '../admin/service';
+import { BOOTSTRAP_EFFECTS } from '../directory/effects';
+import { DomainRepository } from '../domain/repository';
+import { UserRepository } from '../user/repository';
+import { WorkspaceRepository } from '../workspace/repository';
 import type { IdentityConfig } from '../config';
 
 /**
@@ -23,18 +27,17 @@ export async function bootstrap(db: { prisma: PrismaClient; pool: Pool }, config
 }
 
 async function bootstrapLocked(db: { prisma: PrismaClient; pool: Pool }, config: IdentityConfig['bootstrap'], logger: Logger, print: (s: string) => unknown) {
-  const { prisma } = db;
-  const admin = new AdminService(db);
+  const admin = new AdminService(db, BOOTSTRAP_EFFECTS);
   const { domainId, workspaceId, userId } = config;
-  if (!(await prisma.domain.findUnique({ where: { domain_id: domainId } }))) {
+  if (!(await new DomainRepository(db.prisma).find(domainId))) {
     await admin.createDomain({ domainId, name: domainId });
     logger.info({ domain_id: domainId }, 'bootstrap domain created');
   }
-  if (!(await prisma.workspace.findUnique({ where: { domain_id_workspace_id: { domain_id: domainId, workspace_id: workspaceId } } }))) {
+  if (!(await new WorkspaceRepository(db.prisma, db.pool).find(domainId, workspaceId))) {
     await admin.createWorkspace({ domainId, workspaceId, name: workspaceId });
     logger.info({ workspace_id: workspaceId }, 'bootstrap workspace created');
   }
-  if (!(await prisma.user.findUnique({ where: { domain_id_user_id: { domain_id: domainId, user_id: userId } } }))) {
+  if (!(await new UserRepository(db.prisma).find(domainId, userId))) {
     const password = config.password ?? generateSecret(18);
     await admin.createUser({ domainId, userId, password, name: 'Administrator', roleType: 'DOMAIN_ADMIN' });
     logger.info({ user_id: userId }, 'bootstrap admin created');

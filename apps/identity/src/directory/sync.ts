@@ -1,5 +1,5 @@
 import { DirectoryPublisher } from '@platform/directory';
-import { xactLock } from '../common';
+import { xactLock } from '../locks';
 import type { IdentityDeps } from '../deps';
 
 /** Publishes the project directory (see libs/directory) from identity's tables. */

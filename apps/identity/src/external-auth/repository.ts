@@ -15,15 +15,19 @@ export interface ExternalAuthRow {
   updated_at: Date;
 }
 
-/** A domain's whole configuration as set (the sealed secret, or none). */
-export interface ExternalAuthConfig {
+/**
+ * A domain's external auth as set: what `set` stores (replacing the whole of what was set before) and
+ * token/issue reads when it is ENABLED. `secret_data` stays sealed (none: absent or null).
+ */
+export interface DomainExternalAuth {
+  domain_id: string;
   state: string;
   plugin_id: string;
   version: string;
   upgrade_mode: string;
   options: Record<string, unknown>;
   metadata: Record<string, unknown>;
-  sealedSecret: unknown;
+  secret_data: unknown;
   schema_id: string;
 }
 
@@ -36,7 +40,7 @@ export class ExternalAuthRepository {
   }
 
   /** Sets the domain's configuration, replacing the whole of what was set before. */
-  save(domainId: string, c: ExternalAuthConfig): Promise<ExternalAuthRow> {
+  save(c: DomainExternalAuth): Promise<ExternalAuthRow> {
     const data = {
       state: c.state,
       plugin_id: c.plugin_id,
@@ -44,11 +48,11 @@ export class ExternalAuthRepository {
       upgrade_mode: c.upgrade_mode,
       options: c.options as Prisma.InputJsonValue,
       metadata: c.metadata as Prisma.InputJsonValue,
-      secret_data: c.sealedSecret ? (c.sealedSecret as Prisma.InputJsonValue) : Prisma.DbNull,
+      secret_data: c.secret_data ? (c.secret_data as Prisma.InputJsonValue) : Prisma.DbNull,
       schema_id: c.schema_id,
       updated_at: new Date(),
     };
-    return this.prisma.externalAuth.upsert({ where: { domain_id: domainId }, create: { domain_id: domainId, ...data }, update: data });
+    return this.prisma.externalAuth.upsert({ where: { domain_id: c.domain_id }, create: { domain_id: c.domain_id, ...data }, update: data });
   }
 
   /** Deletes the domain's configuration; false when none was set. */

@@ -5,7 +5,7 @@ import { isOutboundRefused, OutboundRefused } from '@platform/net';
 import type { IdentityDeps } from '../deps';
 import { fetchDiscovery, isSecureOrListed, OidcMisconfigured, OidcUnavailable, type DiscoveryDocument, type OidcSettings } from './oidc';
 import { chooseAuthPlugin, upgradeModeOf } from './plugins';
-import { ExternalAuthRepository } from './repository';
+import { ExternalAuthRepository, type DomainExternalAuth } from './repository';
 import { asObject, toExternalAuthInfo } from './responses';
 import { sealExternalAuthSecret } from './secret';
 
@@ -107,7 +107,8 @@ export class ExternalAuthService {
         secret: p.secret_data && Object.keys(p.secret_data).length ? p.secret_data : undefined,
       };
     }
-    const row = await this.configs.save(auth.domainId, {
+    const row = await this.configs.save({
+      domain_id: auth.domainId,
       state: 'ENABLED',
       plugin_id: p.plugin_id,
       version: configured.version,
@@ -115,7 +116,7 @@ export class ExternalAuthService {
       options: configured.options,
       metadata: configured.metadata,
       // Set replaces the whole configuration: no secret_data given, none kept.
-      sealedSecret: configured.secret ? sealExternalAuthSecret(this.deps.config.secretKeys, auth.domainId, configured.secret) : undefined,
+      secret_data: configured.secret ? sealExternalAuthSecret(this.deps.config.secretKeys, auth.domainId, configured.secret) : undefined,
       schema_id: p.schema_id ?? '',
     });
     return toExternalAuthInfo(row);
@@ -162,18 +163,6 @@ export class ExternalAuthService {
     const row = await this.configs.find(auth.domainId);
     return row ? toExternalAuthInfo(row) : { domain_id: auth.domainId, state: 'DISABLED' as const, updated_at: '' };
   }
-}
-
-/** A domain's ENABLED external auth as token/issue needs it (secret_data still sealed). */
-export interface DomainExternalAuth {
-  domain_id: string;
-  plugin_id: string;
-  version: string;
-  upgrade_mode: string;
-  options: Record<string, unknown>;
-  metadata: Record<string, unknown>;
-  secret_data: unknown;
-  schema_id: string;
 }
 
 /** The domain's external auth when it is ENABLED; undefined when none is set. */

@@ -4,7 +4,7 @@ import { decodeJwt } from 'jose';
 import { isSealedText, keyId } from '@platform/secrets';
 import { AdminService } from '../admin/service';
 import { createTestIdentity } from '../test-support';
-import { currentCounter, generateTotpSecret, totpAt } from '../token/totp';
+import { currentCounter, generateTotpSecret, totpAt } from './totp';
 import { sealMfaSecrets } from './secret';
 
 /**
@@ -28,7 +28,7 @@ describe('MFA secrets at rest', () => {
   });
   afterAll(() => t?.close());
 
-  const admin = () => new AdminService(t.deps, t.deps.config.secretKeys);
+  const admin = () => new AdminService(t.deps, t.effects, t.deps.config.secretKeys);
   const issue = async (body: object) => {
     const res = await request(t.app).post('/identity/v2/token/issue').send(body);
     answers.push(res.text);

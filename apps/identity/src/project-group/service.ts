@@ -9,7 +9,9 @@ import type { DirectorySync } from '../directory/sync';
 import { projectGroupResource } from './fields';
 import { ProjectGroupRepository, type ProjectGroupRow } from './repository';
 import { toProjectGroupInfo } from './responses';
-import { checkWorkspaceUsers, lockWorkspaceStructure, workspaceScope } from '../common';
+import { checkWorkspaceUsers } from '../membership';
+import { lockWorkspaceStructure } from '../locks';
+import { workspaceScope } from '../scope';
 
 export interface ListInput {
   query?: Query;

@@ -6,7 +6,11 @@ import { applyOnly, resolveOnly, runList, runStat, type Condition, type Query, t
 import type { IdentityDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
-import { checkId, checkWorkspaceUsers, lockWorkspaceStructure, refuseCaseVariant, requireDomain, requireWorkspace, workspaceScope } from '../common';
+import { checkId, refuseCaseVariant } from '../ids';
+import { checkWorkspaceUsers } from '../membership';
+import { lockWorkspaceStructure } from '../locks';
+import { requireDomain, requireWorkspace } from '../lookups';
+import { workspaceScope } from '../scope';
 import { projectResource } from './fields';
 import { ProjectRepository, type ProjectRow } from './repository';
 import { toProjectInfo, type ProjectType } from './responses';
@@ -47,7 +51,7 @@ export class ProjectService {
   constructor(
     private readonly deps: Pick<IdentityDeps, 'prisma' | 'pool' | 'reads'>,
     private readonly directory: Pick<DirectoryClient, 'memberProjects' | 'projectsInGroup'>,
-    private readonly effects?: Effects,
+    private readonly effects: Effects,
   ) {
     this.projects = new ProjectRepository(deps.prisma);
   }
@@ -101,7 +105,7 @@ export class ProjectService {
         if ((e as { code?: string }).code === 'P2002') throw errors.alreadyExists('project_id', projectId); // a concurrent create won
         throw e;
       });
-    await this.effects?.publish(domainId);
+    await this.effects.publish(domainId);
     return toProjectInfo(p);
   }
 
@@ -112,14 +116,14 @@ export class ProjectService {
   async update(auth: AuthContext, input: { project_id: string; name?: string; tags?: Record<string, unknown> }) {
     const p = await this.visible(auth, input.project_id);
     const updated = await this.projects.update(p.domain_id, p.project_id, { name: input.name, tags: input.tags });
-    if (input.name !== undefined) await this.effects?.publish(p.domain_id);
+    if (input.name !== undefined) await this.effects.publish(p.domain_id);
     return toProjectInfo(updated);
   }
 
   async updateProjectType(auth: AuthContext, input: { project_id: string; project_type: ProjectType }) {
     const p = await this.visible(auth, input.project_id);
     const updated = await this.projects.update(p.domain_id, p.project_id, { project_type: input.project_type });
-    await this.effects?.publish(p.domain_id);
+    await this.effects.publish(p.domain_id);
     return toProjectInfo(updated);
   }
 
@@ -130,14 +134,14 @@ export class ProjectService {
       await this.requireGroup(tx, p.domain_id, p.workspace_id, input.project_group_id);
       return this.projects.setGroup(tx, p.domain_id, p.project_id, input.project_group_id);
     });
-    await this.effects?.publish(p.domain_id);
+    await this.effects.publish(p.domain_id);
     return toProjectInfo(updated);
   }
 
   async delete(auth: AuthContext, projectId: string) {
     const p = await this.visible(auth, projectId);
     await this.projects.delete(p.domain_id, p.project_id);
-    await this.effects?.publish(p.domain_id);
+    await this.effects.publish(p.domain_id);
   }
 
   /**
@@ -158,7 +162,7 @@ export class ProjectService {
   /** After a change of users: the project gone meanwhile is ERROR_NOT_FOUND; else the directory is republished. */
   private async usersChanged(p: ProjectRow, updated: ProjectRow | undefined) {
     if (!updated) throw errors.notFound('project_id', p.project_id);
-    await this.effects?.publish(p.domain_id);
+    await this.effects.publish(p.domain_id);
     return toProjectInfo(updated);
   }
 

@@ -32,6 +32,11 @@ export class RoleBindingRepository {
     return db.roleBinding.findUnique({ where: { role_binding_id: id } });
   }
 
+  /** Every binding of the user in the domain; `tx`: the client to read through (a grant's transaction). */
+  ofUser(tx: Db, domainId: string, userId: string): Promise<RoleBindingRow[]> {
+    return tx.roleBinding.findMany({ where: { domain_id: domainId, user_id: userId } });
+  }
+
   /** Whether the domain has the user. */
   async userExists(tx: Db, domainId: string, userId: string): Promise<boolean> {
     return !!(await tx.user.findUnique({ where: { domain_id_user_id: { domain_id: domainId, user_id: userId } } }));

@@ -5,13 +5,17 @@ import { applyOnly, resolveOnly, runList, runStat, type Query, type StatisticsQu
 import type { IdentityDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
-import { lockDomainAdmins, MANAGED_DOMAIN_ADMIN, otherEnabledAdmins, pruneMemberships, requireWorkspace, workspaceScope } from '../common';
+import { pruneMemberships } from '../membership';
+import { requireWorkspace } from '../lookups';
+import { workspaceScope } from '../scope';
+import { lockDomainAdmins, otherEnabledAdmins } from '../role/domain-admins';
+import { MANAGED_DOMAIN_ADMIN } from '../role/managed';
 import { findRole } from '../role/service';
 import { roleBindingResource } from './fields';
 import { RoleBindingRepository, type RoleBindingRow } from './repository';
 import { toRoleBindingInfo, type ResourceGroup } from './responses';
 import { replicaPrisma } from '../replica-prisma';
-import { lockForChange, revokeInTransaction, type Revocation } from '../token/grant-locks';
+import { lockForChange, revokeInTransaction, type Revocation } from '../revocation/grant-locks';
 
 export interface RoleBindingListInput {
   query?: Query;
@@ -55,7 +59,7 @@ export class RoleBindingService {
 
   constructor(
     private readonly deps: Pick<IdentityDeps, 'prisma' | 'pool' | 'reads'>,
-    private readonly effects?: Effects,
+    private readonly effects: Effects,
   ) {
     this.bindings = new RoleBindingRepository(deps.prisma);
   }
@@ -129,7 +133,7 @@ export class RoleBindingService {
     const updated = await this.bindings.transaction(async (tx) => {
       // The checks first, under the user's lock, then the admin set's, then the role's (the order every
       // transaction keeps), so a refused change ends nothing; then the revocation, one step with the
-      // change: no token/grant reading the old role can straddle it (token/grant-locks.ts).
+      // change: no token/grant reading the old role can straddle it (revocation/grant-locks.ts).
       await lockForChange(tx, bindingRevocation(b));
       // The last managed DOMAIN_ADMIN stays one (a custom DOMAIN_ADMIN role may grant less, or be disabled).
       if (b.role_id === MANAGED_DOMAIN_ADMIN && input.role_id !== MANAGED_DOMAIN_ADMIN) {
@@ -161,7 +165,7 @@ export class RoleBindingService {
       await this.bindings.delete(tx, b.role_binding_id);
       changed = await pruneMemberships(tx, b.domain_id, b.user_id);
     });
-    if (changed) await this.effects?.publish(b.domain_id);
+    if (changed) await this.effects.publish(b.domain_id);
   }
 
   /**

@@ -6,7 +6,7 @@ import { AccessRevocations } from '@platform/directory';
 import { bearer, testKeys } from '@platform/testing';
 import { createTestIdentity, seedDomain } from '../test-support';
 import { toRoleInfo } from './responses';
-import { managedRoleRows } from './service';
+import { managedRoleRows } from './managed';
 
 /** Custom roles (issue #29 §2): upstream's Role API, bindings to custom roles, the token's permissions, disable. */
 describe('identity custom roles', () => {

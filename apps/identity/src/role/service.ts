@@ -5,35 +5,14 @@ import { applyOnly, eqConditions, resolveOnly, runList, runStat, type Condition,
 import type { IdentityDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
-import { MANAGED_ROLES } from '../token/roles';
-import { lockForChange, lockRoleForReading, revokeInTransaction } from '../token/grant-locks';
+import { lockForChange, lockRoleForReading, revokeInTransaction } from '../revocation/grant-locks';
 import { replicaPrisma } from '../replica-prisma';
 import { roleResource } from './fields';
+import { MANAGED_NAMES, managedRow } from './managed';
 import { RoleRepository, type RoleRow } from './repository';
 import { toBasicRoleInfo, toRoleInfo, type CustomRoleType } from './responses';
 
 type Db = Prisma.TransactionClient | IdentityDeps['prisma'];
-
-const MANAGED_NAMES: Record<CustomRoleType, string> = { DOMAIN_ADMIN: 'Domain Admin', WORKSPACE_OWNER: 'Workspace Owner', WORKSPACE_MEMBER: 'Workspace Member' };
-
-/** The managed roles as rows (the same values `role_view` gives them; role.spec.ts checks both agree). */
-export function managedRoleRows(domainId: string): RoleRow[] {
-  return (Object.keys(MANAGED_ROLES) as CustomRoleType[]).map((t) => ({
-    role_id: MANAGED_ROLES[t].roleId,
-    domain_id: domainId,
-    name: MANAGED_NAMES[t],
-    role_type: t,
-    permissions: MANAGED_ROLES[t].permissions,
-    page_access: ['*'],
-    tags: {},
-    state: 'ENABLED',
-    is_managed: true,
-    created_at: null,
-    updated_at: null,
-  }));
-}
-
-const managedRow = (domainId: string, roleId: string) => managedRoleRows(domainId).find((r) => r.role_id === roleId);
 
 /**
  * The role `roleId` of `domainId`, managed or the domain's own; ERROR_NOT_FOUND otherwise (another
@@ -98,7 +77,7 @@ export class RoleService {
 
   constructor(
     private readonly deps: Pick<IdentityDeps, 'prisma' | 'reads'>,
-    private readonly effects?: Effects,
+    private readonly effects: Effects,
   ) {
     this.roles = new RoleRepository(deps.prisma);
   }

@@ -1,6 +1,10 @@
 import type { RoleType, Scope } from '@platform/auth';
 import { errors } from '@platform/errors';
 import type { Prisma } from '../generated/prisma/client';
+import type { DomainRepository } from '../domain/repository';
+import type { RoleBindingRepository } from '../role-binding/repository';
+import type { UserRepository } from '../user/repository';
+import type { WorkspaceRepository } from '../workspace/repository';
 
 /** token/grant's request (identity v2 GrantTokenRequest). */
 export interface GrantInput {
@@ -29,6 +33,14 @@ function refreshStillValid(claims: { iat?: number; iat_ms?: number }, user: { cr
   return !user.refresh_valid_after || earliest > user.refresh_valid_after.getTime();
 }
 
+/** The repositories a grant reads through (each call given the grant's transaction). */
+export interface GrantReads {
+  domains: DomainRepository;
+  users: UserRepository;
+  bindings: RoleBindingRepository;
+  workspaces: WorkspaceRepository;
+}
+
 /**
  * What token/grant gives for a refresh token's claims: the role, its id and the workspace. Reads the
  * domain, the user, their bindings and the workspace through `tx` (the caller holds the reading lock);
@@ -36,18 +48,19 @@ function refreshStillValid(claims: { iat?: number; iat_ms?: number }, user: { cr
  */
 export async function readGrant(
   tx: Prisma.TransactionClient,
+  reads: GrantReads,
   claims: { domain_id: string; user_id: string; iat?: number; iat_ms?: number },
   input: Pick<GrantInput, 'scope' | 'workspace_id'>,
 ): Promise<{ roleType: RoleType; roleId: string; workspaceId: string }> {
   const domainId = claims.domain_id;
   const [domain, user] = await Promise.all([
-    tx.domain.findUnique({ where: { domain_id: domainId } }),
-    tx.user.findUnique({ where: { domain_id_user_id: { domain_id: domainId, user_id: claims.user_id } } }),
+    reads.domains.find(domainId, tx),
+    reads.users.find(domainId, claims.user_id, tx),
   ]);
   if (!domain || domain.state !== 'ENABLED' || !user || user.state !== 'ENABLED') throw authFailure();
   if (!refreshStillValid(claims, user)) throw errors.authenticateFailure('The session has ended (the user was disabled or their password changed); log in again.');
 
-  const bindings = await tx.roleBinding.findMany({ where: { domain_id: domainId, user_id: user.user_id } });
+  const bindings = await reads.bindings.ofUser(tx, domainId, user.user_id);
   const domainAdmin = bindings.find((b) => b.role_type === 'DOMAIN_ADMIN');
   switch (input.scope) {
     case 'DOMAIN':
@@ -55,7 +68,7 @@ export async function readGrant(
       return { roleType: 'DOMAIN_ADMIN', roleId: domainAdmin.role_id, workspaceId: '' };
     case 'WORKSPACE': {
       if (!input.workspace_id) throw errors.requiredParameter('workspace_id');
-      const ws = await tx.workspace.findUnique({ where: { domain_id_workspace_id: { domain_id: domainId, workspace_id: input.workspace_id } } });
+      const ws = await reads.workspaces.find(domainId, input.workspace_id, tx);
       if (!ws) throw errors.notFound('workspace_id', input.workspace_id);
       if (ws.state !== 'ENABLED') throw errors.wrongState('ERROR_WORKSPACE_STATE', `Workspace ${ws.workspace_id} is disabled.`);
       if (domainAdmin) return { roleType: 'WORKSPACE_OWNER', roleId: domainAdmin.role_id, workspaceId: ws.workspace_id };

@@ -5,15 +5,15 @@ import { TEST_REDIS_URL } from '@platform/testing';
 import { createTestIdentity, seedDomain } from '../test-support';
 import { createApp } from '../app';
 import { AttemptCounter } from './attempts';
-import { currentCounter, totpAt, verifyTotp } from './totp';
+import { currentCounter, totpAt, verifyTotp } from '../mfa/totp';
 
 // The real argon2 and TOTP checks, wrapped so the tests can count how many checks ran.
 jest.mock('@node-rs/argon2', () => {
   const actual = jest.requireActual('@node-rs/argon2');
   return { ...actual, verify: jest.fn((...args: Parameters<typeof actual.verify>) => actual.verify(...args)) };
 });
-jest.mock('./totp', () => {
-  const actual = jest.requireActual('./totp');
+jest.mock('../mfa/totp', () => {
+  const actual = jest.requireActual('../mfa/totp');
   return { ...actual, verifyTotp: jest.fn((...args: Parameters<typeof actual.verifyTotp>) => actual.verifyTotp(...args)) };
 });
 const passwordChecks = argon2Verify as unknown as jest.Mock;

@@ -3,21 +3,25 @@ import { ApiError, errors, pluginErrors } from '@platform/errors';
 import { UNSAFE_TEXT } from '@platform/http';
 import type { Identity } from '@platform/plugin';
 import type { IdentityDeps } from '../deps';
-import { verifyPassword } from './password';
-import { verifyTotp } from './totp';
+import { verifyPassword } from '../user/password';
+import { verifyTotp } from '../mfa/totp';
 import { openMfaSecret } from '../mfa/secret';
 import { findRole, rolePermissions as grantedPermissions } from '../role/service';
 import { AttemptCounter } from './attempts';
 import { IssueRateLimits } from './rate-limits';
 import { OidcRejection, OidcUnavailable, OidcVerifier } from '../external-auth/oidc';
-import { enabledExternalAuth, oidcSettingsOf, type DomainExternalAuth } from '../external-auth/service';
+import { enabledExternalAuth, oidcSettingsOf } from '../external-auth/service';
+import type { DomainExternalAuth } from '../external-auth/repository';
 import { chooseAuthPlugin } from '../external-auth/plugins';
 import { openExternalAuthSecret } from '../external-auth/secret';
 import { UserRepository } from '../user/repository';
 import { createUserInDomain } from '../user/service';
-import { databaseNowMs, lockForReading } from './grant-locks';
-import { findUserIgnoringCase } from '../common';
-import { authFailure, readGrant, type GrantInput } from './grant';
+import { databaseNowMs, lockForReading } from '../revocation/grant-locks';
+import { findUserIgnoringCase } from '../ids';
+import { authFailure, readGrant, type GrantInput, type GrantReads } from './grant';
+import { DomainRepository } from '../domain/repository';
+import { RoleBindingRepository } from '../role-binding/repository';
+import { WorkspaceRepository } from '../workspace/repository';
 
 export type { GrantInput } from './grant';
 
@@ -59,6 +63,8 @@ export class TokenService {
   private readonly loginAttempts: AttemptCounter;
   private readonly mfaAttempts: AttemptCounter;
   private readonly oidc: OidcVerifier;
+  /** The domain, user, bindings and workspace a login or a grant reads. */
+  private readonly repos: GrantReads;
 
   constructor(private readonly deps: IdentityDeps) {
     const { config, redis } = deps;
@@ -67,6 +73,12 @@ export class TokenService {
     this.loginAttempts = new AttemptCounter(redis, () => ({ limit: config.login.maxFailures, windowSeconds: config.login.blockSeconds }));
     this.mfaAttempts = new AttemptCounter(redis, () => ({ limit: config.login.mfaMaxFailures, windowSeconds: config.login.mfaBlockSeconds }));
     this.oidc = new OidcVerifier(() => config.externalAuth);
+    this.repos = {
+      domains: new DomainRepository(deps.prisma),
+      users: new UserRepository(deps.prisma),
+      bindings: new RoleBindingRepository(deps.prisma),
+      workspaces: new WorkspaceRepository(deps.prisma, deps.pool),
+    };
   }
 
   private key(kind: string, domainId: string, userId: string) {
@@ -114,10 +126,10 @@ export class TokenService {
 
   /** The tokens, or undefined when the password was right and a TOTP code is still needed. Throws on any failure. */
   private async checkCredentials(input: IssueInput, userId: string, password: string | undefined) {
-    const { redis, prisma, config } = this.deps;
+    const { redis, config } = this.deps;
     const [domain, user] = await Promise.all([
-      prisma.domain.findUnique({ where: { domain_id: input.domain_id } }),
-      new UserRepository(prisma).find(input.domain_id, userId),
+      this.repos.domains.find(input.domain_id),
+      this.repos.users.find(input.domain_id, userId),
     ]);
     const pendingKey = this.key('mfa-pending', input.domain_id, userId);
 
@@ -152,7 +164,7 @@ export class TokenService {
 
   /**
    * A logged-in user's USER-scoped access and refresh tokens; its last_accessed_at is now. The user is
-   * read again under the lock revoking changes take (token/grant-locks.ts): still enabled, the same
+   * read again under the lock revoking changes take (revocation/grant-locks.ts): still enabled, the same
    * password (hash) and auth type that were checked, else the same 401 as any refusal; the tokens are
    * dated at that reading, so a disable or a new password that came after it ends them too.
    */
@@ -212,9 +224,9 @@ export class TokenService {
     if (!(await this.loginAttempts.begin(loginKey))) throw loginBlocked(config.login.maxFailures, config.login.blockSeconds);
     let tokens: { access_token: string; refresh_token: string };
     try {
-      const domain = await prisma.domain.findUnique({ where: { domain_id: input.domain_id } });
+      const domain = await this.repos.domains.find(input.domain_id);
       if (!domain || domain.state !== 'ENABLED') throw refuse('the domain is not enabled', userId);
-      let user: { domain_id: string; user_id: string; password_hash: string; auth_type: string; state: string } | null = await new UserRepository(prisma).find(input.domain_id, userId);
+      let user: { domain_id: string; user_id: string; password_hash: string; auth_type: string; state: string } | null = await this.repos.users.find(input.domain_id, userId);
       if (!user && claimed.info && configured.options.auto_user_sync === true) user = await this.createExternalUser(input.domain_id, userId, claimed.info, refuse);
       if (!user) throw refuse('no such user in the domain', userId);
       if (user.auth_type !== 'EXTERNAL') throw refuse(`the user's auth_type is ${user.auth_type}, not EXTERNAL`, userId);
@@ -327,7 +339,7 @@ export class TokenService {
       return user;
     } catch (e) {
       if (e instanceof ApiError && e.code === 'ERROR_ALREADY_EXISTS') {
-        return new UserRepository(this.deps.prisma).find(domainId, userId);
+        return this.repos.users.find(domainId, userId);
       }
       if (e instanceof ApiError && e.status === 400) throw refuse(`the plugin's user cannot be created: ${e.message}`, userId);
       throw e;
@@ -336,7 +348,7 @@ export class TokenService {
 
   /**
    * token/grant: the user, their bindings and the workspace are read under the lock their revoking
-   * changes take (token/grant-locks.ts), and the token is dated at that reading.
+   * changes take (revocation/grant-locks.ts), and the token is dated at that reading.
    */
   async grant(input: GrantInput) {
     const claims = await this.deps.verifier.verify(input.token);
@@ -348,7 +360,7 @@ export class TokenService {
     const lockedWorkspace = input.scope === 'WORKSPACE' ? input.workspace_id : undefined;
     const read = await this.deps.prisma.$transaction(async (tx) => {
       await lockForReading(tx, domainId, claims.user_id, lockedWorkspace);
-      const role = await readGrant(tx, claims, input);
+      const role = await readGrant(tx, this.repos, claims, input);
       // The role's permissions, read under its lock (the last one taken): a disable or a change of
       // permissions either waits for this grant (whose token it then revokes: issue time <= T) or
       // came before it and is read here. A disabled role grants nothing.

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { decodeJwt } from 'jose';
 import { mintToken } from '@platform/testing';
 import { createTestIdentity, seedDomain } from '../test-support';
-import { currentCounter, totpAt } from './totp';
+import { currentCounter, totpAt } from '../mfa/totp';
 
 describe('identity token', () => {
   let t: Awaited<ReturnType<typeof createTestIdentity>>;

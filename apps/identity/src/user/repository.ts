@@ -80,6 +80,11 @@ export class UserRepository {
     await tx.user.update({ where: key(domainId, userId), data: { last_accessed_at: at } });
   }
 
+  /** Turns MFA on with its secret (sealed). */
+  async enableMfa(domainId: string, userId: string, sealedSecret: string): Promise<void> {
+    await this.db.user.update({ where: key(domainId, userId), data: { mfa_enabled: true, mfa_secret: sealedSecret } });
+  }
+
   /** Sets the state; with `refreshValidAfter`, refresh tokens from before it stop working. */
   setState(tx: Db, domainId: string, userId: string, state: string, refreshValidAfter?: Date): Promise<UserRow> {
     return tx.user.update({ where: key(domainId, userId), data: { state, ...(refreshValidAfter && { refresh_valid_after: refreshValidAfter }) } });

@@ -4,14 +4,18 @@ import { applyOnly, resolveOnly, runList, runStat, type Query, type StatisticsQu
 import type { IdentityDeps } from '../deps';
 import type { Prisma, PrismaClient } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
-import { checkId, lockDomainAdmins, MANAGED_DOMAIN_ADMIN, otherEnabledAdmins, pruneMemberships, refuseCaseVariant, requireDomain } from '../common';
-import { checkPasswordPolicy, hashPassword } from '../token/password';
+import { checkId, refuseCaseVariant } from '../ids';
+import { pruneMemberships } from '../membership';
+import { requireDomain } from '../lookups';
+import { lockDomainAdmins, otherEnabledAdmins } from '../role/domain-admins';
+import { MANAGED_DOMAIN_ADMIN } from '../role/managed';
+import { checkPasswordPolicy, hashPassword } from './password';
 import { userResource } from './fields';
 import { UserRepository, type UserRow } from './repository';
 import { toUserInfo, type AuthType } from './responses';
 import type { ReadCaller } from '@platform/db';
 import { replicaPrisma } from '../replica-prisma';
-import { lockForChange, revokeInTransaction } from '../token/grant-locks';
+import { lockForChange, revokeInTransaction } from '../revocation/grant-locks';
 
 export interface UserFields {
   name?: string;
@@ -98,7 +102,7 @@ export class UserService {
 
   constructor(
     private readonly deps: Pick<IdentityDeps, 'prisma' | 'pool' | 'reads' | 'config'>,
-    private readonly effects?: Effects,
+    private readonly effects: Effects,
   ) {
     this.users = new UserRepository(deps.prisma);
   }
@@ -137,7 +141,7 @@ export class UserService {
     }
     const updated = await this.deps.prisma.$transaction(async (tx) => {
       // A new password ends every session made with the old one, access and refresh tokens, in the
-      // same step as the change: no token/grant or token/issue can straddle it (token/grant-locks.ts).
+      // same step as the change: no token/grant or token/issue can straddle it (revocation/grant-locks.ts).
       const endedAt = passwordHash !== undefined ? await revokeInTransaction(tx, this.effects, { kind: 'user', ...ids(u) }) : undefined;
       return this.users.update(tx, u.domain_id, u.user_id, {
         name: input.name,
@@ -197,7 +201,7 @@ export class UserService {
       await pruneMemberships(tx, u.domain_id, u.user_id);
       await this.users.delete(tx, u.domain_id, u.user_id);
     });
-    await this.effects?.publish(u.domain_id);
+    await this.effects.publish(u.domain_id);
   }
 
   async get(auth: AuthContext, userId: string) {

@@ -39,8 +39,8 @@ export class WorkspaceRepository {
     return this.prisma.$transaction(fn);
   }
 
-  /** The workspace in the domain; `db`: the client to read through (the read replica's for a get). */
-  find(domainId: string, workspaceId: string, db: PrismaClient = this.prisma): Promise<WorkspaceRow | null> {
+  /** The workspace in the domain; `db`: the client to read through (the read replica's for a get, a grant's transaction). */
+  find(domainId: string, workspaceId: string, db: PrismaClient | Tx = this.prisma): Promise<WorkspaceRow | null> {
     return db.workspace.findUnique({ where: key(domainId, workspaceId) });
   }
 

@@ -4,13 +4,14 @@ import { errors } from '@platform/errors';
 import { applyOnly, resolveOnly, runList, runStat, type Query, type StatisticsQuery, eqConditions } from '@platform/query';
 import type { IdentityDeps } from '../deps';
 import type { Effects } from '../directory/effects';
-import { checkId, refuseCaseVariant, requireDomain } from '../common';
+import { checkId, refuseCaseVariant } from '../ids';
+import { requireDomain } from '../lookups';
 import { workspaceResource } from './fields';
 import { WorkspaceRepository, type WorkspaceRow } from './repository';
 import { toWorkspaceInfo } from './responses';
 import type { ReadCaller } from '@platform/db';
 import { replicaPrisma } from '../replica-prisma';
-import { revokeInTransaction } from '../token/grant-locks';
+import { revokeInTransaction } from '../revocation/grant-locks';
 
 export interface WorkspaceListInput {
   query?: Query;
@@ -34,7 +35,7 @@ export class WorkspaceService {
 
   constructor(
     private readonly deps: Pick<IdentityDeps, 'prisma' | 'pool' | 'reads'>,
-    private readonly effects?: Effects,
+    private readonly effects: Effects,
   ) {
     this.workspaces = new WorkspaceRepository(deps.prisma, deps.pool);
   }
@@ -65,7 +66,7 @@ export class WorkspaceService {
       if ((e as { code?: string }).code === 'P2002') throw errors.alreadyExists('workspace_id', workspaceId); // a concurrent create won
       throw e;
     }
-    await this.effects?.publish(domainId);
+    await this.effects.publish(domainId);
     return toWorkspaceInfo(w, 0);
   }
 
@@ -77,7 +78,7 @@ export class WorkspaceService {
     const w = await this.find(auth.domainId, input.workspace_id);
     const updated = await this.workspaces.update(w.domain_id, w.workspace_id, { name: input.name, tags: input.tags });
     // Other modules show workspace names from the directory.
-    if (input.name !== undefined) await this.effects?.publish(auth.domainId);
+    if (input.name !== undefined) await this.effects.publish(auth.domainId);
     return this.info(updated);
   }
 
@@ -86,7 +87,7 @@ export class WorkspaceService {
     const updated = await this.workspaces.transaction(async (tx) => {
       // Revoked in the change's transaction, under the lock grants for the workspace share: if the
       // revocation fails nothing changed; if the update then fails, the workspace's tokens were only
-      // cut short (they can be granted again); no grant straddles it (token/grant-locks.ts).
+      // cut short (they can be granted again); no grant straddles it (revocation/grant-locks.ts).
       if (state === 'DISABLED') await revokeInTransaction(tx, this.effects, { kind: 'workspace', domainId: w.domain_id, workspaceId: w.workspace_id });
       return this.workspaces.setState(tx, w.domain_id, w.workspace_id, state, state !== w.state);
     });
@@ -114,7 +115,7 @@ export class WorkspaceService {
       await revokeInTransaction(tx, this.effects, { kind: 'workspace', domainId: w.domain_id, workspaceId: w.workspace_id });
       await this.workspaces.delete(tx, w.domain_id, w.workspace_id);
     });
-    await this.effects?.publish(w.domain_id);
+    await this.effects.publish(w.domain_id);
   }
 
   async get(auth: AuthContext, workspaceId: string) {

@@ -1,6 +1,6 @@
 import type { Prisma } from '../generated/prisma/client';
 import type { Effects } from '../directory/effects';
-import { xactLock } from '../common';
+import { xactLock } from '../locks';
 
 /**
  * Revocations no grant can outrun (docs/decisions/identity.md). A token is signed from a reading of
@@ -66,12 +66,12 @@ export function lockForChange(tx: Tx, r: Revocation) {
  * revocation at the database's now (T) in every module, and answers T. If recording fails the
  * transaction fails and nothing changed; if the change then fails, sessions were only cut short.
  */
-export async function revokeInTransaction(tx: Tx, effects: Effects | undefined, r: Revocation): Promise<Date> {
+export async function revokeInTransaction(tx: Tx, effects: Effects, r: Revocation): Promise<Date> {
   await lockForChange(tx, r);
   const at = await databaseNowMs(tx);
-  if (r.kind === 'user') await effects?.revokeUser(r.domainId, r.userId, at);
-  else if (r.kind === 'workspace') await effects?.revokeWorkspace(r.domainId, r.workspaceId, at);
-  else if (r.kind === 'role') await effects?.revokeRole(r.domainId, r.roleId, at);
-  else await effects?.revokeUserInWorkspace(r.domainId, r.userId, r.workspaceId, at);
+  if (r.kind === 'user') await effects.revokeUser(r.domainId, r.userId, at);
+  else if (r.kind === 'workspace') await effects.revokeWorkspace(r.domainId, r.workspaceId, at);
+  else if (r.kind === 'role') await effects.revokeRole(r.domainId, r.roleId, at);
+  else await effects.revokeUserInWorkspace(r.domainId, r.userId, r.workspaceId, at);
   return new Date(at);
 }
