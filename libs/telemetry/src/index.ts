@@ -2,9 +2,15 @@
 // (docs/decisions/observability.md). Without an OTLP endpoint nothing of OpenTelemetry is loaded:
 // every helper below checks one module variable and returns, so the request path pays nothing.
 // With it, the spans are the platform's own, made at its boundaries (no auto-instrumentation): a
-// request that the sampler does not take enters no context and makes no span.
+// request that the sampler does not take enters no context and makes no span. The spans are of a type
+// of our own (span.ts), queued in our own bounded buffer (buffer.ts) and exported by the SDK's
+// exporters (tracer.ts): issue #31, third round.
 import type * as OtelApi from '@opentelemetry/api';
 import type { IncomingMessage } from 'node:http';
+import { PlatformSpan } from './span';
+import { childOf, exportersFromEnv, makeShared, rootSpan, standardSampler, startSpan, type Tracing } from './tracer';
+
+export { SpanBuffer, bufferOptionsFromEnv, type BatchExporter, type BufferOptions } from './buffer';
 
 type Api = typeof OtelApi;
 type Span = OtelApi.Span;
@@ -35,7 +41,7 @@ export const TRACE_FIELD = '_trace';
 const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 let api: Api | undefined;
-let tracer: OtelApi.Tracer | undefined;
+let tracing: Tracing | undefined;
 let sdk: { shutdown(): Promise<void> } | undefined;
 /**
  * The share of root requests (no parent in their headers) that the sampler of `OTEL_TRACES_SAMPLER`
@@ -45,8 +51,6 @@ let sdk: { shutdown(): Promise<void> } | undefined;
 let rootRatio: number | undefined;
 /** The headers the propagators read: a request carrying any of them has its parent's decision to follow. */
 let propagationFields: string[] = [];
-/** Set while a root request that was drawn as sampled makes its span: the SDK's sampler then takes it. */
-let preSampled = false;
 
 const truthy = (v: string | undefined) => (v ?? '').trim().toLowerCase() === 'true';
 const nonEmpty = (v: string | undefined) => Boolean(v && v.trim());
@@ -84,21 +88,6 @@ export function rootSampling(env: NodeJS.ProcessEnv = process.env): { name: stri
   return { name, ratio: Number.isFinite(ratio) && ratio >= 0 && ratio <= 1 ? ratio : 1 };
 }
 
-/**
- * The SDK's sampler for `OTEL_TRACES_SAMPLER` (one of SAMPLERS), taking every span made while
- * `preSampled` is set: a root request whose draw (startRequestSpan) took it. Every other span (a
- * request with a parent, a job, a span under another) is the standard sampler's decision.
- */
-function platformSampler(tracing: typeof import('@opentelemetry/sdk-node').tracing, name: string, ratio: number): import('@opentelemetry/sdk-node').tracing.Sampler {
-  const { AlwaysOnSampler, AlwaysOffSampler, ParentBasedSampler, TraceIdRatioBasedSampler, SamplingDecision } = tracing;
-  const root = name.endsWith('always_on') ? new AlwaysOnSampler() : name.endsWith('always_off') ? new AlwaysOffSampler() : new TraceIdRatioBasedSampler(ratio);
-  const standard = name.startsWith('parentbased_') ? new ParentBasedSampler({ root }) : root;
-  return {
-    shouldSample: (...args) => (preSampled ? { decision: SamplingDecision.RECORD_AND_SAMPLED } : standard.shouldSample(...args)),
-    toString: () => `PlatformSampler{${standard.toString()}}`,
-  };
-}
-
 /** True once startTelemetry has started the SDK in this process. */
 export function tracingEnabled(): boolean {
   return api !== undefined;
@@ -119,25 +108,37 @@ export function startTelemetry(service: string): boolean {
   const env = process.env;
   /* eslint-disable @typescript-eslint/no-require-imports -- loaded only when tracing is on */
   const otel = require('@opentelemetry/api') as Api;
-  const { NodeSDK, tracing } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
+  const { NodeSDK, tracing: sdkTracing } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
   /* eslint-enable @typescript-eslint/no-require-imports */
   const sampling = rootSampling(env);
   const named = nonEmpty(env.OTEL_SERVICE_NAME) || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
+  // The SDK's tracer provider only names the resource (a probe span's, below): its processor exports nothing.
+  const probe = { onStart() {}, onEnd() {}, forceFlush: async () => {}, shutdown: async () => {} };
   const instance = new NodeSDK({
     ...(named ? {} : { serviceName: service }),
     // Metrics stay Prometheus' (/metrics) and logs stdout's, unless the standard variables ask for more.
     ...(nonEmpty(env.OTEL_METRICS_EXPORTER) ? {} : { metricReaders: [] }),
     ...(nonEmpty(env.OTEL_LOGS_EXPORTER) ? {} : { logRecordProcessors: [] }),
     instrumentations: [],
-    ...(sampling && { sampler: platformSampler(tracing, sampling.name, sampling.ratio) }),
+    spanProcessors: [probe],
+    sampler: new sdkTracing.AlwaysOnSampler(),
   });
   instance.start();
+  const resource = (otel.trace.getTracer('@platform/telemetry').startSpan('resource') as unknown as { resource: unknown }).resource;
+  const exporters = exportersFromEnv(sdkTracing, env, (m) => otel.diag.warn(m), resource);
+  const { shared, buffers } = makeShared(otel, resource, exporters, env);
+  const { sampler, parentBased } = standardSampler(sdkTracing, sampling?.name, sampling?.ratio ?? 1);
   api = otel;
-  sdk = instance;
-  tracer = otel.trace.getTracer('@platform/telemetry');
+  sdk = { shutdown: () => Promise.all([...buffers.map((b) => b.shutdown()), instance.shutdown()]).then(() => {}) };
+  tracing = { api: otel, sampler, parentBased, shared, buffers };
   rootRatio = sampling?.ratio;
   propagationFields = otel.propagation.fields();
   return true;
+}
+
+/** Spans queued, handed to the exporter and dropped (queue full) by each exporter's buffer since the start; [] when tracing is off. */
+export function spanBufferStats(): { queued: number; exported: number; dropped: number }[] {
+  return (tracing?.buffers ?? []).map((b) => ({ queued: b.queued, exported: b.exported, dropped: b.dropped }));
 }
 
 /** Exports what is left and stops the SDK (at most `timeoutMs`); nothing when tracing is off. */
@@ -159,6 +160,7 @@ const idsOf = (span: Span): TraceIds => {
 export function activeTraceIds(): TraceIds | undefined {
   const span = api?.trace.getActiveSpan();
   if (!span) return undefined;
+  if (span instanceof PlatformSpan) return { trace_id: span.traceId, span_id: span.spanId }; // ids made valid
   const c = span.spanContext();
   return api!.isSpanContextValid(c) ? { trace_id: c.traceId, span_id: c.spanId } : undefined;
 }
@@ -187,17 +189,11 @@ export function startRequestSpan(req: IncomingMessage, method: string, path: str
   if (!a || UNTRACED_PATHS.has(path)) return undefined;
   if (rootRatio !== undefined && isRoot(req)) {
     if (!(Math.random() < rootRatio)) return undefined;
-    preSampled = true;
-    let span: Span;
-    try {
-      span = tracer!.startSpan(method, { kind: a.SpanKind.SERVER }, a.ROOT_CONTEXT);
-    } finally {
-      preSampled = false;
-    }
-    return recorded(a, span, method, path, a.ROOT_CONTEXT);
+    const span = rootSpan(tracing!, method, a.SpanKind.SERVER, { 'http.request.method': method, 'url.path': path });
+    return { span, ids: { trace_id: span.traceId, span_id: span.spanId }, context: a.trace.setSpan(a.ROOT_CONTEXT, span) };
   }
   const parent = a.propagation.extract(a.ROOT_CONTEXT, req.headers);
-  const span = tracer!.startSpan(method, { kind: a.SpanKind.SERVER }, parent);
+  const span = startSpan(tracing!, method, a.SpanKind.SERVER, parent);
   if (!span.isRecording()) return parent === a.ROOT_CONTEXT || !a.trace.getSpan(parent) ? undefined : { span, ids: undefined, context: a.trace.setSpan(parent, span) };
   return recorded(a, span, method, path, parent);
 }
@@ -239,9 +235,13 @@ export function endRequestSpan(rs: RequestSpan, method: string, route: string | 
 export function startClientSpan(name: string, attributes: OtelApi.Attributes): ClientSpan | undefined {
   const a = api;
   if (!a) return undefined;
-  const parent = a.trace.getActiveSpan();
+  const context = a.context.active();
+  const parent = a.trace.getSpan(context);
   if (!parent || !parent.isRecording()) return undefined;
-  return tracer!.startSpan(name, { kind: a.SpanKind.CLIENT, attributes });
+  const t = tracing!;
+  // A statement or command in a sampled request under a parent-based sampler: the child at once.
+  if (t.parentBased && parent instanceof PlatformSpan && parent.traceFlags & 1) return childOf(t, parent, name, a.SpanKind.CLIENT, attributes);
+  return startSpan(t, name, a.SpanKind.CLIENT, context, attributes);
 }
 
 /**
@@ -299,7 +299,7 @@ export function withSpan<T>(name: string, o: SpanOptions, fn: () => Promise<T>):
     .filter((c): c is OtelApi.SpanContext => Boolean(c && a.isSpanContextValid(c)))
     .map((context) => ({ context }));
   const attributes = Object.fromEntries(Object.entries(o.attributes ?? {}).filter(([, v]) => v !== undefined)) as OtelApi.Attributes;
-  const span = tracer!.startSpan(name, { kind: KINDS[o.kind ?? 'internal'], attributes, links }, parent);
+  const span = startSpan(tracing!, name, KINDS[o.kind ?? 'internal'], parent, attributes, links);
   return a.context.with(a.trace.setSpan(parent, span), async () => {
     try {
       return await fn();

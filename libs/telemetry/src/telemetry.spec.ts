@@ -118,6 +118,93 @@ describe('startTelemetry in a process of its own', () => {
     }
   });
 
+  it("exports the platform's own spans as the SDK's exporter reads them: ids, parent, kind, times, attributes, status, events; a full queue drops and counts", async () => {
+    const bodies: string[] = [];
+    const server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        bodies.push(Buffer.concat(chunks).toString());
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const script = `
+      const t = require(${JSON.stringify(file)});
+      t.startTelemetry('probe-service');
+      const traced = async () => {
+        const rs = t.startRequestSpan({ headers: { traceparent: '00-' + 'a'.repeat(32) + '-' + 'b'.repeat(16) + '-01', tracestate: 'v=1' } }, 'POST', '/x/1');
+        await t.inRequestSpan(rs, async () => {
+          const c = t.startClientSpan('SELECT db', { 'db.query.text': 'SELECT $1', 'db.skipped': undefined });
+          await new Promise((r) => setTimeout(r, 5));
+          t.endSpan(c, Object.assign(new Error('invalid input: "secret-value"'), { code: '22P02' }));
+          await t.withSpan('q publish', { kind: 'producer', attributes: { n: 1 } }, async () => { throw new Error('boom'); }).catch(() => {});
+        });
+        t.endRequestSpan(rs, 'POST', '/x/{id}', 503);
+        // The queue (5) full: a batch (the batch size is at most the queue's) goes at once; while its
+        // export is under way 5 more are queued and the rest dropped and counted.
+        for (let i = 0; i < 12; i++) { const r = t.startRequestSpan({ headers: {} }, 'GET', '/r'); t.endRequestSpan(r, 'GET', undefined, 200); }
+      };
+      const before = Date.now();
+      traced().then(() => {
+        const stats = t.spanBufferStats();
+        return t.shutdownTelemetry().then(() => process.stdout.write(JSON.stringify({ before, after: Date.now(), stats })));
+      }).then(() => process.exit(0));`;
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')));
+    try {
+      const env = {
+        ...clean, NODE_PATH: path.join(ROOT, 'node_modules'), OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_MAX_QUEUE_SIZE: '5', OTEL_BSP_SCHEDULE_DELAY: '60000',
+      };
+      // Not spawnSync: the receiver answers from this process' event loop.
+      const out = await new Promise<string>((resolve, reject) => {
+        const child = spawn(process.execPath, ['-e', script], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+        let text = '';
+        child.stdout.on('data', (d: Buffer) => (text += d));
+        child.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`exit ${code}`))));
+      });
+      const { before, after, stats } = JSON.parse(out) as { before: number; after: number; stats: unknown };
+      // 3 spans of the request and 12 roots: 5 exported at once, 5 queued (exported at shutdown), 5 dropped.
+      expect(stats).toEqual([{ queued: 5, exported: 5, dropped: 5 }]);
+      expect(bodies).toHaveLength(2);
+      const rs = JSON.parse(bodies[0]).resourceSpans;
+      expect(rs).toHaveLength(1);
+      const rest = JSON.parse(bodies[1]).resourceSpans[0].scopeSpans[0].spans as { name: string }[];
+      expect(rest.map((s) => s.name)).toEqual(['GET', 'GET', 'GET', 'GET', 'GET']);
+      expect(rs[0].resource.attributes).toContainEqual({ key: 'service.name', value: { stringValue: 'probe-service' } });
+      expect(rs[0].scopeSpans[0].scope.name).toBe('@platform/telemetry');
+      type Json = { name: string; kind: number; traceId: string; spanId: string; parentSpanId?: string; traceState?: string; startTimeUnixNano: string; endTimeUnixNano: string; attributes: { key: string; value: Record<string, unknown> }[]; status: { code?: number }; events: { name: string; attributes: { key: string; value: Record<string, unknown> }[] }[] };
+      const spans = rs[0].scopeSpans[0].spans as Json[];
+      expect(spans.map((s) => s.name)).toEqual(['SELECT db', 'q publish', 'POST /x/{id}', 'GET', 'GET']);
+      const [client, producer, srv, root] = spans;
+      const attrs = (s: Json) => Object.fromEntries(s.attributes.map((a) => [a.key, Object.values(a.value)[0]]));
+      expect(srv).toMatchObject({ kind: 2, traceId: 'a'.repeat(32), parentSpanId: 'b'.repeat(16), traceState: 'v=1', status: { code: 2 } });
+      expect(attrs(srv)).toEqual({ 'http.request.method': 'POST', 'url.path': '/x/1', 'http.route': '/x/{id}', 'http.response.status_code': 503 });
+      expect(client).toMatchObject({ kind: 3, traceId: 'a'.repeat(32), parentSpanId: srv.spanId, status: { code: 2 } });
+      expect(attrs(client)).toEqual({ 'db.query.text': 'SELECT $1', 'error.type': '22P02' });
+      expect(producer).toMatchObject({ kind: 4, traceId: 'a'.repeat(32), parentSpanId: srv.spanId, status: { code: 2 } });
+      expect(producer.events.map((e) => [e.name, attrs(e as Json)])).toEqual([['exception', { 'exception.type': 'Error', 'exception.message': 'boom' }]]);
+      expect(root.traceId).toMatch(/^[0-9a-f]{32}$/);
+      expect(root.traceId).not.toBe(spans[4].traceId);
+      expect(root.parentSpanId ?? '').toBe('');
+      expect(new Set([...spans, ...rest].map((s) => (s as Json).spanId)).size).toBe(10);
+      for (const s of spans) {
+        expect(s.spanId).toMatch(/^[0-9a-f]{16}$/);
+        const [start, end] = [Number(BigInt(s.startTimeUnixNano) / 1000n), Number(BigInt(s.endTimeUnixNano) / 1000n)]; // µs
+        expect(start).toBeGreaterThanOrEqual(before * 1000 - 2000);
+        expect(end).toBeGreaterThanOrEqual(start);
+        expect(end).toBeLessThanOrEqual(after * 1000 + 2000);
+      }
+      // The client span lasted the 5 ms it waited (at least), the server span held it.
+      expect(BigInt(client.endTimeUnixNano) - BigInt(client.startTimeUnixNano)).toBeGreaterThanOrEqual(4_000_000n);
+      expect(BigInt(srv.startTimeUnixNano) <= BigInt(client.startTimeUnixNano) && BigInt(srv.endTimeUnixNano) >= BigInt(client.endTimeUnixNano)).toBe(true);
+      // (the spans: the resource's process.command_args holds this script)
+      expect(JSON.stringify([spans, rest])).not.toContain('secret-value');
+    } finally {
+      server.close();
+    }
+  });
+
   it("decides a root request's sampling before the SDK, and follows a caller's traceparent as the parent-based sampler does", () => {
     const script = `
       const t = require(${JSON.stringify(file)});

@@ -82,7 +82,9 @@ describe('traces through the monitoring app, the queue and the worker', () => {
     const isSql = (s: OtlpSpan) => (attr(s, 'db.system') ?? attr(s, 'db.system.name')) === 'postgresql';
     const statement = (s: OtlpSpan) => String(attr(s, 'db.statement') ?? attr(s, 'db.query.text'));
     const insert = (s: OtlpSpan) => s.service === 'monitoring-worker' && isSql(s) && /INSERT/i.test(statement(s));
-    for (const end = Date.now() + 15_000; !ours().some(insert) && Date.now() < end; ) await new Promise((r) => setTimeout(r, 100));
+    // The job's consumer span ends after its INSERTs (once the job completes): it may come in the next export.
+    const isConsumer = (s: OtlpSpan) => s.service === 'monitoring-worker' && s.name === `${t.config.ingest.queue} process`;
+    for (const end = Date.now() + 15_000; !(ours().some(insert) && ours().some(isConsumer)) && Date.now() < end; ) await new Promise((r) => setTimeout(r, 100));
     const spans = ours();
     const byId = new Map(spans.map((s) => [s.spanId, s]));
 
@@ -100,7 +102,7 @@ describe('traces through the monitoring app, the queue and the worker', () => {
 
     // The worker: the job's consumer span continues the trace from the producer; the delivery's span
     // from the request; the INSERTs are children of the worker's spans.
-    const consumer = spans.find((s) => s.service === 'monitoring-worker' && s.name === `${t.config.ingest.queue} process`);
+    const consumer = spans.find(isConsumer);
     expect(consumer).toBeDefined();
     expect(consumer!.parentSpanId).toBe(producer!.spanId);
     const delivery = spans.find((s) => s.service === 'monitoring-worker' && s.name === 'webhook delivery store');
