@@ -23,6 +23,8 @@ export interface H2Call {
   write(message: Buffer): boolean;
   /** Resolves when the stream can take more, or the call ended. */
   drained(): Promise<void>;
+  /** A unary call's answer: headers, its one message and the OK trailers, in one write. */
+  reply(message: Buffer): void;
   /** Ends the call with this status (trailers-only if no message was sent); later calls are ignored. */
   end(code: number, details?: string): void;
 }
@@ -68,6 +70,16 @@ function metadataOf(h: IncomingHttpHeaders): Record<string, string> {
 }
 
 const RESPONSE_HEADERS = { ':status': 200, 'content-type': 'application/grpc' };
+const OK_TRAILERS = { 'grpc-status': '0', 'grpc-message': '' };
+
+/** One message with gRPC's 5-byte prefix (not compressed, big-endian length). */
+function framed(message: Buffer): Buffer {
+  const frame = Buffer.allocUnsafe(5 + message.length);
+  frame[0] = 0;
+  frame.writeUInt32BE(message.length, 1);
+  message.copy(frame, 5);
+  return frame;
+}
 
 function trailersOnly(stream: ServerHttp2Stream, code: number, details: string): void {
   if (stream.headersSent || stream.destroyed) return;
@@ -93,7 +105,7 @@ function onStream(o: H2ServerOptions, stream: ServerHttp2Stream, headers: Incomi
   let timer: NodeJS.Timeout | undefined;
   const timeout = parseTimeout(headers['grpc-timeout']);
   const deadline = timeout === undefined ? undefined : new Date(Date.now() + timeout);
-  let trailers: { 'grpc-status': string; 'grpc-message': string } | undefined;
+  let trailers: Record<string, string> | undefined;
 
   const end = (code: number, details = '') => {
     if (ended) return;
@@ -160,11 +172,16 @@ function onStream(o: H2ServerOptions, stream: ServerHttp2Stream, headers: Incomi
           return true;
         }
         if (!stream.headersSent) stream.respond(RESPONSE_HEADERS, { waitForTrailers: true });
-        const frame = Buffer.allocUnsafe(5 + message.length);
-        frame[0] = 0;
-        frame.writeUInt32BE(message.length, 1);
-        message.copy(frame, 5);
-        return stream.write(frame);
+        return stream.write(framed(message));
+      },
+      reply: (message) => {
+        if (ended || stream.destroyed) return;
+        if (message.length > o.maxSendBytes) return end(GRPC.RESOURCE_EXHAUSTED, `Sent message larger than max (${message.length} vs. ${o.maxSendBytes})`);
+        ended = true;
+        clearTimeout(timer);
+        trailers = OK_TRAILERS;
+        stream.respond(RESPONSE_HEADERS, { waitForTrailers: true });
+        stream.end(framed(message));
       },
       drained: () =>
         new Promise<void>((resolve) => {

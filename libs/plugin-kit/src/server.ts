@@ -86,8 +86,7 @@ function unary(m: RpcMethod, handler: UnaryHandler<unknown, unknown>, o: ServeOp
   return async (call) => {
     try {
       const answer = encodeResponse(m, (await handler(decodeRequest(m, call.message), contextOf(call))) ?? {});
-      call.write(answer);
-      call.end(Status.OK);
+      call.reply(answer);
     } catch (e) {
       const { code, details } = statusOf(e, m.path, o.onError);
       call.end(code, details);
