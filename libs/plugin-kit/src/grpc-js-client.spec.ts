@@ -1,6 +1,6 @@
 import { Client, credentials, Metadata, status as Status, type ServiceError } from '@grpc/grpc-js';
 import { connect, constants } from 'node:http2';
-import { PACKAGES, rpcMethod } from '@platform/plugin';
+import { PACKAGES, rpcMethod, type CostAnalysis } from '@platform/plugin';
 import { fail, serveCostDataSource, type PluginServer } from './index';
 import { aborted, sleep } from './test-support';
 
@@ -11,7 +11,7 @@ import { aborted, sleep } from './test-support';
  */
 const P = PACKAGES.costAnalysis;
 const init = rpcMethod(`${P}.DataSource`, 'init');
-const getData = rpcMethod(`${P}.Cost`, 'get_data');
+const getData = rpcMethod<CostAnalysis.GetDataRequest, unknown, CostAnalysis.CostsInfo, unknown>(`${P}.Cost`, 'get_data');
 const identity = (b: Buffer) => b;
 
 describe('the kit server called by a grpc-js client', () => {
