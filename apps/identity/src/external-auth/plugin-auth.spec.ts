@@ -246,6 +246,17 @@ describe('identity external auth through an ExternalAuth plugin', () => {
     expect([gone.status, gone.body.error.code]).toEqual([503, 'ERROR_PLUGIN_UNAVAILABLE']);
   });
 
+  it('a configuration stored before the one upgrade_mode rule (MANUAL without a version) is a 503 at login, never a 400', async () => {
+    await seedDomain(t.admin, 'd5');
+    await publish('d5', 'plugin-password-identity-auth', '1.2.0', plugin.endpoint, 'h-d5');
+    expect((await set('d5', passwordAuth())).status).toBe(200);
+    await t.prisma.user.create({ data: { domain_id: 'd5', user_id: 'alice', auth_type: 'EXTERNAL' } });
+    expect((await issue('d5', { user_id: 'alice', password: PASSWORD })).status).toBe(200);
+    await t.prisma.externalAuth.update({ where: { domain_id: 'd5' }, data: { upgrade_mode: 'MANUAL', version: '' } });
+    const res = await issue('d5', { user_id: 'alice', password: PASSWORD });
+    expect([res.status, res.body.error.code]).toEqual([503, 'ERROR_PLUGIN_UNAVAILABLE']);
+  });
+
   it('an unreadable plugin table is a 503, for a published plugin and for the built-in OIDC id alike (no silent fall-back)', async () => {
     const broken = createPool('postgresql://postgres@127.0.0.1:5432/platform_plugin_does_not_exist', { max: 1, connectionTimeoutMillis: 1000 });
     broken.on('error', () => {});
