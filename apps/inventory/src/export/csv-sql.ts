@@ -239,6 +239,15 @@ const PRINTABLE_SAFE_FIRST = Array.from({ length: 94 }, (_, i) => i + 33).filter
 /** `ascii(x)` in (or not in) a constant set: nine values or more make PostgreSQL probe a hash table. */
 const firstIn = (x: string, codes: number[], negate = false) => `ascii(${x}) ${negate ? '<> ALL' : '= ANY'}('{${codes.join(',')}}'::int[])`;
 
+/** A field without prefix, postfix or a default that shows (a blank value is an empty cell). */
+const plain = (c: ExportCell) => !c.opts.prefix && !c.opts.postfix && cellText(null, c.opts) === '';
+
+/**
+ * Whether the cell is a plain string or timestamp field, which COPY writes as its value and Node
+ * guards (export/csv-scan.ts): its text is the value, or empty when blank (as trim sees it).
+ */
+export const scannedByNode = (c: ExportCell) => plain(c) && (c.kind === 'string' || c.kind === 'datetime');
+
 /**
  * The SELECT for `COPY (...) TO STDOUT WITH (FORMAT csv)` of `copyable` cells: per row a first column,
  * NULL (an empty field) unless a value is left to Node, then it is the JSON array of the row's raw
@@ -252,7 +261,6 @@ const firstIn = (x: string, codes: number[], negate = false) => `ascii(${x}) ${n
  */
 export function csvCopySelect(rows: string, cells: ExportCell[], param: Param): string {
   const p = onceParams(param);
-  const plain = (c: ExportCell) => !c.opts.prefix && !c.opts.postfix && cellText(null, c.opts) === '';
   const values: string[] = [];
   cells.forEach((c, k) => {
     values.push(`${c.sql} AS r${k}`);
@@ -262,6 +270,8 @@ export function csvCopySelect(rows: string, cells: ExportCell[], param: Param): 
   const level1 = `SELECT ${values.join(', ')} FROM (${rows}) AS x OFFSET 0`;
 
   const parts = cells.map((c, k) => {
+    // Written as it is; Node applies the guard (export/csv-scan.ts).
+    if (scannedByNode(c)) return { text: `y.r${k}`, hard: null };
     const exact = new Exact(c.opts, p).of(c.kind, c.kind === 'json' ? rawOf(c, k, 'y', p) : `y.r${k}`, `y.s${k}`);
     const numeric = numericOf(c, k, p);
     const guarded = `(SELECT ${csvSafeSql('e.t', numeric ? 'e.m' : undefined)} FROM (SELECT ${exact} AS t${numeric ? `, ${numeric} AS m` : ''}) AS e)`;
