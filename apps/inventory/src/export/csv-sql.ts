@@ -16,7 +16,9 @@ import { cellText, type CellOptions } from './format';
  * Tests compare both on hard values (export/csv-sql.spec.ts).
  *
  * Each text then passes the formula guard (a `'` before a text beginning with = + - @ tab or CR, not
- * before a typed number: csvSafeSql, the rule of @platform/core's csvLine), in an outer level.
+ * before a typed number: csvSafeSql, the rule of @platform/core's csvLine), in an outer level; but a
+ * plain string or timestamp cell (scannedByNode) is the value as it is, and Node applies the guard and
+ * blanks on its bytes (export/csv-scan.ts), which saves the backend a test per cell.
  *
  * COPY writes '' as `""` (to tell it from NULL), so an empty text is written as NULL. Every value from
  * a request (prefix, postfix, default, time zone, paths) is a bind parameter (see copy-out.ts).
