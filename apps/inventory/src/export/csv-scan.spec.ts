@@ -2,7 +2,8 @@ import { EventEmitter } from 'node:events';
 import type { Connection } from 'pg';
 import { csvLine } from '@platform/core';
 import { ByteBatcher, CopyOut, csvRowWriter } from './copy-out';
-import { SLOW_FIRST, guardedRow, rowIsSafe } from './csv-scan';
+import { SLOW_FIRST, writeRow } from './csv-scan';
+import { SCAN_LIST, SCAN_NONE, SCAN_TEXT } from './scan-kinds';
 import { JS_WHITESPACE } from './csv-sql';
 import { csvCell } from './format';
 
@@ -40,7 +41,7 @@ function messages(rows: string[]): Buffer {
 }
 
 /** Feeds `bytes` to a CopyOut in pieces cut at `cuts`; answers the CSV written and what reached pg. */
-async function feed(bytes: Buffer, cuts: number[], scan: boolean[]) {
+async function feed(bytes: Buffer, cuts: number[], scan: number[]) {
   const chunks: Buffer[] = [];
   const out = new ByteBatcher(async (b) => void chunks.push(Buffer.from(b)), { busy: () => {}, idle: () => {}, error: (e) => { throw e; } });
   const copy = new CopyOut('COPY', csvRowWriter(out, () => { throw new Error('no row goes to Node here'); }, scan));
@@ -57,6 +58,15 @@ async function feed(bytes: Buffer, cuts: number[], scan: boolean[]) {
   return { csv: Buffer.concat(chunks).toString('utf8'), pg: Buffer.concat(handedBack) };
 }
 
+/** The line writeRow writes for a COPY row (its line end excluded). */
+function lineOf(row: Buffer, scan: number[]): string {
+  const chunks: Buffer[] = [];
+  const out = new ByteBatcher(async (b) => void chunks.push(Buffer.from(b)), { busy: () => {}, idle: () => {}, error: () => {} });
+  writeRow(out, row, 1, row.length - 1, scan);
+  void out.finish();
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 describe('Node applies the formula guard to the bytes COPY writes', () => {
   test('each hostile cell, in every column position, beside others, as csvLine writes it', () => {
     for (const v of HOSTILE) {
@@ -67,8 +77,7 @@ describe('Node applies the formula guard to the bytes COPY writes', () => {
         [[v, v], [true, true]],
       ] as [(string | null)[], boolean[]][]) {
         const row = Buffer.from(copyRow(values));
-        const end = row.length - 1;
-        const line = rowIsSafe(row, 1, end, scan) ? `${row.toString('utf8', 1, end)}\r\n` : guardedRow(row, 1, end, scan);
+        const line = lineOf(row, scan.map((x) => (x ? SCAN_TEXT : SCAN_NONE)));
         // A field not scanned keeps COPY's bytes (there, SQL computed the guarded text).
         const expected = want(values.map((x, k) => (scan[k] ? x : 'X'))).split(',X,').join(',=kept as COPY wrote it,');
         expect([values, line]).toEqual([values, expected]);
@@ -90,13 +99,13 @@ describe('Node applies the formula guard to the bytes COPY writes', () => {
     const rows = [['a', 'b'], ...HOSTILE.filter((v) => v === null || v.length < 100).map((v, i) => [v, HOSTILE[(i + 7) % 40]]), ['z', '=end']];
     const bytes = messages(rows.map(copyRow));
     const expected = rows.map(want).join('');
-    expect((await feed(bytes, [], [true, true])).csv).toBe(expected);
+    expect((await feed(bytes, [], [SCAN_TEXT, SCAN_TEXT])).csv).toBe(expected);
     for (let cut = 1; cut < bytes.length; cut++) {
-      const r = await feed(bytes, [cut], [true, true]);
+      const r = await feed(bytes, [cut], [SCAN_TEXT, SCAN_TEXT]);
       if (r.csv !== expected || !r.pg.equals(Buffer.from([0x63, 0, 0, 0, 4]))) throw new Error(`cut at ${cut}`);
     }
     // Several cuts: every byte a read of its own.
-    const all = await feed(bytes, Array.from({ length: bytes.length - 1 }, (_, i) => i + 1), [true, true]);
+    const all = await feed(bytes, Array.from({ length: bytes.length - 1 }, (_, i) => i + 1), [SCAN_TEXT, SCAN_TEXT]);
     expect(all.csv).toBe(expected);
   });
 
@@ -106,7 +115,22 @@ describe('Node applies the formula guard to the bytes COPY writes', () => {
     const expected = rows.map(want).join('');
     for (const step of [1000, 4096, 65_536]) {
       const cuts = Array.from({ length: Math.floor((bytes.length - 1) / step) }, (_, i) => (i + 1) * step);
-      expect((await feed(bytes, cuts, [true, true, true])).csv).toBe(expected);
+      expect((await feed(bytes, cuts, [SCAN_TEXT, SCAN_TEXT, SCAN_TEXT])).csv).toBe(expected);
     }
+  });
+
+  test('text arrays: COPY writes their literal (as array_out does, here), Node joins the elements one per line as csvLine writes the list', () => {
+    const lists: (string | null)[][] = [
+      [], ['a'], ['a', 'b'], ['10.0.0.1', '54.1.0.7', 'x'], [''], [' '], [null], ['a', null], [null, 'a'], ['NULL'], ['null', 'x'], ['nullx'], ['a', ''],
+      ['=x'], ['a', '=x'], ['-1', '2'], ['@'], ['a,b'], ['say "hi"'], ['a\nb'], ['a\\b'], ['{x}'], ['\u00a0', 'a'], ['한', '글'], ['a b'], ['\t'],
+    ];
+    const literal = (l: (string | null)[]) =>
+      `{${l.map((e) => (e === null ? 'NULL' : e === '' || /[{}",\\\s]/.test(e) || e.toLowerCase() === 'null' ? `"${e.replace(/["\\]/g, (c) => `\\${c}`)}"` : e)).join(',')}}`;
+    for (const l of lists) {
+      const row = Buffer.from(`,${copyField(literal(l))},${copyField('=t')}\n`);
+      expect([l, lineOf(row, [SCAN_LIST, SCAN_TEXT])]).toEqual([l, csvLine([csvCell(l, {}), csvCell('=t', {})])]);
+    }
+    // A literal with bounds or of two dimensions goes to pg's parser, as the raw values do.
+    expect(lineOf(Buffer.from(`,${copyField("[0:1]={a,b}")}\n`), [SCAN_LIST])).toBe(csvLine([csvCell(['a', 'b'], {})]));
   });
 });

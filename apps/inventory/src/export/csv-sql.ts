@@ -1,6 +1,7 @@
 import { CSV_FORMULA_TRIGGERS, csvSafeSql } from '@platform/core';
 import type { FieldType } from '@platform/query';
 import { cellText, type CellOptions } from './format';
+import { SCAN_LIST, SCAN_NONE, SCAN_TEXT } from './scan-kinds';
 
 /**
  * The SQL of a CSV export run as `COPY (...) TO STDOUT WITH (FORMAT csv)`: PostgreSQL computes each
@@ -250,6 +251,12 @@ const plain = (c: ExportCell) => !c.opts.prefix && !c.opts.postfix && cellText(n
  */
 export const scannedByNode = (c: ExportCell) => plain(c) && (c.kind === 'string' || c.kind === 'datetime');
 
+/** Whether the cell is a plain text array field, which COPY writes as its array literal and Node joins (export/csv-scan.ts). */
+export const listByNode = (c: ExportCell) => plain(c) && c.kind === 'string_array';
+
+/** What Node does with each cell's field of a csvCopySelect row (export/csv-scan.ts). */
+export const nodeScan = (cells: ExportCell[]) => cells.map((c) => (scannedByNode(c) ? SCAN_TEXT : listByNode(c) ? SCAN_LIST : SCAN_NONE));
+
 /**
  * The SELECT for `COPY (...) TO STDOUT WITH (FORMAT csv)` of `copyable` cells: per row a first column,
  * NULL (an empty field) unless a value is left to Node, then it is the JSON array of the row's raw
@@ -267,13 +274,13 @@ export function csvCopySelect(rows: string, cells: ExportCell[], param: Param): 
   cells.forEach((c, k) => {
     values.push(`${c.sql} AS r${k}`);
     if (c.kind === 'json') values.push(`(${c.sql} ${c.path && c.path.length > 0 ? jsonPath(c.path, p, '->>', '#>>') : "#>> '{}'"}) AS s${k}`);
-    if (c.kind === 'string_array' && plain(c)) values.push(`array_to_string(${c.sql}, E'\\n') AS n${k}`);
+    if (c.kind === 'string_array' && plain(c) && !listByNode(c)) values.push(`array_to_string(${c.sql}, E'\\n') AS n${k}`);
   });
   const level1 = `SELECT ${values.join(', ')} FROM (${rows}) AS x OFFSET 0`;
 
   const parts = cells.map((c, k) => {
     // Written as it is; Node applies the guard (export/csv-scan.ts).
-    if (scannedByNode(c)) return { text: `y.r${k}`, hard: null };
+    if (scannedByNode(c) || listByNode(c)) return { text: `y.r${k}`, hard: null };
     const exact = new Exact(c.opts, p).of(c.kind, c.kind === 'json' ? rawOf(c, k, 'y', p) : `y.r${k}`, `y.s${k}`);
     const numeric = numericOf(c, k, p);
     const guarded = `(SELECT ${csvSafeSql('e.t', numeric ? 'e.m' : undefined)} FROM (SELECT ${exact} AS t${numeric ? `, ${numeric} AS m` : ''}) AS e)`;
