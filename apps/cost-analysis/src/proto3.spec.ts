@@ -68,11 +68,11 @@ describe('cost-analysis: requests of proto3 clients', () => {
     const ds = await ok('data-source/register', {
       name: 'camel',
       dataSourceType: 'EXTERNAL',
-      pluginInfo: { pluginId: 'plugin-http-file-cost-datasource', options: { base_url: files.url('/c.csv') }, upgradeMode: 'MANUAL', version: '' },
+      pluginInfo: { pluginId: 'plugin-http-file-cost-datasource', options: { base_url: files.url('/c.csv') }, upgradeMode: 'MANUAL', version: '1.0.0' },
       resourceGroup: 'WORKSPACE',
       tags: { camelKey: 'kept' },
     });
-    expect(ds).toMatchObject({ name: 'camel', data_source_type: 'EXTERNAL', plugin_info: { plugin_id: 'plugin-http-file-cost-datasource', upgrade_mode: 'MANUAL', options: { base_url: files.url('/c.csv') } }, tags: { camelKey: 'kept' } });
+    expect(ds).toMatchObject({ name: 'camel', data_source_type: 'EXTERNAL', plugin_info: { plugin_id: 'plugin-http-file-cost-datasource', version: '1.0.0', upgrade_mode: 'MANUAL', options: { base_url: files.url('/c.csv') } }, tags: { camelKey: 'kept' } });
     expect((await ok('data-source/list', { query: { countOnly: true }, dataSourceId: ds.data_source_id })).total_count).toBe(1);
     const both = await call('data-source/list', { data_source_id: ds.data_source_id, dataSourceId: ds.data_source_id });
     expect([both.status, both.body.error.code]).toEqual([400, 'ERROR_INVALID_PARAMETER']);

@@ -1,5 +1,5 @@
 import Redis from 'ioredis';
-import { choosePlugin } from './choose';
+import { choosePlugin, resolveRequestOf, upgradeModeOf } from './choose';
 import { PluginEndpointResolver, type EndpointSource } from './resolver';
 import type { EndpointCandidate } from './versions';
 
@@ -38,5 +38,38 @@ describe('choosePlugin', () => {
     const err = await choosePlugin(resolver, builtin, request).catch((e: unknown) => e);
     expect(err).toMatchObject({ status: 503, code: 'ERROR_SERVICE_UNAVAILABLE' });
     expect(String((err as Error).message)).not.toContain('ECONNREFUSED');
+  });
+});
+
+describe('resolveRequestOf (upstream\'s upgrade_mode)', () => {
+  const named = { domainId: 'domain-a', pluginId: 'plugin-x' };
+
+  it('AUTO, NONE and no mode at all ask for the newest version, whatever the version says', () => {
+    for (const upgradeMode of ['AUTO', 'NONE', undefined, null, '']) {
+      expect(resolveRequestOf({ ...named, version: '1.0.0', upgradeMode })).toEqual({ ...named, version: '', upgradeMode: 'AUTO' });
+      expect(resolveRequestOf({ ...named, upgradeMode })).toEqual({ ...named, version: '', upgradeMode: 'AUTO' });
+      expect(upgradeModeOf(upgradeMode)).toBe('AUTO');
+    }
+  });
+
+  it('MANUAL asks for exactly its version', () => {
+    expect(resolveRequestOf({ ...named, version: '1.0.0', upgradeMode: 'MANUAL' })).toEqual({ ...named, version: '1.0.0', upgradeMode: 'MANUAL' });
+    expect(upgradeModeOf('MANUAL')).toBe('MANUAL');
+  });
+
+  it('MANUAL without a version is a 400 naming the version field', () => {
+    for (const version of [undefined, null, '']) {
+      expect(() => resolveRequestOf({ ...named, version, upgradeMode: 'MANUAL' })).toThrow(expect.objectContaining({ status: 400, code: 'ERROR_REQUIRED_PARAMETER', details: { key: 'plugin_info.version' } }));
+    }
+    expect(() => resolveRequestOf({ ...named, upgradeMode: 'MANUAL' }, 'version')).toThrow(expect.objectContaining({ details: { key: 'version' } }));
+  });
+
+  it('is what choosePlugin resolves: MANUAL the version asked for, AUTO the newest', async () => {
+    const resolver = resolverOf(async () => [
+      { version: '1.0.0', endpoint: 'grpc://127.0.0.1:50051', is_public: false },
+      { version: '1.1.0', endpoint: 'grpc://127.0.0.1:50052', is_public: false },
+    ]);
+    await expect(choosePlugin(resolver, undefined, resolveRequestOf({ ...named, version: '1.0.0', upgradeMode: 'MANUAL' }))).resolves.toMatchObject({ version: '1.0.0' });
+    await expect(choosePlugin(resolver, undefined, resolveRequestOf({ ...named, version: '1.0.0', upgradeMode: 'NONE' }))).resolves.toMatchObject({ version: '1.1.0' });
   });
 });

@@ -21,6 +21,30 @@ export interface ChooseRequest {
   upgradeMode?: UpgradeMode;
 }
 
+/**
+ * upstream's reading of a plugin_info's `upgrade_mode` (docs/decisions/plugins.md "Upgrade mode"):
+ * MANUAL keeps its version; AUTO, NONE (proto3's "not set", which upstream stores as its default AUTO)
+ * and no mode at all follow the newest published version.
+ */
+export function upgradeModeOf(mode: string | null | undefined): UpgradeMode {
+  return mode === 'MANUAL' ? 'MANUAL' : 'AUTO';
+}
+
+/**
+ * The resolver request for a plugin as a data source, webhook or external auth names it (its stored or
+ * requested plugin_id, version and upgrade_mode), by upstream's one rule (plugin service
+ * `get_plugin_endpoint`): MANUAL asks for exactly `version`, and without one is a 400 naming
+ * `versionField`; any other mode asks for the newest version, whatever `version` says.
+ */
+export function resolveRequestOf(
+  r: { domainId: string; pluginId: string; version?: string | null; upgradeMode?: string | null },
+  versionField = 'plugin_info.version',
+): ResolveRequest {
+  if (upgradeModeOf(r.upgradeMode) === 'AUTO') return { domainId: r.domainId, pluginId: r.pluginId, version: '', upgradeMode: 'AUTO' };
+  if (!r.version) throw errors.requiredParameter(versionField, 'upgrade_mode MANUAL needs the version');
+  return { domainId: r.domainId, pluginId: r.pluginId, version: r.version, upgradeMode: 'MANUAL' };
+}
+
 export async function choosePlugin<B>(resolver: PluginEndpointResolver | undefined, builtin: B | undefined, r: ChooseRequest): Promise<PluginChoice<B>> {
   if (resolver) {
     const request: ResolveRequest = { domainId: r.domainId, pluginId: r.pluginId, version: r.version ?? '', upgradeMode: r.upgradeMode ?? 'AUTO' };

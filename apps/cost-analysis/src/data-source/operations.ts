@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { WORKSPACE_ROLES } from '@platform/auth';
-import { Empty, id, mergeErrors, name, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation, struct, tags } from '@platform/http';
+import { Empty, id, idOperation, mergeErrors, name, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation, struct, tags } from '@platform/http';
 import { QuerySchema } from '@platform/query';
 import { ADMIN_AND_OWNER } from '../scope';
 import { scheduleInput } from './schedule';
@@ -102,43 +102,37 @@ export function dataSourceOperations(service: DataSourceService) {
       errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS, CALLS_PLUGIN, NO_PLUGIN_SETTINGS),
       handler: (input, { auth }) => service.updatePlugin(auth, input),
     }),
-    operation({
+    idOperation({
       path: '/cost-analysis/v1/data-source/verify-plugin',
       access: write,
-      schema: request({ data_source_id: id }),
+      id: { data_source_id: id },
       response: Empty,
       errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS, CALLS_PLUGIN, NO_PLUGIN_SETTINGS),
-      handler: async (input, { auth }) => {
-        await service.verifyPlugin(auth, input.data_source_id);
-      },
+      call: (auth, dataSourceId) => service.verifyPlugin(auth, dataSourceId),
     }),
-    operation({
+    idOperation({
       path: '/cost-analysis/v1/data-source/enable',
       access: write,
-      schema: request({ data_source_id: id }),
+      id: { data_source_id: id },
       response: CostDataSourceInfo,
-      errors: NOT_FOUND,
-      handler: (input, { auth }) => service.setState(auth, input.data_source_id, 'ENABLED'),
+      call: (auth, dataSourceId) => service.setState(auth, dataSourceId, 'ENABLED'),
     }),
-    operation({
+    idOperation({
       path: '/cost-analysis/v1/data-source/disable',
       access: write,
-      schema: request({ data_source_id: id }),
+      id: { data_source_id: id },
       response: CostDataSourceInfo,
-      errors: NOT_FOUND,
-      handler: (input, { auth }) => service.setState(auth, input.data_source_id, 'DISABLED'),
+      call: (auth, dataSourceId) => service.setState(auth, dataSourceId, 'DISABLED'),
     }),
-    operation({
+    idOperation({
       path: '/cost-analysis/v1/data-source/deregister',
       access: write,
+      id: { data_source_id: id },
       // Upstream: "Default value is true". proto3 cannot tell `false` from not set, and upstream reads
       // both as the default, so `false` cascades too (docs/decisions/cost-analysis.md).
-      schema: request({ data_source_id: id, cascade_delete_cost: z.boolean().optional() }),
+      fields: { cascade_delete_cost: z.boolean().optional() },
       response: Empty,
-      errors: NOT_FOUND,
-      handler: async (input, { auth }) => {
-        await service.deregister(auth, input);
-      },
+      call: (auth, _dataSourceId, input) => service.deregister(auth, input),
     }),
     operation({
       path: '/cost-analysis/v1/data-source/sync',
@@ -148,13 +142,12 @@ export function dataSourceOperations(service: DataSourceService) {
       errors: mergeErrors(NOT_FOUND, NO_SYNC, CALLS_PLUGIN, { 400: ['ERROR_DATA_SOURCE_STATE'], 409: ['ERROR_DUPLICATE_JOB'] }),
       handler: (input, { auth }) => service.sync(auth, input),
     }),
-    operation({
+    idOperation({
       path: '/cost-analysis/v1/data-source/get',
       access: read,
-      schema: request({ data_source_id: id }),
+      id: { data_source_id: id },
       response: CostDataSourceInfo,
-      errors: NOT_FOUND,
-      handler: (input, { auth }) => service.get(auth, input.data_source_id),
+      call: (auth, dataSourceId) => service.get(auth, dataSourceId),
     }),
     operation({
       path: '/cost-analysis/v1/data-source/list',

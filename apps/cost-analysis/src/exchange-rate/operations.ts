@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { WORKSPACE_ROLES } from '@platform/auth';
-import { operation, request } from '@platform/http';
+import { idOperation, operation, request } from '@platform/http';
 import type { ExchangeRateService } from './service';
 import { ExchangeRateInfo, ExchangeRatesInfo } from './responses';
 
@@ -32,29 +32,32 @@ export function exchangeRateOperations(service: ExchangeRateService) {
       errors: CURRENCY_ERRORS,
       handler: (input, { auth }) => service.reset(auth, input),
     }),
-    operation({
+    idOperation({
       path: '/cost-analysis/v1/exchange-rate/enable',
       access: write,
-      schema: domainRequest({ currency }),
+      id: { currency },
+      domainId: 'required',
       response: ExchangeRateInfo,
       errors: STATE_ERRORS,
-      handler: (input, { auth }) => service.enable(auth, input),
+      call: (auth, _currency, input) => service.enable(auth, input),
     }),
-    operation({
+    idOperation({
       path: '/cost-analysis/v1/exchange-rate/disable',
       access: write,
-      schema: domainRequest({ currency }),
+      id: { currency },
+      domainId: 'required',
       response: ExchangeRateInfo,
       errors: STATE_ERRORS,
-      handler: (input, { auth }) => service.disable(auth, input),
+      call: (auth, _currency, input) => service.disable(auth, input),
     }),
-    operation({
+    idOperation({
       path: '/cost-analysis/v1/exchange-rate/get',
       access: read,
-      schema: domainRequest({ currency }),
+      id: { currency },
+      domainId: 'required',
       response: ExchangeRateInfo,
       errors: CURRENCY_ERRORS,
-      handler: (input, { auth }) => service.get(auth, input),
+      call: (auth, _currency, input) => service.get(auth, input),
     }),
     operation({
       path: '/cost-analysis/v1/exchange-rate/list',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { id, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation } from '@platform/http';
+import { id, idOperation, operation, QUERY_ERRORS, request, statOperation } from '@platform/http';
 import { QuerySchema } from '@platform/query';
 import { ADMIN_AND_OWNER } from '../scope';
 import type { JobTaskService } from './service';
@@ -11,13 +11,12 @@ export const TASK_STATUS = z.enum(['PENDING', 'IN_PROGRESS', 'SUCCESS', 'FAILURE
 
 export function jobTaskOperations(service: JobTaskService) {
   return [
-    operation({
+    idOperation({
       path: '/cost-analysis/v1/job-task/get',
       access: read,
-      schema: request({ job_task_id: id }),
+      id: { job_task_id: id },
       response: JobTaskInfo,
-      errors: NOT_FOUND,
-      handler: (input, { auth }) => service.get(auth, input.job_task_id),
+      call: (auth, jobTaskId) => service.get(auth, jobTaskId),
     }),
     operation({
       path: '/cost-analysis/v1/job-task/list',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { id, mergeErrors, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation, stringList } from '@platform/http';
+import { id, idOperation, mergeErrors, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation, stringList } from '@platform/http';
 import { QuerySchema } from '@platform/query';
 import { ADMIN_AND_OWNER } from '../scope';
 import type { JobService } from './service';
@@ -11,21 +11,21 @@ const JOB_STATUS = z.enum(['IN_PROGRESS', 'SUCCESS', 'FAILURE', 'TIMEOUT', 'CANC
 
 export function jobOperations(service: JobService) {
   return [
-    operation({
+    idOperation({
       path: '/cost-analysis/v1/job/cancel',
       access: write,
-      schema: request({ job_id: id }),
+      id: { job_id: id },
       response: JobInfo,
       errors: mergeErrors(NOT_FOUND, { 400: ['ERROR_JOB_STATE'] }),
-      handler: (input, { auth }) => service.cancel(auth, input.job_id),
+      call: (auth, jobId) => service.cancel(auth, jobId),
     }),
-    operation({
+    idOperation({
       path: '/cost-analysis/v1/job/get',
       access: read,
-      schema: request({ job_id: id, only: stringList.optional() }),
+      id: { job_id: id },
+      fields: { only: stringList.optional() },
       response: JobInfo,
-      errors: NOT_FOUND,
-      handler: (input, { auth }) => service.get(auth, input.job_id, input.only),
+      call: (auth, jobId, { only }) => service.get(auth, jobId, only),
     }),
     operation({
       path: '/cost-analysis/v1/job/list',

@@ -1,5 +1,5 @@
 import { errors } from '@platform/errors';
-import { choosePlugin, type PluginClients, type PluginEndpointResolver, type StreamOptions } from '@platform/plugin';
+import { choosePlugin, resolveRequestOf, type PluginClients, type PluginEndpointResolver, type StreamOptions } from '@platform/plugin';
 import { remoteCostPlugin } from './remote';
 import type { CostDataSourcePlugin } from './types';
 
@@ -56,19 +56,15 @@ export class PluginRegistry {
   }
 
   /**
-   * The plugin serving `ref` in `domainId`. AUTO (the default) takes the newest published version;
-   * MANUAL and NONE the version named (upstream pins it), or the newest when none is named.
+   * The plugin serving `ref` in `domainId`, by libs/plugin's rules (docs/decisions/plugins.md "Upgrade
+   * mode"): MANUAL the version named (without one a 400), AUTO, NONE and no mode the newest, of the
+   * published versions or of a built-in's.
    */
   async choose(domainId: string, ref: PluginRef): Promise<ChosenPlugin> {
     const remote = this.remotePlugins;
-    const pinned = ref.upgrade_mode !== undefined && ref.upgrade_mode !== 'AUTO' && !!ref.version;
-    const choice = await choosePlugin(remote?.resolver, this.plugins.get(ref.plugin_id), {
-      domainId,
-      pluginId: ref.plugin_id,
-      version: pinned ? ref.version : '',
-      upgradeMode: pinned ? 'MANUAL' : 'AUTO',
-    });
-    if (choice.kind === 'builtin') return { plugin: choice.plugin, version: this.resolveVersion(choice.plugin, ref.version), remote: false };
+    const request = resolveRequestOf({ domainId, pluginId: ref.plugin_id, version: ref.version, upgradeMode: ref.upgrade_mode });
+    const choice = await choosePlugin(remote?.resolver, this.plugins.get(ref.plugin_id), request);
+    if (choice.kind === 'builtin') return { plugin: choice.plugin, version: this.resolveVersion(choice.plugin, request.version), remote: false };
     const client = remote!.clients.cost(choice.endpoint, ref.plugin_id);
     return { plugin: remoteCostPlugin(client, { plugin_id: ref.plugin_id, version: choice.updated_version, stream: remote!.stream }), version: choice.updated_version, remote: true };
   }

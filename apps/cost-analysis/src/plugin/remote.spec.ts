@@ -259,6 +259,21 @@ describe('cost data sources served by published gRPC plugins', () => {
     for (const id of [auto.data_source_id, manual.data_source_id]) await ok('data-source/deregister', { data_source_id: id });
   });
 
+  it('upgrade_mode as upstream reads it: NONE (not set) follows the newest, as AUTO; MANUAL without a version is a 400 before anything is resolved', async () => {
+    await publish([{ plugin_id: 'plugin-none', version: '1.0.0', endpoint: v1.endpoint }]);
+    const none = (await register('none', 'plugin-none', { version: '1.0.0' })).body;
+    await t.db.pool.query(`UPDATE data_source SET plugin_info = plugin_info || '{"upgrade_mode": "NONE"}'::jsonb WHERE domain_id = 'd1' AND data_source_id = $1`, [none.data_source_id]);
+    await publish([
+      { plugin_id: 'plugin-none', version: '1.0.0', endpoint: v1.endpoint },
+      { plugin_id: 'plugin-none', version: '1.1.0', endpoint: v2.endpoint },
+    ]);
+    expect((await sync(none.data_source_id)).status).toBe('SUCCESS');
+    expect((await ok('data-source/get', { data_source_id: none.data_source_id })).plugin_info).toMatchObject({ version: '1.1.0', upgrade_mode: 'NONE', metadata: { release: '2' } });
+    const refused = await register('manual-no-version', 'plugin-none', { upgrade_mode: 'MANUAL' });
+    expect([refused.status, refused.body.error.code, refused.body.error.message]).toEqual([400, 'ERROR_REQUIRED_PARAMETER', expect.stringContaining('plugin_info.version')]);
+    await ok('data-source/deregister', { data_source_id: none.data_source_id });
+  });
+
   it("a version published under a built-in's id serves instead of the built-in; nothing published: the built-in", async () => {
     expect((await t.deps.plugins.choose('d1', { plugin_id: HTTP_FILE_PLUGIN_ID })).remote).toBe(false);
     await publish([{ plugin_id: HTTP_FILE_PLUGIN_ID, version: '2.0.0', endpoint: v1.endpoint }], 'host-b');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AnalyzeResult, id, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation } from '@platform/http';
+import { AnalyzeResult, id, idOperation, operation, QUERY_ERRORS, request, statOperation } from '@platform/http';
 import { QuerySchema, TimeSeriesAnalyzeQuerySchema } from '@platform/query';
 import { WORKSPACE_ROLES } from '@platform/auth';
 import type { UnifiedCostService } from './service';
@@ -11,13 +11,12 @@ const read = { permission: 'cost-analysis:UnifiedCost.read', roles: WORKSPACE_RO
 
 export function unifiedCostOperations(service: UnifiedCostService) {
   return [
-    operation({
+    idOperation({
       path: '/cost-analysis/v1/unified-cost/get',
       access: read,
-      schema: request({ unified_cost_id: id }),
+      id: { unified_cost_id: id },
       response: UnifiedCostInfo,
-      errors: NOT_FOUND,
-      handler: (input, { auth }) => service.get(auth, input.unified_cost_id),
+      call: (auth, unifiedCostId) => service.get(auth, unifiedCostId),
     }),
     operation({
       path: '/cost-analysis/v1/unified-cost/list',

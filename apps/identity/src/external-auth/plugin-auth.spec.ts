@@ -143,7 +143,7 @@ describe('identity external auth through an ExternalAuth plugin', () => {
     expect(openExternalAuthSecret(t.deps.config.secretKeys, row)).toEqual({ api_key: SECRET, nested: { region: 'eu' } });
   });
 
-  it('set: MANUAL keeps the version asked for; a version or a plugin nobody published is a 404; a plugin\'s refusal is its 400, redacted', async () => {
+  it('set: MANUAL keeps the version asked for (none: a 400); a version or a plugin nobody published is a 404; a plugin\'s refusal is its 400, redacted', async () => {
     const manual = await set('d2', { ...passwordAuth(), version: '1.2.0', upgrade_mode: 'MANUAL' });
     expect([manual.status, manual.body.plugin_info?.version, manual.body.plugin_info?.upgrade_mode]).toEqual([200, '1.2.0', 'MANUAL']);
     const missing = await set('d2', { ...passwordAuth(), version: '9.9.9', upgrade_mode: 'MANUAL' });
@@ -154,6 +154,11 @@ describe('identity external auth through an ExternalAuth plugin', () => {
     const refused = await set('d2', passwordAuth({ echo: true }));
     expect([refused.status, refused.body.error.code]).toEqual([400, 'ERROR_INVALID_PARAMETER']);
     expect(refused.text).not.toContain(OPTION_SECRET);
+    // MANUAL needs its version (upstream's plugin service): a 400 before anything is resolved.
+    for (const plugin_info of [{ ...passwordAuth(), upgrade_mode: 'MANUAL' }, { ...passwordAuth(), version: '', upgrade_mode: 'MANUAL' }]) {
+      const noVersion = await set('d2', plugin_info);
+      expect([noVersion.status, noVersion.body.error.code, noVersion.body.error.message]).toEqual([400, 'ERROR_REQUIRED_PARAMETER', expect.stringContaining('plugin_info.version')]);
+    }
     // Still the MANUAL configuration: a refused set changes nothing.
     const row = await t.prisma.externalAuth.findUniqueOrThrow({ where: { domain_id: 'd2' } });
     expect(row.version).toBe('1.2.0');
@@ -239,6 +244,17 @@ describe('identity external auth through an ExternalAuth plugin', () => {
     await withdraw('d2', 'plugin-password-identity-auth');
     const gone = await issue('d2', { user_id: 'alice', password: PASSWORD });
     expect([gone.status, gone.body.error.code]).toEqual([503, 'ERROR_PLUGIN_UNAVAILABLE']);
+  });
+
+  it('a configuration stored before the one upgrade_mode rule (MANUAL without a version) is a 503 at login, never a 400', async () => {
+    await seedDomain(t.admin, 'd5');
+    await publish('d5', 'plugin-password-identity-auth', '1.2.0', plugin.endpoint, 'h-d5');
+    expect((await set('d5', passwordAuth())).status).toBe(200);
+    await t.prisma.user.create({ data: { domain_id: 'd5', user_id: 'alice', auth_type: 'EXTERNAL' } });
+    expect((await issue('d5', { user_id: 'alice', password: PASSWORD })).status).toBe(200);
+    await t.prisma.externalAuth.update({ where: { domain_id: 'd5' }, data: { upgrade_mode: 'MANUAL', version: '' } });
+    const res = await issue('d5', { user_id: 'alice', password: PASSWORD });
+    expect([res.status, res.body.error.code]).toEqual([503, 'ERROR_PLUGIN_UNAVAILABLE']);
   });
 
   it('an unreadable plugin table is a 503, for a published plugin and for the built-in OIDC id alike (no silent fall-back)', async () => {

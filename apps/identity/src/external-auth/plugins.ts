@@ -1,5 +1,7 @@
-import { choosePlugin, type PluginChoice, type PluginClients, type PluginEndpointResolver } from '@platform/plugin';
-import type { UpgradeMode } from '@platform/plugin';
+import { choosePlugin, resolveRequestOf, type PluginChoice, type PluginClients, type PluginEndpointResolver } from '@platform/plugin';
+
+/** The upgrade mode stored: upstream's reading, libs/plugin's (NONE is AUTO). */
+export { upgradeModeOf } from '@platform/plugin';
 
 /**
  * Identity's side of the plugin protocol (docs/decisions/plugins.md "External auth"): where external
@@ -17,24 +19,15 @@ export const OIDC_PLUGIN_ID = 'plugin-oidc-identity-auth';
 /** Marks the built-in OIDC as the choice (choosePlugin's `builtin`). */
 export const OIDC_BUILTIN = 'oidc' as const;
 
-/** upstream's upgrade modes; NONE (an old value) is AUTO. */
-export function upgradeModeOf(mode: string | undefined): UpgradeMode {
-  return mode === 'MANUAL' ? 'MANUAL' : 'AUTO';
-}
-
 /**
  * Which plugin serves a domain's external auth: a version published under `pluginId` (any id, the
- * built-in's included) wins; the built-in OIDC only when nothing is published under its id. Throws a
+ * built-in's included) wins; the built-in OIDC only when nothing is published under its id. The version
+ * by libs/plugin's `resolveRequestOf` (MANUAL its version, without one a 400; else the newest). Throws a
  * 404 for another id with nothing published, a 503 when the plugin module's table cannot be read.
  */
-export function chooseAuthPlugin(
+export async function chooseAuthPlugin(
   plugins: IdentityPlugins | undefined,
   r: { domainId: string; pluginId: string; version?: string; upgradeMode?: string },
 ): Promise<PluginChoice<typeof OIDC_BUILTIN>> {
-  return choosePlugin(plugins?.resolver, r.pluginId === OIDC_PLUGIN_ID ? OIDC_BUILTIN : undefined, {
-    domainId: r.domainId,
-    pluginId: r.pluginId,
-    version: r.version ?? '',
-    upgradeMode: upgradeModeOf(r.upgradeMode),
-  });
+  return choosePlugin(plugins?.resolver, r.pluginId === OIDC_PLUGIN_ID ? OIDC_BUILTIN : undefined, resolveRequestOf(r));
 }

@@ -37,15 +37,13 @@ export function projectGroupOperations(service: ProjectGroupService) {
       errors: mergeErrors(NOT_FOUND, { 400: [SUB_GROUP] }),
       handler: (input, { auth }) => service.changeParentGroup(auth, input),
     }),
-    operation({
+    idOperation({
       path: '/identity/v2/project-group/delete',
       access: write,
-      schema: request({ project_group_id: id }),
+      id: { project_group_id: id },
       response: Empty,
       errors: mergeErrors(NOT_FOUND, { 400: ['ERROR_RELATED_PROJECT_GROUP_EXIST', 'ERROR_RELATED_PROJECT_EXIST'] }),
-      handler: async (input, { auth }) => {
-        await service.delete(auth, input.project_group_id);
-      },
+      call: (auth, projectGroupId) => service.delete(auth, projectGroupId),
     }),
     operation({
       path: '/identity/v2/project-group/add-users',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Empty, id, plainName as name, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation, stringList, tags } from '@platform/http';
+import { Empty, id, idOperation, NOT_FOUND, operation, plainName as name, QUERY_ERRORS, request, statOperation, stringList, tags } from '@platform/http';
 import { QuerySchema } from '@platform/query';
 import { WORKSPACE_ROLES, type RoleType } from '@platform/auth';
 import type { ProjectService } from './service';
@@ -55,16 +55,13 @@ export function projectOperations(service: ProjectService) {
       errors: NOT_FOUND,
       handler: (input, { auth }) => service.changeProjectGroup(auth, input),
     }),
-    operation({
+    idOperation({
       path: '/identity/v2/project/delete',
       access: write,
       summary: 'Delete a project',
-      schema: request({ project_id: projectId }),
+      id: { project_id: projectId },
       response: Empty,
-      errors: NOT_FOUND,
-      handler: async (input, { auth }) => {
-        await service.delete(auth, input.project_id);
-      },
+      call: (auth, project) => service.delete(auth, project),
     }),
     operation({
       path: '/identity/v2/project/add-users',
@@ -84,14 +81,13 @@ export function projectOperations(service: ProjectService) {
       errors: NOT_FOUND,
       handler: (input, { auth }) => service.removeUsers(auth, input),
     }),
-    operation({
+    idOperation({
       path: '/identity/v2/project/get',
       access: read,
       summary: 'One project the caller may see',
-      schema: request({ project_id: projectId }),
+      id: { project_id: projectId },
       response: ProjectInfo,
-      errors: NOT_FOUND,
-      handler: (input, { auth }) => service.get(auth, input.project_id),
+      call: (auth, project) => service.get(auth, project),
     }),
     operation({
       path: '/identity/v2/project/list',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Empty, id, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation } from '@platform/http';
+import { Empty, id, idOperation, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation } from '@platform/http';
 import { QuerySchema } from '@platform/query';
 import { WORKSPACE_ROLES, type RoleType } from '@platform/auth';
 import type { RoleBindingService } from './service';
@@ -36,25 +36,22 @@ export function roleBindingOperations(service: RoleBindingService) {
       errors: { ...NOT_FOUND, 400: [...RULES, 'ERROR_LAST_DOMAIN_ADMIN_CANNOT_DELETE'] },
       handler: (input, { auth }) => service.updateRole(auth, input),
     }),
-    operation({
+    idOperation({
       path: '/identity/v2/role-binding/delete',
       access: write,
       summary: 'Take a role away: the user\'s tokens stop working and they leave the workspace\'s projects',
-      schema: request({ role_binding_id: bindingId }),
+      id: { role_binding_id: bindingId },
       response: Empty,
       errors: { ...NOT_FOUND, 400: [...RULES, 'ERROR_LAST_DOMAIN_ADMIN_CANNOT_DELETE'] },
-      handler: async (input, { auth }) => {
-        await service.delete(auth, input.role_binding_id);
-      },
+      call: (auth, roleBindingId) => service.delete(auth, roleBindingId),
     }),
-    operation({
+    idOperation({
       path: '/identity/v2/role-binding/get',
       access: read,
       summary: 'One role binding (a workspace token sees its workspace\'s bindings only)',
-      schema: request({ role_binding_id: bindingId }),
+      id: { role_binding_id: bindingId },
       response: RoleBindingInfo,
-      errors: NOT_FOUND,
-      handler: (input, { auth }) => service.get(auth, input.role_binding_id),
+      call: (auth, roleBindingId) => service.get(auth, roleBindingId),
     }),
     operation({
       path: '/identity/v2/role-binding/list',

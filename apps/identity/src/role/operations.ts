@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Empty, id, name, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation, tags } from '@platform/http';
+import { Empty, id, idOperation, name, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation, tags } from '@platform/http';
 import { QuerySchema } from '@platform/query';
 import { ALL_ROLES, PERMISSION_PATTERN, WORKSPACE_ROLES, type RoleType } from '@platform/auth';
 import type { RoleService } from './service';
@@ -69,43 +69,40 @@ export function roleOperations(service: RoleService) {
       errors: { ...NOT_FOUND, ...MANAGED, 409: ['ERROR_ALREADY_EXISTS'] },
       handler: (input, { auth }) => service.update(auth, input),
     }),
-    operation({
+    idOperation({
       path: '/identity/v2/role/enable',
       access: write,
       summary: 'Enable a custom role: tokens can be granted with it again',
-      schema: request({ role_id: roleId }),
+      id: { role_id: roleId },
       response: RoleInfo,
       errors: { ...NOT_FOUND, ...MANAGED },
-      handler: (input, { auth }) => service.enable(auth, input.role_id),
+      call: (auth, role) => service.enable(auth, role),
     }),
-    operation({
+    idOperation({
       path: '/identity/v2/role/disable',
       access: write,
       summary: 'Disable a custom role: no token is granted with it, and the ones granted stop working at once in every module',
-      schema: request({ role_id: roleId }),
+      id: { role_id: roleId },
       response: RoleInfo,
       errors: { ...NOT_FOUND, ...MANAGED },
-      handler: (input, { auth }) => service.disable(auth, input.role_id),
+      call: (auth, role) => service.disable(auth, role),
     }),
-    operation({
+    idOperation({
       path: '/identity/v2/role/delete',
       access: write,
       summary: 'Delete a custom role that no role binding names',
-      schema: request({ role_id: roleId }),
+      id: { role_id: roleId },
       response: Empty,
       errors: { ...NOT_FOUND, ...MANAGED, 409: ['ERROR_ROLE_IN_USED_AT_ROLE_BINDING'] },
-      handler: async (input, { auth }) => {
-        await service.delete(auth, input.role_id);
-      },
+      call: (auth, role) => service.delete(auth, role),
     }),
-    operation({
+    idOperation({
       path: '/identity/v2/role/get',
       access: read,
       summary: 'One role: a managed role or a custom role of the caller\'s domain',
-      schema: request({ role_id: roleId }),
+      id: { role_id: roleId },
       response: RoleInfo,
-      errors: NOT_FOUND,
-      handler: (input, { auth }) => service.get(auth, input.role_id),
+      call: (auth, role) => service.get(auth, role),
     }),
     operation({
       path: '/identity/v2/role/list',

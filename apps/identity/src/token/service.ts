@@ -255,7 +255,10 @@ export class TokenService {
         upgradeMode: configured.upgrade_mode,
       });
     } catch (e) {
-      if (!(e instanceof ApiError) || (e.status !== 404 && e.status !== 503)) throw e;
+      // A stored configuration that no longer resolves (its plugin withdrawn, unreachable, or a row stored
+      // before the one upgrade_mode rule, e.g. MANUAL without a version) is the service's failure at login,
+      // never the caller's 4xx.
+      if (!(e instanceof ApiError)) throw e;
       this.deps.logger.warn({ domain_id: configured.domain_id, plugin_id: configured.plugin_id, reason: e.message }, 'external login: the external auth plugin cannot be found');
       throw pluginErrors.unavailable('The external authentication plugin cannot be reached; try again later.');
     }

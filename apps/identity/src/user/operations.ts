@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Empty, id, NOT_FOUND, operation, plainText, QUERY_ERRORS, request, statOperation, tags } from '@platform/http';
+import { Empty, id, idOperation, NOT_FOUND, operation, plainText, QUERY_ERRORS, request, statOperation, tags } from '@platform/http';
 import { QuerySchema } from '@platform/query';
 import type { RoleType } from '@platform/auth';
 import { errors } from '@platform/errors';
@@ -65,43 +65,39 @@ export function userOperations(service: UserService) {
         return service.update(auth, input);
       },
     }),
-    operation({
+    idOperation({
       path: '/identity/v2/user/delete',
       access: write,
       summary: 'Delete a user with their role bindings and project memberships; their tokens stop working at once',
-      schema: request({ user_id: userId }),
+      id: { user_id: userId },
       response: Empty,
       errors: { ...NOT_FOUND, 400: ['ERROR_LAST_ADMIN_CANNOT_DISABLED_DELETED'] },
-      handler: async (input, { auth }) => {
-        await service.delete(auth, input.user_id);
-      },
+      call: (auth, user) => service.delete(auth, user),
     }),
-    operation({
+    idOperation({
       path: '/identity/v2/user/enable',
       access: write,
       summary: 'Enable a user: they can log in again',
-      schema: request({ user_id: userId }),
+      id: { user_id: userId },
       response: UserInfo,
-      errors: NOT_FOUND,
-      handler: (input, { auth }) => service.enable(auth, input.user_id),
+      call: (auth, user) => service.enable(auth, user),
     }),
-    operation({
+    idOperation({
       path: '/identity/v2/user/disable',
       access: write,
       summary: 'Disable a user: no login, and their access and refresh tokens stop working at once',
-      schema: request({ user_id: userId }),
+      id: { user_id: userId },
       response: UserInfo,
       errors: { ...NOT_FOUND, 400: ['ERROR_LAST_ADMIN_CANNOT_DISABLED_DELETED'] },
-      handler: (input, { auth }) => service.disable(auth, input.user_id),
+      call: (auth, user) => service.disable(auth, user),
     }),
-    operation({
+    idOperation({
       path: '/identity/v2/user/get',
       access: read,
       summary: 'One user of the caller\'s domain',
-      schema: request({ user_id: userId }),
+      id: { user_id: userId },
       response: UserInfo,
-      errors: NOT_FOUND,
-      handler: (input, { auth }) => service.get(auth, input.user_id),
+      call: (auth, user) => service.get(auth, user),
     }),
     operation({
       path: '/identity/v2/user/list',

@@ -30,34 +30,30 @@ export function workspaceOperations(service: WorkspaceService) {
       errors: NOT_FOUND,
       handler: (input, { auth }) => service.update(auth, input),
     }),
-    operation({
+    idOperation({
       path: '/identity/v2/workspace/delete',
       access: write,
       summary: 'Delete a workspace with its role bindings, projects and project groups; its tokens stop working',
-      schema: request({ workspace_id: workspaceId, force: z.boolean().optional().describe('Accepted for upstream clients; deletion always removes identity\'s records in the workspace.') }),
+      id: { workspace_id: workspaceId },
+      fields: { force: z.boolean().optional().describe('Accepted for upstream clients; deletion always removes identity\'s records in the workspace.') },
       response: Empty,
-      errors: NOT_FOUND,
-      handler: async (input, { auth }) => {
-        await service.delete(auth, input.workspace_id);
-      },
+      call: (auth, workspace) => service.delete(auth, workspace),
     }),
-    operation({
+    idOperation({
       path: '/identity/v2/workspace/enable',
       access: write,
       summary: 'Enable a workspace: tokens can be granted for it again',
-      schema: request({ workspace_id: workspaceId }),
+      id: { workspace_id: workspaceId },
       response: WorkspaceInfo,
-      errors: NOT_FOUND,
-      handler: (input, { auth }) => service.enable(auth, input.workspace_id),
+      call: (auth, workspace) => service.enable(auth, workspace),
     }),
-    operation({
+    idOperation({
       path: '/identity/v2/workspace/disable',
       access: write,
       summary: 'Disable a workspace: no token is granted for it and the ones issued stop working at once',
-      schema: request({ workspace_id: workspaceId }),
+      id: { workspace_id: workspaceId },
       response: WorkspaceInfo,
-      errors: NOT_FOUND,
-      handler: (input, { auth }) => service.disable(auth, input.workspace_id),
+      call: (auth, workspace) => service.disable(auth, workspace),
     }),
     idOperation({
       path: '/identity/v2/workspace/get',

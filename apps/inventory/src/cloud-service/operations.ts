@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { WORKSPACE_ROLES, type RoleType } from '@platform/auth';
-import { AnalyzeResult, Empty, id, mergeErrors, name, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation, stringList, struct, tags } from '@platform/http';
+import { AnalyzeResult, Empty, id, idOperation, mergeErrors, name, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation, stringList, struct, tags } from '@platform/http';
 import { AnalyzeQuerySchema, ConditionSchema, KeySchema, PageSchema, QUERY_LIMITS, QuerySchema, SortSchema, UnwindSchema } from '@platform/query';
 import type { CloudServiceExporter } from '../export/service';
 import type { CloudServiceService } from './service';
@@ -74,23 +74,20 @@ export function cloudServiceOperations(service: CloudServiceService, exporter: C
       errors: mergeErrors(NOT_FOUND, { 400: ['ERROR_RESOURCE_ALREADY_DELETED'] }),
       handler: (input, { auth }) => service.update(auth, input),
     }),
-    operation({
+    idOperation({
       path: '/inventory/v1/cloud-service/delete',
       access: write,
-      schema: request({ cloud_service_id: id }),
+      id: { cloud_service_id: id },
       response: Empty,
       errors: mergeErrors(NOT_FOUND, { 400: ['ERROR_RESOURCE_ALREADY_DELETED'] }),
-      handler: async (input, { auth }) => {
-        await service.delete(auth, input.cloud_service_id);
-      },
+      call: (auth, cloudServiceId) => service.delete(auth, cloudServiceId),
     }),
-    operation({
+    idOperation({
       path: '/inventory/v1/cloud-service/get',
       access: read,
-      schema: request({ cloud_service_id: id }),
+      id: { cloud_service_id: id },
       response: CloudServiceInfo,
-      errors: NOT_FOUND,
-      handler: (input, { auth }) => service.get(auth, input.cloud_service_id),
+      call: (auth, cloudServiceId) => service.get(auth, cloudServiceId),
     }),
     operation({
       path: '/inventory/v1/cloud-service/list',

@@ -1,4 +1,6 @@
 import type { ClientBase, Connection } from 'pg';
+import { writeRow } from './csv-scan';
+import { SCAN_NONE } from './scan-kinds';
 
 /**
  * `COPY (query) TO STDOUT` with bind parameters, and its rows as raw bytes.
@@ -243,6 +245,22 @@ export class ByteBatcher {
     this.buf[this.pos++] = 10;
   }
 
+  /** Bytes `start`..`end` of `src`. */
+  bytes(src: Buffer, start: number, end: number) {
+    if (end <= start) return;
+    this.room(end - start);
+    this.pos += src.copy(this.buf, this.pos, start, end);
+  }
+
+  /** Lets `fill` write up to `n` bytes at the current position; it answers the new one, or -1 (nothing written). */
+  put(n: number, fill: (dst: Buffer, pos: number) => number): boolean {
+    this.room(n);
+    const p = fill(this.buf, this.pos);
+    if (p < 0) return false;
+    this.pos = p;
+    return true;
+  }
+
   text(s: string) {
     this.room(Buffer.byteLength(s));
     this.pos += this.buf.write(s, this.pos);
@@ -300,19 +318,36 @@ export function firstCsvField(row: Buffer, start = 0, end = row.length): string 
 }
 
 /**
+ * The handler of each COPY row of a csvCopySelect statement, writing its CSV line (CRLF) to `out`: a row
+ * whose first field is empty is the line after it, each cell's field as `scan[k]` says (export/csv-scan.ts:
+ * kept, guarded on its first byte, or a text array joined); otherwise that field is the JSON of
+ * the row's raw values, and `nodeLine` formats them.
+ */
+export function csvRowWriter(out: ByteBatcher, nodeLine: (raw: unknown[]) => string, scan: readonly number[]) {
+  const noScan = scan.every((k) => k === SCAN_NONE);
+  return (buf: Buffer, start: number, end: number) => {
+    const last = buf[end - 1] === 0x0a ? end - (buf[end - 2] === 0x0d ? 2 : 1) : end; // the row without its line end
+    if (buf[start] !== 0x2c) out.text(nodeLine(JSON.parse(firstCsvField(buf, start, last)) as unknown[]));
+    else if (noScan) out.line(buf, start + 1, last);
+    else writeRow(out, buf, start + 1, last, scan);
+  };
+}
+
+/**
  * Runs `COPY (select) TO STDOUT WITH (FORMAT csv)` of a csvCopySelect statement into `write`, as CSV
- * lines (CRLF): a row whose first field is empty is the line after it; otherwise that field is the JSON
- * of the row's raw values, and `nodeLine` formats them. Reading from the server stops while `write`
+ * lines (CRLF), each row as csvRowWriter writes it. Reading from the server stops while `write`
  * waits (the client is slow to take the file). On failure the connection is closed: discard the client.
  */
-export async function copyCsvLines(client: ClientBase, select: string, write: (b: Buffer) => Promise<void>, nodeLine: (raw: unknown[]) => string) {
+export async function copyCsvLines(
+  client: ClientBase,
+  select: string,
+  write: (b: Buffer) => Promise<void>,
+  nodeLine: (raw: unknown[]) => string,
+  scan: readonly number[],
+) {
   let copy: CopyOut | undefined = undefined;
   const out = new ByteBatcher(write, { busy: () => copy?.pause(), idle: () => copy?.resume(), error: (e) => copy?.abort(e) });
-  copy = new CopyOut(`COPY (${select}) TO STDOUT WITH (FORMAT csv)`, (buf, start, end) => {
-    const last = buf[end - 1] === 0x0a ? end - (buf[end - 2] === 0x0d ? 2 : 1) : end; // the row without its line end
-    if (buf[start] === 0x2c) out.line(buf, start + 1, last);
-    else out.text(nodeLine(JSON.parse(firstCsvField(buf, start, last)) as unknown[]));
-  });
+  copy = new CopyOut(`COPY (${select}) TO STDOUT WITH (FORMAT csv)`, csvRowWriter(out, nodeLine, scan));
   // An abort ends the connection: the client reports it as an error event (and is discarded on release).
   const ignore = () => {};
   client.on('error', ignore);

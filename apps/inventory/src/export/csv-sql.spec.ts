@@ -4,7 +4,7 @@ import { csvLine } from '@platform/core';
 import type { FieldType } from '@platform/query';
 import { createTempDatabase, type TempDatabase } from '@platform/testing';
 import { bindForCopy, copyCsvLines, replacePlaceholders } from './copy-out';
-import { HARD, JS_WHITESPACE, csvCopySelect, rawSelect, type ExportCell } from './csv-sql';
+import { HARD, JS_WHITESPACE, csvCopySelect, rawSelect, nodeScan, type ExportCell } from './csv-sql';
 import { csvCell, type CellOptions } from './format';
 
 /**
@@ -82,7 +82,7 @@ async function bothOf(cells: ExportCell[], timezone: string) {
     await copyCsvLines(client, sql, async (b) => void chunks.push(Buffer.from(b)), (r) => {
       toNode += 1;
       return csvLine(cells.map((c, k) => csvCell(r[k], c.opts)));
-    });
+    }, nodeScan(cells));
     return { got: Buffer.concat(chunks).toString('utf8'), want, toNode, lines: raw.length };
   });
 }

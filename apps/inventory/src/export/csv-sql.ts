@@ -1,6 +1,7 @@
 import { CSV_FORMULA_TRIGGERS, csvSafeSql } from '@platform/core';
 import type { FieldType } from '@platform/query';
 import { cellText, type CellOptions } from './format';
+import { SCAN_LIST, SCAN_NONE, SCAN_TEXT } from './scan-kinds';
 
 /**
  * The SQL of a CSV export run as `COPY (...) TO STDOUT WITH (FORMAT csv)`: PostgreSQL computes each
@@ -16,7 +17,9 @@ import { cellText, type CellOptions } from './format';
  * Tests compare both on hard values (export/csv-sql.spec.ts).
  *
  * Each text then passes the formula guard (a `'` before a text beginning with = + - @ tab or CR, not
- * before a typed number: csvSafeSql, the rule of @platform/core's csvLine), in an outer level.
+ * before a typed number: csvSafeSql, the rule of @platform/core's csvLine), in an outer level; but a
+ * plain string or timestamp cell (scannedByNode) is the value as it is, and Node applies the guard and
+ * blanks on its bytes (export/csv-scan.ts), which saves the backend a test per cell.
  *
  * COPY writes '' as `""` (to tell it from NULL), so an empty text is written as NULL. Every value from
  * a request (prefix, postfix, default, time zone, paths) is a bind parameter (see copy-out.ts).
@@ -239,6 +242,21 @@ const PRINTABLE_SAFE_FIRST = Array.from({ length: 94 }, (_, i) => i + 33).filter
 /** `ascii(x)` in (or not in) a constant set: nine values or more make PostgreSQL probe a hash table. */
 const firstIn = (x: string, codes: number[], negate = false) => `ascii(${x}) ${negate ? '<> ALL' : '= ANY'}('{${codes.join(',')}}'::int[])`;
 
+/** A field without prefix, postfix or a default that shows (a blank value is an empty cell). */
+const plain = (c: ExportCell) => !c.opts.prefix && !c.opts.postfix && cellText(null, c.opts) === '';
+
+/**
+ * Whether the cell is a plain string or timestamp field, which COPY writes as its value and Node
+ * guards (export/csv-scan.ts): its text is the value, or empty when blank (as trim sees it).
+ */
+export const scannedByNode = (c: ExportCell) => plain(c) && (c.kind === 'string' || c.kind === 'datetime');
+
+/** Whether the cell is a plain text array field, which COPY writes as its array literal and Node joins (export/csv-scan.ts). */
+export const listByNode = (c: ExportCell) => plain(c) && c.kind === 'string_array';
+
+/** What Node does with each cell's field of a csvCopySelect row (export/csv-scan.ts). */
+export const nodeScan = (cells: ExportCell[]) => cells.map((c) => (scannedByNode(c) ? SCAN_TEXT : listByNode(c) ? SCAN_LIST : SCAN_NONE));
+
 /**
  * The SELECT for `COPY (...) TO STDOUT WITH (FORMAT csv)` of `copyable` cells: per row a first column,
  * NULL (an empty field) unless a value is left to Node, then it is the JSON array of the row's raw
@@ -252,16 +270,17 @@ const firstIn = (x: string, codes: number[], negate = false) => `ascii(${x}) ${n
  */
 export function csvCopySelect(rows: string, cells: ExportCell[], param: Param): string {
   const p = onceParams(param);
-  const plain = (c: ExportCell) => !c.opts.prefix && !c.opts.postfix && cellText(null, c.opts) === '';
   const values: string[] = [];
   cells.forEach((c, k) => {
     values.push(`${c.sql} AS r${k}`);
     if (c.kind === 'json') values.push(`(${c.sql} ${c.path && c.path.length > 0 ? jsonPath(c.path, p, '->>', '#>>') : "#>> '{}'"}) AS s${k}`);
-    if (c.kind === 'string_array' && plain(c)) values.push(`array_to_string(${c.sql}, E'\\n') AS n${k}`);
+    if (c.kind === 'string_array' && plain(c) && !listByNode(c)) values.push(`array_to_string(${c.sql}, E'\\n') AS n${k}`);
   });
   const level1 = `SELECT ${values.join(', ')} FROM (${rows}) AS x OFFSET 0`;
 
   const parts = cells.map((c, k) => {
+    // Written as it is; Node applies the guard (export/csv-scan.ts).
+    if (scannedByNode(c) || listByNode(c)) return { text: `y.r${k}`, hard: null };
     const exact = new Exact(c.opts, p).of(c.kind, c.kind === 'json' ? rawOf(c, k, 'y', p) : `y.r${k}`, `y.s${k}`);
     const numeric = numericOf(c, k, p);
     const guarded = `(SELECT ${csvSafeSql('e.t', numeric ? 'e.m' : undefined)} FROM (SELECT ${exact} AS t${numeric ? `, ${numeric} AS m` : ''}) AS e)`;

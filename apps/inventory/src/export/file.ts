@@ -5,7 +5,7 @@ import { dbTimeouts } from '@platform/db';
 import type { InventoryDeps } from '../deps';
 import { cloudServiceExportResource as resource } from '../cloud-service/fields';
 import { bindForCopy, copyCsvLines } from './copy-out';
-import { copyable, csvCopySelect, rawSelect, type ExportCell } from './csv-sql';
+import { copyable, csvCopySelect, rawSelect, nodeScan, type ExportCell } from './csv-sql';
 import { csvCell, sheetNamer, type Cell, type CellOptions } from './format';
 import type { Planned, StoredExport } from './types';
 import type { TableWriter } from './writers';
@@ -126,7 +126,7 @@ export class ExportFile {
     if (writer.lines && copyable(cells)) {
       const sql = await bindForCopy(client, csvCopySelect(c.text, cells, param), values);
       await writer.begin(sheet, p.title, header);
-      await copyCsvLines(client, sql, writer.lines.bind(writer), (raw) => csvLine(fields.map((f, k) => csvCell(raw[k], f.opts))));
+      await copyCsvLines(client, sql, writer.lines.bind(writer), (raw) => csvLine(fields.map((f, k) => csvCell(raw[k], f.opts))), nodeScan(cells));
       await writer.end();
       return;
     }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { WORKSPACE_ROLES, type RoleType } from '@platform/auth';
-import { Empty, id, mergeErrors, name, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation, struct, tags } from '@platform/http';
+import { Empty, id, idOperation, mergeErrors, name, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation, struct, tags } from '@platform/http';
 import { QuerySchema } from '@platform/query';
 import { PLUGIN_CALL_ERRORS, pluginInfoRequest, pluginVersion, upgradeMode } from '../plugin-schema';
 import type { DataSourceService } from './service';
@@ -13,7 +13,6 @@ const write = { permission: 'monitoring:DataSource.write', roles: ['DOMAIN_ADMIN
 const read = { permission: 'monitoring:DataSource.read', roles: WORKSPACE_ROLES };
 
 export function dataSourceOperations(service: DataSourceService) {
-  const byId = request({ data_source_id: id });
   return [
     operation({
       path: '/monitoring/v1/data-source/register',
@@ -35,31 +34,26 @@ export function dataSourceOperations(service: DataSourceService) {
       errors: NOT_FOUND,
       handler: (input, { auth }) => service.update(auth, input),
     }),
-    operation({
+    idOperation({
       path: '/monitoring/v1/data-source/enable',
       access: write,
-      schema: byId,
+      id: { data_source_id: id },
       response: DataSourceInfo,
-      errors: NOT_FOUND,
-      handler: (input, { auth }) => service.setState(auth, input.data_source_id, 'ENABLED'),
+      call: (auth, dataSourceId) => service.setState(auth, dataSourceId, 'ENABLED'),
     }),
-    operation({
+    idOperation({
       path: '/monitoring/v1/data-source/disable',
       access: write,
-      schema: byId,
+      id: { data_source_id: id },
       response: DataSourceInfo,
-      errors: NOT_FOUND,
-      handler: (input, { auth }) => service.setState(auth, input.data_source_id, 'DISABLED'),
+      call: (auth, dataSourceId) => service.setState(auth, dataSourceId, 'DISABLED'),
     }),
-    operation({
+    idOperation({
       path: '/monitoring/v1/data-source/deregister',
       access: write,
-      schema: byId,
+      id: { data_source_id: id },
       response: Empty,
-      errors: NOT_FOUND,
-      handler: async (input, { auth }) => {
-        await service.deregister(auth, input.data_source_id);
-      },
+      call: (auth, dataSourceId) => service.deregister(auth, dataSourceId),
     }),
     operation({
       path: '/monitoring/v1/data-source/update-plugin',
@@ -69,23 +63,20 @@ export function dataSourceOperations(service: DataSourceService) {
       errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS, PLUGIN_CALL_ERRORS),
       handler: (input, { auth }) => service.updatePlugin(auth, input),
     }),
-    operation({
+    idOperation({
       path: '/monitoring/v1/data-source/verify-plugin',
       access: write,
-      schema: byId,
+      id: { data_source_id: id },
       response: Empty,
       errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS, PLUGIN_CALL_ERRORS),
-      handler: async (input, { auth }) => {
-        await service.verifyPlugin(auth, input.data_source_id);
-      },
+      call: (auth, dataSourceId) => service.verifyPlugin(auth, dataSourceId),
     }),
-    operation({
+    idOperation({
       path: '/monitoring/v1/data-source/get',
       access: read,
-      schema: byId,
+      id: { data_source_id: id },
       response: DataSourceInfo,
-      errors: NOT_FOUND,
-      handler: (input, { auth }) => service.get(auth, input.data_source_id),
+      call: (auth, dataSourceId) => service.get(auth, dataSourceId),
     }),
     operation({
       path: '/monitoring/v1/data-source/list',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { WORKSPACE_ROLES } from '@platform/auth';
-import { Empty, id, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation, struct } from '@platform/http';
+import { Empty, id, idOperation, operation, QUERY_ERRORS, request, statOperation, struct } from '@platform/http';
 import { QuerySchema } from '@platform/query';
 import type { IngestService } from '../ingest/accept';
 import type { EventService } from './service';
@@ -23,13 +23,12 @@ export function eventOperations(service: EventService, ingest: IngestService) {
         await ingest.accept(webhook, input.data, JSON.stringify(input.data).length);
       },
     }),
-    operation({
+    idOperation({
       path: '/monitoring/v1/event/get',
       access: read,
-      schema: request({ event_id: id }),
+      id: { event_id: id },
       response: EventInfo,
-      errors: NOT_FOUND,
-      handler: (input, { auth }) => service.get(auth, input.event_id),
+      call: (auth, eventId) => service.get(auth, eventId),
     }),
     operation({
       path: '/monitoring/v1/event/list',

@@ -1,6 +1,7 @@
 import { errors } from '@platform/errors';
+import { upgradeModeOf } from '@platform/plugin';
 
-/** How a plugin instance follows new plugin versions: AUTO moves to the latest, MANUAL and NONE stay. */
+/** How a plugin instance follows new plugin versions: MANUAL stays; AUTO and NONE (proto3's "not set") move to the latest (libs/plugin `upgradeModeOf`). */
 export const UPGRADE_MODES = ['AUTO', 'MANUAL', 'NONE'] as const;
 export type UpgradeMode = (typeof UPGRADE_MODES)[number];
 
@@ -80,9 +81,9 @@ export class PluginRegistry<P extends PluginBase> {
     return p.versions[p.versions.length - 1];
   }
 
-  /** AUTO follows the latest version; MANUAL and NONE keep the given one, which must exist. */
+  /** MANUAL keeps the given version, which must exist; AUTO and NONE follow the latest (libs/plugin `upgradeModeOf`). */
   resolveVersion(p: P, version: string | undefined, mode: UpgradeMode): string {
-    if (mode === 'AUTO') return this.latest(p);
+    if (upgradeModeOf(mode) === 'AUTO') return this.latest(p);
     if (!version) throw errors.requiredParameter('plugin_info.version');
     if (!p.versions.includes(version)) {
       throw errors.invalidPluginVersion('plugin_info.version', `Plugin version is invalid. (plugin_id = ${p.plugin_id}, version = ${version})`);

@@ -131,6 +131,21 @@ describe('monitoring with published plugins (kit plugins over gRPC)', () => {
     expect(builtin.plugin_info).toMatchObject({ version: '1.1.0', metadata: {} });
   });
 
+  it('upgrade_mode NONE (not set) follows the newest published version, as AUTO; MANUAL keeps its version', async () => {
+    await t.pluginTable!.publish('d1', 'plugin-modes-mon-webhook', '1.0.0', plugin.endpoint);
+    const none = await createWebhook('plugin-modes-mon-webhook', {}, 'mode-none');
+    const manual = await api('webhook/create', { name: 'mode-manual', plugin_info: { plugin_id: 'plugin-modes-mon-webhook', version: '1.0.0', upgrade_mode: 'MANUAL' }, project_id: 'project-1' });
+    expect(manual.status).toBe(200);
+    await t.db.pool.query(`UPDATE webhook SET plugin_info = plugin_info || '{"upgrade_mode": "NONE"}'::jsonb WHERE webhook_id = $1`, [none.webhook_id]);
+    await t.pluginTable!.publish('d1', 'plugin-modes-mon-webhook', '1.1.0', plugin.endpoint);
+    const moved = await api('webhook/update-plugin', { webhook_id: none.webhook_id });
+    expect([moved.status, moved.body.plugin_info?.version, moved.body.plugin_info?.upgrade_mode]).toEqual([200, '1.1.0', 'NONE']);
+    const kept = await api('webhook/update-plugin', { webhook_id: manual.body.webhook_id });
+    expect([kept.status, kept.body.plugin_info?.version, kept.body.plugin_info?.upgrade_mode]).toEqual([200, '1.0.0', 'MANUAL']);
+    const noVersion = await api('webhook/create', { name: 'mode-manual-2', plugin_info: { plugin_id: 'plugin-modes-mon-webhook', upgrade_mode: 'MANUAL' }, project_id: 'project-1' });
+    expect([noVersion.status, noVersion.body.error?.code]).toEqual([400, 'ERROR_REQUIRED_PARAMETER']);
+  });
+
   it("the plugin's refusal is our envelope with its code and a 4xx; its text never carries the secret (answer or log)", async () => {
     const refused = await api('webhook/create', { name: 'r', plugin_info: { plugin_id: 'plugin-acme-mon-webhook', options: { refuse: true } }, project_id: 'project-1' });
     expect(refused.status).toBe(400);

@@ -1,5 +1,5 @@
 import { ApiError, errors } from '@platform/errors';
-import { choosePlugin, type Monitoring, type PluginChoice, type PluginClients, type PluginEndpointResolver } from '@platform/plugin';
+import { choosePlugin, resolveRequestOf, type Monitoring, type PluginChoice, type PluginClients, type PluginEndpointResolver } from '@platform/plugin';
 import type { PluginInfoInput, StoredPluginInfo } from './plugin-info';
 import { resolvePluginInfo } from './plugin-info';
 import type { PluginBase, PluginRegistry, Struct, UpgradeMode } from './registry';
@@ -14,15 +14,11 @@ export interface RemotePlugins {
   clients: PluginClients;
 }
 
-/** What choosePlugin is asked: AUTO follows the newest; MANUAL and NONE keep their version (MANUAL for the resolver). */
-function chooseRequest(domainId: string, pluginId: string, version: string | undefined, mode: UpgradeMode) {
-  return { domainId, pluginId, version: mode === 'AUTO' ? '' : (version ?? ''), upgradeMode: mode === 'AUTO' ? ('AUTO' as const) : ('MANUAL' as const) };
-}
-
 /**
- * The plugin serving (domain, plugin_id, version, upgrade_mode), by libs/plugin's one rule
- * (docs/decisions/plugins.md "Built-in ids"): a published version wins, a built-in serves only when
- * nothing is published for its id, an unreadable table is 503. Without `remote`, the built-in or 404.
+ * The plugin serving (domain, plugin_id, version, upgrade_mode), by libs/plugin's rules
+ * (docs/decisions/plugins.md "Built-in ids", "Upgrade mode"): MANUAL its version (without one a 400),
+ * anything else the newest; a published version wins, a built-in serves only when nothing is published
+ * for its id, an unreadable table is 503. Without `remote`, the built-in or 404.
  */
 export async function chooseMonitoringPlugin<P extends PluginBase>(
   remote: RemotePlugins | undefined,
@@ -32,9 +28,10 @@ export async function chooseMonitoringPlugin<P extends PluginBase>(
   version: string | undefined,
   mode: UpgradeMode,
 ): Promise<PluginChoice<P>> {
+  const request = resolveRequestOf({ domainId, pluginId, version, upgradeMode: mode });
   if (!remote) return { kind: 'builtin', plugin: registry.get(pluginId) };
   try {
-    return await choosePlugin(remote.resolver, registry.find(pluginId), chooseRequest(domainId, pluginId, version, mode));
+    return await choosePlugin(remote.resolver, registry.find(pluginId), request);
   } catch (e) {
     // The resolver's 404 names `plugin_id`; the request's field is plugin_info.plugin_id.
     if (e instanceof ApiError && e.status === 404) throw errors.notFound('plugin_info.plugin_id', pluginId);
@@ -57,7 +54,6 @@ export async function resolveChosenPluginInfo<P extends PluginBase>(
   init: (endpoint: string, options: Struct) => Promise<Struct>,
 ): Promise<ResolvedPlugin<P>> {
   const upgrade_mode = input.upgrade_mode ?? 'AUTO';
-  if (upgrade_mode !== 'AUTO' && !input.version) throw errors.requiredParameter('plugin_info.version');
   const choice = await chooseMonitoringPlugin(remote, registry, domainId, input.plugin_id, input.version, upgrade_mode);
   if (choice.kind === 'builtin') return { kind: 'builtin', ...resolvePluginInfo(registry, input) };
   const options = input.options ?? {};

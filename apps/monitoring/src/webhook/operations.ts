@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { WORKSPACE_ROLES, type RoleType } from '@platform/auth';
-import { Empty, id, mergeErrors, name, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation, struct, tags } from '@platform/http';
+import { Empty, id, idOperation, mergeErrors, name, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation, struct, tags } from '@platform/http';
 import { QuerySchema } from '@platform/query';
 import { PLUGIN_CALL_ERRORS, pluginInfoRequest, pluginVersion, upgradeMode } from '../plugin-schema';
 import type { WebhookService } from './service';
@@ -13,7 +13,6 @@ const write = { permission: 'monitoring:Webhook.write', roles: ['WORKSPACE_OWNER
 const read = { permission: 'monitoring:Webhook.read', roles: WORKSPACE_ROLES };
 
 export function webhookOperations(service: WebhookService) {
-  const byId = request({ webhook_id: id });
   return [
     operation({
       path: '/monitoring/v1/webhook/create',
@@ -39,49 +38,41 @@ export function webhookOperations(service: WebhookService) {
       errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS, PLUGIN_CALL_ERRORS),
       handler: (input, { auth }) => service.updatePlugin(auth, input),
     }),
-    operation({
+    idOperation({
       path: '/monitoring/v1/webhook/verify-plugin',
       access: write,
-      schema: byId,
+      id: { webhook_id: id },
       response: Empty,
       errors: mergeErrors(NOT_FOUND, PLUGIN_ERRORS, PLUGIN_CALL_ERRORS),
-      handler: async (input, { auth }) => {
-        await service.verifyPlugin(auth, input.webhook_id);
-      },
+      call: (auth, webhookId) => service.verifyPlugin(auth, webhookId),
     }),
-    operation({
+    idOperation({
       path: '/monitoring/v1/webhook/enable',
       access: write,
-      schema: byId,
+      id: { webhook_id: id },
       response: WebhookInfo,
-      errors: NOT_FOUND,
-      handler: (input, { auth }) => service.setState(auth, input.webhook_id, 'ENABLED'),
+      call: (auth, webhookId) => service.setState(auth, webhookId, 'ENABLED'),
     }),
-    operation({
+    idOperation({
       path: '/monitoring/v1/webhook/disable',
       access: write,
-      schema: byId,
+      id: { webhook_id: id },
       response: WebhookInfo,
-      errors: NOT_FOUND,
-      handler: (input, { auth }) => service.setState(auth, input.webhook_id, 'DISABLED'),
+      call: (auth, webhookId) => service.setState(auth, webhookId, 'DISABLED'),
     }),
-    operation({
+    idOperation({
       path: '/monitoring/v1/webhook/delete',
       access: write,
-      schema: byId,
+      id: { webhook_id: id },
       response: Empty,
-      errors: NOT_FOUND,
-      handler: async (input, { auth }) => {
-        await service.delete(auth, input.webhook_id);
-      },
+      call: (auth, webhookId) => service.delete(auth, webhookId),
     }),
-    operation({
+    idOperation({
       path: '/monitoring/v1/webhook/get',
       access: read,
-      schema: byId,
+      id: { webhook_id: id },
       response: WebhookInfo,
-      errors: NOT_FOUND,
-      handler: (input, { auth }) => service.get(auth, input.webhook_id),
+      call: (auth, webhookId) => service.get(auth, webhookId),
     }),
     operation({
       path: '/monitoring/v1/webhook/list',

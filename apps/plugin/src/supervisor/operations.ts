@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Empty, NOT_FOUND, operation, QUERY_ERRORS, request as platformRequest } from '@platform/http';
+import { Empty, idOperation, NOT_FOUND, operation, QUERY_ERRORS, request as platformRequest } from '@platform/http';
 import { QuerySchema } from '@platform/query';
 import { PLUGIN_STATES, PluginEndpoint, PluginsInfo, SupervisorInfo, SupervisorsInfo } from './responses';
 import type { SupervisorService } from './service';
@@ -40,9 +40,9 @@ const tags = z
   .refine((t) => Object.keys(t).length <= 100, 'at most 100 tags')
   .refine((t) => JSON.stringify(t).length <= 16_384, 'at most 16 KiB of tags');
 
-/** A request of this module: libs/http's, with domain_id described. */
-const request = <T extends z.ZodRawShape>(shape: T) =>
-  platformRequest({ domain_id: z.string().max(255).optional().describe('The caller’s domain; optional, and refused when it is not the token’s.'), ...shape });
+/** A request of this module: libs/http's, with domain_id described (given to `idOperation` as one of its fields). */
+const domainId = z.string().max(255).optional().describe('The caller’s domain; optional, and refused when it is not the token’s.');
+const request = <T extends z.ZodRawShape>(shape: T) => platformRequest({ domain_id: domainId, ...shape });
 
 const supervisorId = z.string().trim().min(1).max(255).describe('The supervisor’s id.');
 
@@ -65,14 +65,14 @@ export function supervisorOperations(service: SupervisorService) {
       errors: { 403: ['ERROR_PERMISSION_DENIED'], 409: ['ERROR_ALREADY_EXISTS'], 503: ['ERROR_SERVICE_UNAVAILABLE'] },
       handler: (input, { auth }) => service.publish(auth, input),
     }),
-    operation({
+    idOperation({
       path: '/plugin/v1/supervisor/get',
       summary: 'Answers one supervisor of the caller’s domain.',
       access: read,
-      schema: request({ supervisor_id: supervisorId }),
+      id: { supervisor_id: supervisorId },
+      fields: { domain_id: domainId },
       response: SupervisorInfo,
-      errors: NOT_FOUND,
-      handler: (input, { auth }) => service.get(auth, input.supervisor_id),
+      call: (auth, supervisor) => service.get(auth, supervisor),
     }),
     operation({
       path: '/plugin/v1/supervisor/list',
@@ -105,14 +105,15 @@ export function supervisorOperations(service: SupervisorService) {
       errors: QUERY_ERRORS,
       handler: (input, { auth }) => service.listPlugins(auth, input),
     }),
-    operation({
+    idOperation({
       path: '/plugin/v1/supervisor/deregister',
       summary: 'Removes a supervisor and its plugins; every module stops using their endpoints at once.',
       access: write,
-      schema: request({ supervisor_id: supervisorId }),
+      id: { supervisor_id: supervisorId },
+      fields: { domain_id: domainId },
       response: Empty,
       errors: { ...NOT_FOUND, 503: ['ERROR_SERVICE_UNAVAILABLE'] },
-      handler: (input, { auth }) => service.deregister(auth, input.supervisor_id),
+      call: (auth, supervisor) => service.deregister(auth, supervisor),
     }),
     operation({
       path: '/plugin/v1/plugin/get-plugin-endpoint',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ALL_ROLES, type RoleType } from '@platform/auth';
-import { Empty, explicitZero, id, mergeErrors, name, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation, struct, tags } from '@platform/http';
+import { Empty, explicitZero, id, idOperation, mergeErrors, name, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation, struct, tags } from '@platform/http';
 import { QuerySchema, OnlySchema } from '@platform/query';
 import type { SchemaService } from './service';
 import { SYNC_MODES, syncOptionsSchema } from './source';
@@ -30,7 +30,6 @@ const syncMode = z
 const explicitSyncMode = explicitZero(syncMode);
 /** ListValue: any JSON values (labels are usually strings). */
 const labels = z.array(z.unknown()).max(100);
-const schemaRequest = domainRequest({ schema_id: id });
 
 export function schemaOperations(service: SchemaService) {
   return [
@@ -67,31 +66,31 @@ export function schemaOperations(service: SchemaService) {
       errors: mergeErrors(NOT_FOUND, SCHEMA_ERRORS),
       handler: (input, { auth }) => service.update(auth, input),
     }),
-    operation({
+    idOperation({
       path: '/repository/v2/schema/sync',
       access: write,
-      schema: schemaRequest,
+      id: { schema_id: id },
+      domainId: 'required',
       response: SchemaInfo,
       errors: mergeErrors(NOT_FOUND, SYNC_ERRORS),
-      handler: (input, { auth }) => service.sync(auth, input.schema_id),
+      call: (auth, schemaId) => service.sync(auth, schemaId),
     }),
-    operation({
+    idOperation({
       path: '/repository/v2/schema/delete',
       access: write,
-      schema: schemaRequest,
+      id: { schema_id: id },
+      domainId: 'required',
       response: Empty,
-      errors: NOT_FOUND,
-      handler: async (input, { auth }) => {
-        await service.delete(auth, input.schema_id);
-      },
+      call: (auth, schemaId) => service.delete(auth, schemaId),
     }),
-    operation({
+    idOperation({
       path: '/repository/v2/schema/get',
       access: read,
-      schema: domainRequest({ schema_id: id, only: OnlySchema.optional() }),
+      id: { schema_id: id },
+      fields: { only: OnlySchema.optional() },
+      domainId: 'required',
       response: SchemaInfo,
-      errors: NOT_FOUND,
-      handler: (input, { auth }) => service.get(auth, input.schema_id, input.only),
+      call: (auth, schemaId, { only }) => service.get(auth, schemaId, only),
     }),
     operation({
       path: '/repository/v2/schema/list',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { RoleType } from '@platform/auth';
-import { Empty, id, mergeErrors, name, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation, struct, tags } from '@platform/http';
+import { Empty, id, idOperation, mergeErrors, name, NOT_FOUND, operation, QUERY_ERRORS, request, statOperation, struct, tags } from '@platform/http';
 import { QuerySchema, OnlySchema } from '@platform/query';
 import type { StorageService } from './service';
 import { StorageInfo, StoragesInfo } from './responses';
@@ -28,7 +28,6 @@ const pluginRequest = z.strictObject({
   secret_data: struct,
   schema: z.string().trim().min(1).max(255).optional(),
 });
-const storageRequest = domainRequest({ storage_id: id });
 
 export function storageOperations(service: StorageService) {
   return [
@@ -61,49 +60,47 @@ export function storageOperations(service: StorageService) {
       errors: IN_USE_ERRORS,
       handler: (input, { auth }) => service.updatePlugin(auth, input),
     }),
-    operation({
+    idOperation({
       path: '/statistics/v1/storage/verify-plugin',
       access: write,
-      schema: storageRequest,
+      id: { storage_id: id },
+      domainId: 'required',
       response: Empty,
       errors: IN_USE_ERRORS,
-      handler: async (input, { auth }) => {
-        await service.verifyPlugin(auth, input.storage_id);
-      },
+      call: (auth, storageId) => service.verifyPlugin(auth, storageId),
     }),
-    operation({
+    idOperation({
       path: '/statistics/v1/storage/enable',
       access: write,
-      schema: storageRequest,
+      id: { storage_id: id },
+      domainId: 'required',
       response: StorageInfo,
-      errors: NOT_FOUND,
-      handler: (input, { auth }) => service.setState(auth, input.storage_id, 'ENABLED'),
+      call: (auth, storageId) => service.setState(auth, storageId, 'ENABLED'),
     }),
-    operation({
+    idOperation({
       path: '/statistics/v1/storage/disable',
       access: write,
-      schema: storageRequest,
+      id: { storage_id: id },
+      domainId: 'required',
       response: StorageInfo,
-      errors: NOT_FOUND,
-      handler: (input, { auth }) => service.setState(auth, input.storage_id, 'DISABLED'),
+      call: (auth, storageId) => service.setState(auth, storageId, 'DISABLED'),
     }),
-    operation({
+    idOperation({
       path: '/statistics/v1/storage/deregister',
       access: write,
-      schema: storageRequest,
+      id: { storage_id: id },
+      domainId: 'required',
       response: Empty,
-      errors: NOT_FOUND,
-      handler: async (input, { auth }) => {
-        await service.deregister(auth, input.storage_id);
-      },
+      call: (auth, storageId) => service.deregister(auth, storageId),
     }),
-    operation({
+    idOperation({
       path: '/statistics/v1/storage/get',
       access: read,
-      schema: domainRequest({ storage_id: id, only: OnlySchema.optional() }),
+      id: { storage_id: id },
+      fields: { only: OnlySchema.optional() },
+      domainId: 'required',
       response: StorageInfo,
-      errors: NOT_FOUND,
-      handler: (input, { auth }) => service.get(auth, input.storage_id, input.only),
+      call: (auth, storageId, { only }) => service.get(auth, storageId, only),
     }),
     operation({
       path: '/statistics/v1/storage/list',
