@@ -133,13 +133,18 @@ describe('cost data source plugin: client ↔ kit', () => {
 describe('Cost.get_data back-pressure', () => {
   it('a slow consumer pauses the plugin: it runs ahead by a bounded number of messages, whatever the length', async () => {
     let produced = 0;
+    let ended = false;
     const server = await serveCostDataSource({
       init: () => ({}),
       getTasks: () => ({}),
       getData: async function* () {
-        for (let i = 0; i < 100_000; i++) {
-          produced++;
-          yield { results: Array.from({ length: 50 }, (_, j) => row(i * 50 + j)) };
+        try {
+          for (let i = 0; i < 100_000; i++) {
+            produced++;
+            yield { results: Array.from({ length: 50 }, (_, j) => row(i * 50 + j)) };
+          }
+        } finally {
+          ended = true;
         }
       },
     });
@@ -160,7 +165,11 @@ describe('Cost.get_data back-pressure', () => {
       // far from the 100 000 the plugin would send if nothing held it back.
       expect(Math.max(...ahead)).toBeLessThan(200);
       expect(produced).toBeLessThan(300 + 200);
-      // breaking out cancelled the call: the plugin's generator stops
+      // breaking out cancelled the call: the plugin's generator is ended (its finally runs) once the
+      // cancel reaches it (a message or two in flight may still be produced meanwhile), then produces nothing
+      for (let i = 0; i < 100 && !ended; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(ended).toBe(true);
+      expect(produced).toBeLessThan(300 + 200);
       const stoppedAt = produced;
       await new Promise((r) => setTimeout(r, 100));
       expect(produced).toBe(stoppedAt);

@@ -1,6 +1,7 @@
-import { Metadata, Server, ServerCredentials, status as Status, type ServerUnaryCall, type ServerWritableStream, type sendUnaryData, type UntypedServiceImplementation, type ServiceDefinition } from '@grpc/grpc-js';
+import { status as Status } from '@grpc/grpc-js';
 import { DecodeError, DEFAULT_MAX_JSON_DEPTH, EncodeError, PACKAGES, rpcMethod, serviceOf, type RpcMethod } from '@platform/plugin';
 import { fail, PluginFailure } from './errors';
+import { listenH2, type H2Call, type H2Route } from './h2-server';
 
 /** What a handler is told besides the request. */
 export interface HandlerContext {
@@ -53,13 +54,6 @@ export interface PluginServer {
 }
 
 const MiB = 1024 * 1024;
-const identity = (b: Buffer) => b;
-
-function metadataOf(m: Metadata): Record<string, string> {
-  const out: Record<string, string> = Object.create(null);
-  for (const [k, v] of Object.entries(m.getMap())) if (typeof v === 'string') out[k] = v;
-  return out;
-}
 
 /** A handler's failure as the status python-core would send. */
 function statusOf(err: unknown, method: string, onError?: ServeOptions['onError']): { code: Status; details: string } {
@@ -68,25 +62,7 @@ function statusOf(err: unknown, method: string, onError?: ServeOptions['onError'
   return { code: Status.INTERNAL, details: fail.unknown(String((err as Error)?.message ?? err)).details };
 }
 
-function contextOf(call: ServerUnaryCall<Buffer, Buffer> | ServerWritableStream<Buffer, Buffer>): { ctx: HandlerContext; done: () => void } {
-  const ac = new AbortController();
-  const onCancel = () => ac.abort(new Error('call cancelled'));
-  call.on('cancelled', onCancel);
-  const d = call.getDeadline();
-  const deadline = d instanceof Date ? d : Number.isFinite(d) ? new Date(d) : undefined;
-  let timer: NodeJS.Timeout | undefined;
-  if (deadline) {
-    timer = setTimeout(() => ac.abort(new Error('deadline exceeded')), Math.max(0, deadline.getTime() - Date.now()));
-    timer.unref();
-  }
-  return {
-    ctx: { signal: ac.signal, deadline, metadata: metadataOf(call.metadata) },
-    done: () => {
-      clearTimeout(timer);
-      call.removeListener('cancelled', onCancel);
-    },
-  };
-}
+const contextOf = (call: H2Call): HandlerContext => ({ signal: call.signal, deadline: call.deadline, metadata: call.metadata });
 
 function decodeRequest<Req>(m: RpcMethod<Req>, bytes: Buffer): Req {
   try {
@@ -106,75 +82,47 @@ function encodeResponse<Res>(m: RpcMethod<unknown, unknown, unknown, Res>, value
   }
 }
 
-function unary(m: RpcMethod, handler: UnaryHandler<unknown, unknown>, o: ServeOptions) {
-  return async (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => {
-    const { ctx, done } = contextOf(call);
+function unary(m: RpcMethod, handler: UnaryHandler<unknown, unknown>, o: ServeOptions): H2Route {
+  return async (call) => {
     try {
-      const request = decodeRequest(m, call.request);
-      callback(null, encodeResponse(m, (await handler(request, ctx)) ?? {}));
+      const answer = encodeResponse(m, (await handler(decodeRequest(m, call.message), contextOf(call))) ?? {});
+      call.reply(answer);
     } catch (e) {
-      callback({ ...statusOf(e, m.path, o.onError), metadata: new Metadata() });
-    } finally {
-      done();
+      const { code, details } = statusOf(e, m.path, o.onError);
+      call.end(code, details);
     }
   };
 }
 
-/** Waits until the stream can take more, or the call ends. */
-function drained(call: ServerWritableStream<Buffer, Buffer>, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const finish = () => {
-      call.removeListener('drain', finish);
-      call.removeListener('close', finish);
-      signal.removeEventListener('abort', finish);
-      resolve();
-    };
-    call.once('drain', finish);
-    call.once('close', finish);
-    signal.addEventListener('abort', finish, { once: true });
-  });
-}
-
-function stream(m: RpcMethod, handler: StreamHandler<unknown, unknown>, o: ServeOptions) {
-  return async (call: ServerWritableStream<Buffer, Buffer>) => {
-    const { ctx, done } = contextOf(call);
+function stream(m: RpcMethod, handler: StreamHandler<unknown, unknown>, o: ServeOptions): H2Route {
+  return async (call) => {
+    const { signal } = call;
     try {
-      const request = decodeRequest(m, call.request);
-      for await (const message of handler(request, ctx)) {
-        if (ctx.signal.aborted) break; // leaving the loop ends the handler's generator (return())
-        if (!call.write(encodeResponse(m, message))) await drained(call, ctx.signal);
-        if (ctx.signal.aborted) break;
+      const request = decodeRequest(m, call.message);
+      for await (const message of handler(request, contextOf(call))) {
+        if (signal.aborted) break; // leaving the loop ends the handler's generator (return())
+        if (!call.write(encodeResponse(m, message))) await call.drained();
+        if (signal.aborted) break;
       }
-      if (!ctx.signal.aborted) call.end();
+      call.end(Status.OK);
     } catch (e) {
-      if (!ctx.signal.aborted) call.emit('error', { ...statusOf(e, m.path, o.onError), metadata: new Metadata() });
-    } finally {
-      done();
+      if (!signal.aborted) {
+        const { code, details } = statusOf(e, m.path, o.onError);
+        call.end(code, details);
+      }
     }
   };
 }
 
-/** The definition and implementation grpc-js takes for one service, with the implemented methods only. */
-function bindService(h: ServiceHandlers, o: ServeOptions): { definition: ServiceDefinition; implementation: UntypedServiceImplementation } {
-  const definition: Record<string, ServiceDefinition[string]> = {};
-  const implementation: UntypedServiceImplementation = {};
+/** The routes of one service's implemented methods, by path. */
+function bindService(h: ServiceHandlers, o: ServeOptions, routes: Map<string, H2Route>): void {
   const svc = serviceOf(h.service);
   for (const [name, handler] of Object.entries(h.methods)) {
     if (!handler) continue;
     if (!svc.methods[name]) throw new Error(`${h.service} has no method ${name}`);
     const m = rpcMethod(h.service, name, o.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH);
-    definition[name] = {
-      path: m.path,
-      requestStream: false,
-      responseStream: m.responseStream,
-      requestSerialize: identity,
-      requestDeserialize: identity,
-      responseSerialize: identity,
-      responseDeserialize: identity,
-    };
-    implementation[name] = (m.responseStream ? stream(m, handler as StreamHandler<unknown, unknown>, o) : unary(m, handler as UnaryHandler<unknown, unknown>, o)) as never;
+    routes.set(m.path, m.responseStream ? stream(m, handler as StreamHandler<unknown, unknown>, o) : unary(m, handler as UnaryHandler<unknown, unknown>, o));
   }
-  return { definition: definition as ServiceDefinition, implementation };
 }
 
 /**
@@ -182,10 +130,6 @@ function bindService(h: ServiceHandlers, o: ServeOptions): { definition: Service
  * service (SERVING until stop) and spaceone.api.core.v1.ServerInfo.
  */
 export async function servePlugin(services: ServiceHandlers[], o: ServeOptions = {}): Promise<PluginServer> {
-  const server = new Server({
-    'grpc.max_receive_message_length': o.maxReceiveBytes ?? 32 * MiB,
-    'grpc.max_send_message_length': o.maxSendBytes ?? 32 * MiB,
-  });
   let serving = true;
   const names = new Set(services.map((s) => s.service));
   const all: ServiceHandlers[] = [
@@ -201,32 +145,26 @@ export async function servePlugin(services: ServiceHandlers[], o: ServeOptions =
     },
     { service: `${PACKAGES.core}.ServerInfo`, methods: { get_version: () => ({ version: o.version ?? '1.0.0' }) } },
   ];
-  for (const s of all) {
-    const { definition, implementation } = bindService(s, o);
-    // A service none of whose methods is implemented (a data source plugin without Metric or Log) is
-    // not served: grpc-js refuses an empty service, and its calls answer UNIMPLEMENTED anyway.
-    if (Object.keys(definition).length) server.addService(definition, implementation);
-  }
+  // A method not implemented (a data source plugin without Metric or Log) has no route: UNIMPLEMENTED.
+  const routes = new Map<string, H2Route>();
+  for (const s of all) bindService(s, o, routes);
   const host = o.host ?? '127.0.0.1';
-  const creds = o.tls ? ServerCredentials.createSsl(null, [{ cert_chain: Buffer.from(o.tls.cert), private_key: Buffer.from(o.tls.key) }]) : ServerCredentials.createInsecure();
   const hostPart = host.includes(':') ? `[${host}]` : host;
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync(`${hostPart}:${o.port ?? 0}`, creds, (err, p) => (err ? reject(err) : resolve(p))));
+  const server = await listenH2(
+    { tls: o.tls, maxReceiveBytes: o.maxReceiveBytes ?? 32 * MiB, maxSendBytes: o.maxSendBytes ?? 32 * MiB, route: (path) => routes.get(path) },
+    host,
+    o.port ?? 0,
+  );
   return {
-    port,
-    endpoint: `${o.tls ? 'grpcs' : 'grpc'}://${hostPart}:${port}`,
+    port: server.port,
+    endpoint: `${o.tls ? 'grpcs' : 'grpc'}://${hostPart}:${server.port}`,
     stop: (graceMs = 5000) => {
       serving = false;
-      return new Promise<void>((resolve) => {
-        const force = setTimeout(() => server.forceShutdown(), graceMs);
-        server.tryShutdown(() => {
-          clearTimeout(force);
-          resolve();
-        });
-      });
+      return server.stop(graceMs);
     },
     kill: () => {
       serving = false;
-      server.forceShutdown();
+      server.kill();
     },
   };
 }
