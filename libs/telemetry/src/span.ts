@@ -120,14 +120,17 @@ export class PlatformSpan implements OtelApi.Span {
   setAttribute(key: string, value: AttributeValue | undefined): this {
     if (this.endMs >= 0 || value === undefined || value === null || key.length === 0 || !isAttributeValue(value)) return this;
     const limits = this.shared;
-    if (!(key in this.attributes)) {
+    if (!Object.hasOwn(this.attributes, key)) {
       if (this.attributeCount >= limits.attributeCountLimit) {
         this.droppedAttributesCount++;
         return this;
       }
       this.attributeCount++;
     }
-    this.attributes[key] = typeof value === 'string' && value.length > limits.attributeValueLengthLimit ? value.slice(0, limits.attributeValueLengthLimit) : value;
+    const v = typeof value === 'string' && value.length > limits.attributeValueLengthLimit ? value.slice(0, limits.attributeValueLengthLimit) : value;
+    // An attribute named `__proto__` is an attribute like any other, never the object's prototype.
+    if (key === '__proto__') Object.defineProperty(this.attributes, key, { value: v, enumerable: true, writable: true, configurable: true });
+    else this.attributes[key] = v;
     return this;
   }
 
