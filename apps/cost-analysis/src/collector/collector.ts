@@ -300,8 +300,9 @@ export class Collector {
           if (badCount) continue; // once a row is bad, nothing more is written: the task fails
           if (++count > limits.maxRows) throw new TaskFailure('ERROR_COLLECT_LIMIT', `The task has more than ${limits.maxRows} cost rows (COLLECT_MAX_ROWS).`);
           months.add(month);
-          for (const k of Object.keys(rec.tags)) tagKeys.add(k);
-          for (const k of Object.keys(rec.additional_info)) infoKeys.add(k);
+          // for...in with hasOwn: Object.keys' names without an array per row (most rows have none).
+          for (const k in rec.tags) if (Object.hasOwn(rec.tags, k)) tagKeys.add(k);
+          for (const k in rec.additional_info) if (Object.hasOwn(rec.additional_info, k)) infoKeys.add(k);
           chunk += line;
         }
         if (Math.max(tagKeys.size, infoKeys.size) > limits.maxTagKeys) throw tooManyTagKeys(limits.maxTagKeys);

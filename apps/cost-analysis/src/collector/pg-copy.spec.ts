@@ -17,4 +17,14 @@ describe('COPY text values', () => {
     expect(() => copyText('a\u0000b')).toThrow(CopyValueError);
     expect(copyText('back\\slash\nline')).toBe('back\\\\slash\\nline');
   });
+
+  it('escapes exactly the four special characters, other control characters pass as they are', () => {
+    expect(copyText('a\tb\rc\nd\\e')).toBe('a\\tb\\rc\\nd\\\\e');
+    expect(copyText('\r')).toBe('\\r');
+    expect(copyText('end\\')).toBe('end\\\\');
+    expect(copyText('vt\u000bff\u000cbell\u0007')).toBe('vt\u000bff\u000cbell\u0007');
+    expect(copyText('plain-value_1.2 é')).toBe('plain-value_1.2 é');
+    expect(copyText('')).toBe('');
+    expect(copyText(null)).toBe('\\N');
+  });
 });

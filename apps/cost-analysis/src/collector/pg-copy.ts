@@ -92,6 +92,14 @@ export class CopyValueError extends Error {}
 export function copyText(v: string | number | null): string {
   if (v === null) return '\\N';
   if (typeof v === 'number') return String(v);
+  // A scan for the four special characters and NUL (all below 14, or the backslash): cheaper than a
+  // regular expression on the short values of a cost row (issue #31).
+  let i = 0;
+  for (; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c < 14 || c === 92) break;
+  }
+  if (i === v.length) return v;
   if (!/[\\\t\n\r\0]/.test(v)) return v;
   if (v.includes('\0')) throw new CopyValueError('contains a NUL character');
   return v.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');

@@ -73,6 +73,9 @@ function parseBilledDate(v: string): string | null {
   return m ? isoDate(m[1], m[2], m[3]) : null;
 }
 
+/** A text field of a row: its default value, else its column trimmed, else ''. */
+const textAt = (r: string[], f: { i: number; dv: string | undefined }): string => f.dv ?? (f.i >= 0 ? r[f.i].trim() : '');
+
 type TagLimits = Pick<CollectionLimits, 'maxTagsPerRow' | 'maxTagKeyChars' | 'maxTagValueChars'>;
 
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
@@ -81,7 +84,8 @@ const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 class Reader {
   private readonly cols: string[];
   private readonly at: (name: string) => number;
-  private readonly text: [keyof CostRecord, number, string | undefined][];
+  /** Per TEXT_FIELDS entry: its default value, else its column (-1: none, so ''). */
+  private readonly text: { i: number; dv: string | undefined }[];
   private readonly extra: { i: number; kind: 'tags' | 'tag' | 'info'; key: string }[] = [];
   private readonly cost: number;
   private readonly currency: number;
@@ -106,7 +110,7 @@ class Reader {
     this.cost = this.at('cost');
     this.currency = this.at('currency');
     this.qty = this.at('usage_quantity');
-    this.text = TEXT_FIELDS.map((f) => [f, this.at(f), defaults[f]]);
+    this.text = TEXT_FIELDS.map((f) => ({ i: this.at(f), dv: defaults[f] }));
     this.cols.forEach((c, i) => {
       if (c === 'tags') this.extra.push({ i, kind: 'tags', key: '' });
       else if (c.startsWith('tags.')) this.extra.push({ i, kind: 'tag', key: c.slice(5) });
@@ -149,24 +153,25 @@ class Reader {
     if (!isIsoCurrency(currency)) return err('currency is not an ISO 4217 code');
     const billed = this.date(r);
     if (!billed) return err('billed date (year, month, day or billed_date) is not a valid date');
+    // One object literal with every field (one hidden class), not fields stored by name afterwards.
+    const tx = this.text;
     const rec: CostRecord = {
       cost: Number(costText),
       currency,
       usage_quantity: qtyText === '' ? 0 : Number(qtyText),
-      usage_type: '',
-      usage_unit: '',
-      provider: '',
-      region_code: '',
-      product: '',
-      account: '',
-      project_id: '',
-      service_account_id: '',
+      usage_type: textAt(r, tx[0]),
+      usage_unit: textAt(r, tx[1]),
+      provider: textAt(r, tx[2]),
+      region_code: textAt(r, tx[3]),
+      product: textAt(r, tx[4]),
+      account: textAt(r, tx[5]),
+      project_id: textAt(r, tx[6]),
+      service_account_id: textAt(r, tx[7]),
       billed_date: billed,
       line,
       tags: {},
       additional_info: {},
     };
-    for (const [f, i, dv] of this.text) (rec[f] as string) = dv ?? (i >= 0 ? r[i].trim() : '');
     for (const { i, kind, key } of this.extra) {
       const value = r[i].trim();
       if (value === '') continue;
