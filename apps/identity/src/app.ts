@@ -39,7 +39,7 @@ export function createApp(deps: IdentityDeps) {
       ...userOperations(new UserService(deps, effects)),
       ...roleOperations(new RoleService(deps, effects)),
       ...roleBindingOperations(new RoleBindingService(deps, effects)),
-      ...projectGroupOperations(new ProjectGroupService(deps, directory)),
+      ...projectGroupOperations(new ProjectGroupService(deps, effects)),
       ...projectOperations(new ProjectService(deps, new DirectoryClient(deps.redis, deps.redisPrefix), effects)),
       ...externalAuthOperations(new ExternalAuthService(deps)),
       ...endpointOperations(loadEndpointConfig(deps.config.publicBaseUrl)),

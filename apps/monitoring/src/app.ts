@@ -7,7 +7,7 @@ import { dataSourceOperations } from './data-source/operations';
 import { DataSourceService } from './data-source/service';
 import { eventOperations } from './event/operations';
 import { EventService } from './event/service';
-import { IngestService } from './ingest/accept';
+import { IngestService } from './ingest/service';
 import { DeliveryEnqueuer } from './ingest/enqueue';
 import { webhookRoute } from './ingest/route';
 import { WebhookCache } from './ingest/webhook-cache';

@@ -5,7 +5,7 @@ import { errors } from '@platform/errors';
 import { applyOnly, resolveOnly, runList, runStat, type Condition, type Query, type StatisticsQuery, eqConditions } from '@platform/query';
 import type { IdentityDeps } from '../deps';
 import type { Prisma } from '../generated/prisma/client';
-import type { DirectorySync } from '../directory/sync';
+import type { Effects } from '../directory/effects';
 import { projectGroupResource } from './fields';
 import { ProjectGroupRepository, type ProjectGroupRow } from './repository';
 import { toProjectGroupInfo } from './responses';
@@ -33,7 +33,7 @@ export class ProjectGroupService {
 
   constructor(
     private readonly deps: IdentityDeps,
-    private readonly directory: DirectorySync,
+    private readonly effects: Effects,
   ) {
     this.groups = new ProjectGroupRepository(deps.prisma, deps.pool);
   }
@@ -69,7 +69,7 @@ export class ProjectGroupService {
       await lockWorkspaceStructure(tx, auth.domainId, auth.workspaceId);
       return fn(tx);
     });
-    await this.directory.publish(auth.domainId);
+    await this.effects.publish(auth.domainId);
     return result;
   }
 
@@ -136,7 +136,7 @@ export class ProjectGroupService {
     const updated = await this.groups.addUsers(g.domain_id, g.project_group_id, users);
     if (!updated) throw errors.notFound('project_group_id', input.project_group_id);
     // Group users see the group's projects in every module: publish before answering.
-    await this.directory.publish(auth.domainId);
+    await this.effects.publish(auth.domainId);
     return toProjectGroupInfo(updated);
   }
 
@@ -144,7 +144,7 @@ export class ProjectGroupService {
     const g = this.writable(await this.visible(auth, input.project_group_id));
     const updated = await this.groups.removeUsers(g.domain_id, g.project_group_id, [...new Set(input.users)]);
     if (!updated) throw errors.notFound('project_group_id', input.project_group_id);
-    await this.directory.publish(auth.domainId);
+    await this.effects.publish(auth.domainId);
     return toProjectGroupInfo(updated);
   }
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { WORKSPACE_ROLES } from '@platform/auth';
 import { Empty, id, idOperation, operation, QUERY_ERRORS, request, statOperation, struct } from '@platform/http';
 import { QuerySchema } from '@platform/query';
-import type { IngestService } from '../ingest/accept';
+import type { IngestService } from '../ingest/service';
 import type { EventService } from './service';
 import { EventInfo, EventsInfo } from './responses';
 

@@ -1,7 +1,7 @@
 import type express from 'express';
 import { errors } from '@platform/errors';
 import { parseBytes, parseJsonText, readBody, type RouteHelpers } from '@platform/http';
-import type { IngestService } from './accept';
+import type { IngestService } from './service';
 
 export const WEBHOOK_EVENTS_PATH = '/monitoring/v1/webhook/:webhook_id/:access_key/events';
 // The webhook URL carries the access key: config/modules.json names the path as secret, so every

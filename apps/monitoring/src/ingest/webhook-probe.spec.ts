@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import request from 'supertest';
 import { bearer } from '@platform/testing';
 import { createTestMonitoring, type TestMonitoring } from '../test-support';
-import { IngestService, sameKey } from './accept';
+import { IngestService, sameKey } from './service';
 import { DeliveryEnqueuer } from './enqueue';
 import { WebhookCache } from './webhook-cache';
 
