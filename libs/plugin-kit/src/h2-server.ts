@@ -1,3 +1,4 @@
+import { GRPC, grpcFrame, parseGrpcTimeout, percentEncode } from '@platform/plugin';
 import { constants, createSecureServer, createServer, type Http2Server, type Http2Session, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
 
 /**
@@ -8,8 +9,6 @@ import { constants, createSecureServer, createServer, type Http2Server, type Htt
  * aborts the call. grpc-js' server machinery (interceptors, a call object, Metadata and a status per call)
  * was most of a kit plugin's CPU per unary call.
  */
-
-export const GRPC = { OK: 0, CANCELLED: 1, UNKNOWN: 2, INVALID_ARGUMENT: 3, DEADLINE_EXCEEDED: 4, RESOURCE_EXHAUSTED: 8, UNIMPLEMENTED: 12, INTERNAL: 13 } as const;
 
 /** A call as a route sees it: its request bytes and the means to answer. */
 export interface H2Call {
@@ -39,23 +38,6 @@ export interface H2ServerOptions {
   route(path: string): H2Route | undefined;
 }
 
-/** grpc-message is percent-encoded: bytes outside 0x20–0x7E, and '%', as %XX of their UTF-8. */
-export function percentEncode(s: string): string {
-  if (/^[\x20-\x24\x26-\x7e]*$/.test(s)) return s;
-  let out = '';
-  for (const b of Buffer.from(s, 'utf8')) out += b >= 0x20 && b <= 0x7e && b !== 0x25 ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
-  return out;
-}
-
-const UNITS: Record<string, number> = { H: 3_600_000, M: 60_000, S: 1000, m: 1, u: 0.001, n: 0.000001 };
-
-/** The grpc-timeout header in ms (at most 8 digits and a unit), or undefined when absent or malformed. */
-export function parseTimeout(v: unknown): number | undefined {
-  if (typeof v !== 'string') return undefined;
-  const m = /^(\d{1,8})([HMSmun])$/.exec(v);
-  return m ? Number(m[1]) * UNITS[m[2]] : undefined;
-}
-
 /** Headers that are gRPC's transport, not the call's metadata (as grpc-js' server drops them). */
 const TRANSPORT = new Set(['content-type', 'te', 'grpc-timeout', 'grpc-encoding', 'grpc-accept-encoding', 'accept-encoding']);
 
@@ -71,15 +53,6 @@ function metadataOf(h: IncomingHttpHeaders): Record<string, string> {
 
 const RESPONSE_HEADERS = { ':status': 200, 'content-type': 'application/grpc' };
 const OK_TRAILERS = { 'grpc-status': '0', 'grpc-message': '' };
-
-/** One message with gRPC's 5-byte prefix (not compressed, big-endian length). */
-function framed(message: Buffer): Buffer {
-  const frame = Buffer.allocUnsafe(5 + message.length);
-  frame[0] = 0;
-  frame.writeUInt32BE(message.length, 1);
-  message.copy(frame, 5);
-  return frame;
-}
 
 function trailersOnly(stream: ServerHttp2Stream, code: number, details: string): void {
   if (stream.headersSent || stream.destroyed) return;
@@ -103,7 +76,7 @@ function onStream(o: H2ServerOptions, stream: ServerHttp2Stream, headers: Incomi
   const ac = new AbortController();
   let ended = false;
   let timer: NodeJS.Timeout | undefined;
-  const timeout = parseTimeout(headers['grpc-timeout']);
+  const timeout = parseGrpcTimeout(headers['grpc-timeout']);
   const deadline = timeout === undefined ? undefined : new Date(Date.now() + timeout);
   let trailers: Record<string, string> | undefined;
 
@@ -172,7 +145,7 @@ function onStream(o: H2ServerOptions, stream: ServerHttp2Stream, headers: Incomi
           return true;
         }
         if (!stream.headersSent) stream.respond(RESPONSE_HEADERS, { waitForTrailers: true });
-        return stream.write(framed(message));
+        return stream.write(grpcFrame(message));
       },
       reply: (message) => {
         if (ended || stream.destroyed) return;
@@ -181,7 +154,7 @@ function onStream(o: H2ServerOptions, stream: ServerHttp2Stream, headers: Incomi
         clearTimeout(timer);
         trailers = OK_TRAILERS;
         stream.respond(RESPONSE_HEADERS, { waitForTrailers: true });
-        stream.end(framed(message));
+        stream.end(grpcFrame(message));
       },
       drained: () =>
         new Promise<void>((resolve) => {

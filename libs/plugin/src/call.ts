@@ -4,7 +4,8 @@ import { DecodeError, EncodeError } from './codec';
 import type { ChannelLease, ChannelPool } from './channels';
 import type { PluginClientConfig, StreamBounds } from './config';
 import type { PluginEndpoint } from './endpoint';
-import { GRPC_STATUS, h2Unary } from './h2';
+import { GRPC_STATUS } from './grpc-wire';
+import { h2Unary } from './h2';
 import type { RpcMethod } from './protocol';
 import { redact, secretsOf } from './redact';
 

@@ -1,5 +1,6 @@
 import { connect, constants, type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http2';
 import type { PluginEndpoint } from './endpoint';
+import { GRPC, grpcFrame, grpcTimeout, percentDecode } from './grpc-wire';
 
 /**
  * Unary gRPC calls on node:http2 directly (docs/decisions/plugins.md, "Unary calls on node:http2"):
@@ -10,13 +11,6 @@ import type { PluginEndpoint } from './endpoint';
  * a status object per call) was most of a plugin call's cost; this is a stream, a headers object, a
  * promise and a timer. Server streams stay on grpc-js (channels.ts).
  */
-
-/** gRPC's status codes, by number (the names of @platform/errors' GrpcStatusName). */
-export const GRPC_STATUS = [
-  'OK', 'CANCELLED', 'UNKNOWN', 'INVALID_ARGUMENT', 'DEADLINE_EXCEEDED', 'NOT_FOUND', 'ALREADY_EXISTS', 'PERMISSION_DENIED',
-  'RESOURCE_EXHAUSTED', 'FAILED_PRECONDITION', 'ABORTED', 'OUT_OF_RANGE', 'UNIMPLEMENTED', 'INTERNAL', 'UNAVAILABLE', 'DATA_LOSS', 'UNAUTHENTICATED',
-] as const;
-const S = { CANCELLED: 1, UNKNOWN: 2, DEADLINE_EXCEEDED: 4, PERMISSION_DENIED: 7, RESOURCE_EXHAUSTED: 8, UNIMPLEMENTED: 12, INTERNAL: 13, UNAVAILABLE: 14, UNAUTHENTICATED: 16 } as const;
 
 /** A call's non-OK status: `code` (a gRPC status number) and `details`, as grpc-js' ServiceError has them. */
 export class GrpcStatusError extends Error {
@@ -30,40 +24,21 @@ export class GrpcStatusError extends Error {
 
 /** gRPC's mapping of an HTTP status that came without a grpc-status (doc/http-grpc-status-mapping.md). */
 function statusOfHttp(http: number): number {
-  if (http === 400) return S.INTERNAL;
-  if (http === 401) return S.UNAUTHENTICATED;
-  if (http === 403) return S.PERMISSION_DENIED;
-  if (http === 404) return S.UNIMPLEMENTED;
-  if (http === 429 || http === 502 || http === 503 || http === 504) return S.UNAVAILABLE;
-  return S.UNKNOWN;
+  if (http === 400) return GRPC.INTERNAL;
+  if (http === 401) return GRPC.UNAUTHENTICATED;
+  if (http === 403) return GRPC.PERMISSION_DENIED;
+  if (http === 404) return GRPC.UNIMPLEMENTED;
+  if (http === 429 || http === 502 || http === 503 || http === 504) return GRPC.UNAVAILABLE;
+  return GRPC.UNKNOWN;
 }
 
 /** gRPC's mapping of a RST_STREAM code (the plugin reset the stream without a status). */
 function statusOfReset(code: number): number {
-  if (code === constants.NGHTTP2_REFUSED_STREAM) return S.UNAVAILABLE;
-  if (code === constants.NGHTTP2_CANCEL) return S.CANCELLED;
-  if (code === constants.NGHTTP2_ENHANCE_YOUR_CALM) return S.RESOURCE_EXHAUSTED;
-  if (code === constants.NGHTTP2_INADEQUATE_SECURITY) return S.PERMISSION_DENIED;
-  return S.INTERNAL;
-}
-
-/** grpc-message is percent-encoded (the spec's "Percent-Encoded"); a malformed one is kept as sent. */
-function decodeMessage(raw: unknown): string {
-  if (typeof raw !== 'string' || raw === '') return '';
-  if (!raw.includes('%')) return raw;
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return raw;
-  }
-}
-
-/** The grpc-timeout header: at most 8 digits, in the finest unit that fits. */
-export function grpcTimeout(ms: number): string {
-  const m = Math.max(1, Math.ceil(ms));
-  if (m < 1e8) return `${m}m`;
-  const s = Math.ceil(m / 1000);
-  return s < 1e8 ? `${s}S` : `${Math.min(99_999_999, Math.ceil(s / 3600))}H`;
+  if (code === constants.NGHTTP2_REFUSED_STREAM) return GRPC.UNAVAILABLE;
+  if (code === constants.NGHTTP2_CANCEL) return GRPC.CANCELLED;
+  if (code === constants.NGHTTP2_ENHANCE_YOUR_CALM) return GRPC.RESOURCE_EXHAUSTED;
+  if (code === constants.NGHTTP2_INADEQUATE_SECURITY) return GRPC.PERMISSION_DENIED;
+  return GRPC.INTERNAL;
 }
 
 export interface H2Options {
@@ -87,7 +62,7 @@ export class H2Channel {
 
   /** A usable session, opened now if there is none. */
   current(): ClientHttp2Session {
-    if (this.closed) throw new GrpcStatusError(S.UNAVAILABLE, 'the channel is closed');
+    if (this.closed) throw new GrpcStatusError(GRPC.UNAVAILABLE, 'the channel is closed');
     const s = this.session;
     if (s && !s.closed && !s.destroyed) return s;
     return (this.session = this.open());
@@ -158,7 +133,7 @@ const EMPTY = Buffer.alloc(0);
 export function h2Unary(channel: H2Channel, req: UnaryRequest): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
     const remaining = req.deadline - Date.now();
-    if (remaining <= 0) return reject(new GrpcStatusError(S.DEADLINE_EXCEEDED, 'Deadline exceeded'));
+    if (remaining <= 0) return reject(new GrpcStatusError(GRPC.DEADLINE_EXCEEDED, 'Deadline exceeded'));
     let session: ClientHttp2Session;
     let stream: ClientHttp2Stream;
     try {
@@ -172,12 +147,9 @@ export function h2Unary(channel: H2Channel, req: UnaryRequest): Promise<Buffer> 
       };
       stream = session.request(headers, { endStream: false });
     } catch (e) {
-      return reject(new GrpcStatusError(S.UNAVAILABLE, `cannot start the call: ${(e as Error)?.message ?? e}`));
+      return reject(new GrpcStatusError(GRPC.UNAVAILABLE, `cannot start the call: ${(e as Error)?.message ?? e}`));
     }
-    const frame = Buffer.allocUnsafe(5 + req.message.length);
-    frame[0] = 0;
-    frame.writeUInt32BE(req.message.length, 1);
-    req.message.copy(frame, 5);
+    const frame = grpcFrame(req.message);
 
     let settled = false;
     let httpStatus = 0;
@@ -188,7 +160,7 @@ export function h2Unary(channel: H2Channel, req: UnaryRequest): Promise<Buffer> 
     let pending: Buffer = EMPTY;
     let message: Buffer | undefined;
     let messages = 0;
-    const timer = setTimeout(() => fail(new GrpcStatusError(S.DEADLINE_EXCEEDED, 'Deadline exceeded')), remaining);
+    const timer = setTimeout(() => fail(new GrpcStatusError(GRPC.DEADLINE_EXCEEDED, 'Deadline exceeded')), remaining);
     const onAbort = () => fail(req.signal!.reason instanceof Error ? req.signal!.reason : new Error('plugin call aborted'));
     req.signal?.addEventListener('abort', onAbort, { once: true });
 
@@ -219,12 +191,12 @@ export function h2Unary(channel: H2Channel, req: UnaryRequest): Promise<Buffer> 
       pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
       while (pending.length >= 5) {
         const size = pending.readUInt32BE(1);
-        if (pending[0] !== 0) return fail(new GrpcStatusError(S.INTERNAL, 'the plugin sent a compressed message, which was not asked for'));
-        if (size > req.maxReceiveBytes) return fail(new GrpcStatusError(S.RESOURCE_EXHAUSTED, `Received message larger than max (${size} vs. ${req.maxReceiveBytes})`));
+        if (pending[0] !== 0) return fail(new GrpcStatusError(GRPC.INTERNAL, 'the plugin sent a compressed message, which was not asked for'));
+        if (size > req.maxReceiveBytes) return fail(new GrpcStatusError(GRPC.RESOURCE_EXHAUSTED, `Received message larger than max (${size} vs. ${req.maxReceiveBytes})`));
         if (pending.length < 5 + size) break;
         message = pending.subarray(5, 5 + size);
         pending = pending.subarray(5 + size);
-        if (++messages > 1) return fail(new GrpcStatusError(S.INTERNAL, 'the plugin sent more than one message for a unary call'));
+        if (++messages > 1) return fail(new GrpcStatusError(GRPC.INTERNAL, 'the plugin sent more than one message for a unary call'));
       }
     });
     stream.on('error', () => {}); // its outcome is read at 'close'
@@ -234,25 +206,25 @@ export function h2Unary(channel: H2Channel, req: UnaryRequest): Promise<Buffer> 
       const st = trailerStatus ?? headerStatus;
       if (st) {
         const code = Number(st['grpc-status']);
-        if (!Number.isInteger(code) || code < 0 || code > 16) return reject(new GrpcStatusError(S.UNKNOWN, `the plugin sent an invalid grpc-status (${String(st['grpc-status']).slice(0, 20)})`));
-        if (code !== 0) return reject(new GrpcStatusError(code, decodeMessage(st['grpc-message'])));
-        if (pending.length) return reject(new GrpcStatusError(S.INTERNAL, 'the answer ended inside a message'));
-        if (message === undefined) return reject(new GrpcStatusError(S.UNIMPLEMENTED, 'the plugin answered OK without a message'));
+        if (!Number.isInteger(code) || code < 0 || code > 16) return reject(new GrpcStatusError(GRPC.UNKNOWN, `the plugin sent an invalid grpc-status (${String(st['grpc-status']).slice(0, 20)})`));
+        if (code !== 0) return reject(new GrpcStatusError(code, percentDecode(st['grpc-message'])));
+        if (pending.length) return reject(new GrpcStatusError(GRPC.INTERNAL, 'the answer ended inside a message'));
+        if (message === undefined) return reject(new GrpcStatusError(GRPC.UNIMPLEMENTED, 'the plugin answered OK without a message'));
         return resolve(message);
       }
       if (httpStatus && httpStatus !== 200) return reject(new GrpcStatusError(statusOfHttp(httpStatus), `the plugin answered HTTP ${httpStatus}, not gRPC`));
-      if (httpStatus === 200 && !grpcType) return reject(new GrpcStatusError(S.UNKNOWN, 'the plugin answered without content-type application/grpc'));
+      if (httpStatus === 200 && !grpcType) return reject(new GrpcStatusError(GRPC.UNKNOWN, 'the plugin answered without content-type application/grpc'));
       if (session.destroyed || session.closed || !httpStatus) {
         // The connection failed or went away (or the stream was refused before any answer).
         const rst = stream.rstCode;
         if (rst && rst !== constants.NGHTTP2_NO_ERROR && rst !== constants.NGHTTP2_CANCEL && rst !== constants.NGHTTP2_REFUSED_STREAM && !session.destroyed) {
           return reject(new GrpcStatusError(statusOfReset(rst), `the plugin reset the call (HTTP/2 code ${rst})`));
         }
-        return reject(new GrpcStatusError(S.UNAVAILABLE, 'the connection to the plugin failed or closed before it answered'));
+        return reject(new GrpcStatusError(GRPC.UNAVAILABLE, 'the connection to the plugin failed or closed before it answered'));
       }
       const rst = stream.rstCode;
       if (rst !== undefined && rst !== constants.NGHTTP2_NO_ERROR) return reject(new GrpcStatusError(statusOfReset(rst), `the plugin reset the call (HTTP/2 code ${rst})`));
-      reject(new GrpcStatusError(S.INTERNAL, 'the answer ended without a grpc-status'));
+      reject(new GrpcStatusError(GRPC.INTERNAL, 'the answer ended without a grpc-status'));
     });
     stream.end(frame);
   });

@@ -4,6 +4,7 @@ export * from './protocol';
 export * from './config';
 export * from './endpoint';
 export * from './redact';
+export * from './grpc-wire';
 export * from './h2';
 export * from './channels';
 export * from './call';
