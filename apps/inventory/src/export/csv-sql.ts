@@ -226,10 +226,6 @@ export function rawSelect(rows: string, cells: ExportCell[], extra: { sql: strin
 
 /** First characters after which a plain text is written as it is: no formula trigger, not blank. */
 const TRIGGERS = CSV_FORMULA_TRIGGERS.map((ch) => ch.charCodeAt(0));
-/** Code points a plain string's text may not start with to be its own cell: control and blank characters, triggers. */
-const STRING_SLOW_FIRST = [
-  ...new Set([...Array.from({ length: 33 }, (_, i) => i), ...TRIGGERS, ...[...JS_WHITESPACE].map((ch) => ch.codePointAt(0)!)]),
-].sort((a, b) => a - b);
 /**
  * First characters of a JSON value's `#>>` text that can only be a string or true/false, and not start a
  * formula: printable ASCII but digits, '-', '[' and '{' (a number, array, object) and the triggers.
@@ -237,8 +233,6 @@ const STRING_SLOW_FIRST = [
 const JSON_FAST_FIRST = Array.from({ length: 94 }, (_, i) => i + 33).filter(
   (c) => !(c >= 48 && c <= 57) && ![45, 91, 123].includes(c) && !TRIGGERS.includes(c),
 );
-/** Printable ASCII but space and the triggers: a first character after which a text is not blank and safe. */
-const PRINTABLE_SAFE_FIRST = Array.from({ length: 94 }, (_, i) => i + 33).filter((c) => !TRIGGERS.includes(c));
 /** `ascii(x)` in (or not in) a constant set: nine values or more make PostgreSQL probe a hash table. */
 const firstIn = (x: string, codes: number[], negate = false) => `ascii(${x}) ${negate ? '<> ALL' : '= ANY'}('{${codes.join(',')}}'::int[])`;
 
@@ -286,7 +280,7 @@ export function csvCopySelect(rows: string, cells: ExportCell[], param: Param): 
     const guarded = `(SELECT ${csvSafeSql('e.t', numeric ? 'e.m' : undefined)} FROM (SELECT ${exact} AS t${numeric ? `, ${numeric} AS m` : ''}) AS e)`;
     // Only JSON values and float numbers can be left to Node (HARD).
     const canBeHard = c.kind === 'json' || c.kind === 'number';
-    const fast = plain(c) ? fastText(c, k, p) : null;
+    const fast = plain(c) ? fastText(c, k) : null;
     if (!fast) return { text: guarded, hard: canBeHard ? `${exact} = ${HARD_SQL}` : null };
     return {
       text: `CASE WHEN ${fast.when} THEN ${fast.text} ELSE ${guarded} END`,
@@ -312,37 +306,18 @@ function numericOf(c: ExportCell, k: number, p: Param): string | null {
 
 /**
  * The text of a cell of a plain field (`text`) and when it is the cell as it is (`when`): exact, and
- * not starting a formula. Read from level 1 (`y`).
+ * not starting a formula. Read from level 1 (`y`). Plain strings, timestamps and text arrays never get
+ * here: COPY writes their values and Node guards them (scannedByNode, listByNode).
  */
-function fastText(c: ExportCell, k: number, p: Param): { text: string; when: string } | null {
+function fastText(c: ExportCell, k: number): { text: string; when: string } | null {
   const y = `y.r${k}`;
   switch (c.kind) {
-    case 'string': // not blank, not a trigger
-      return { text: y, when: firstIn(y, STRING_SLOW_FIRST, true) };
-    case 'datetime': // formatted, starting with the year's digits (NULL: the exact way, blank)
-      return { text: y, when: `ascii(${y}) BETWEEN 48 AND 57` };
     case 'integer': // a typed number: never guarded
       return { text: `(${y})::text`, when: `${y} IS NOT NULL` };
     case 'boolean':
       return { text: `CASE WHEN ${y} THEN 'true' ELSE 'false' END`, when: `${y} IS NOT NULL` };
     case 'json': // a string or true/false
       return { text: `y.s${k}`, when: firstIn(`y.s${k}`, JSON_FAST_FIRST) };
-    case 'string_array': {
-      // The elements one per line, when none is blank and the first is no trigger. Up to three
-      // elements, their first characters tell it (printable ASCII but space: not blank; an element
-      // holding a line break is still one value); beyond, no line may be empty or start with other than
-      // printable ASCII (a regular expression, dearer). An array not indexed from 1 reads NULL there:
-      // the exact way.
-      const n = `y.n${k}`;
-      const first = firstIn(`${y}[1]`, PRINTABLE_SAFE_FIRST);
-      const next = (i: number) => `ascii(${y}[${i}]) BETWEEN 33 AND 126`;
-      const suspect = p(`(?:^|\n)(?:[^!-~]|$)`, 'text');
-      const many = `(${n} = '' OR (${n} !~ ${suspect} AND ascii(${n}) <> ALL('{${TRIGGERS.join(',')}}'::int[])))`;
-      return {
-        text: `nullif(${n}, '')`,
-        when: `CASE cardinality(${y}) WHEN 1 THEN ${first} WHEN 2 THEN ${first} AND ${next(2)} WHEN 3 THEN ${first} AND ${next(2)} AND ${next(3)} ELSE ${many} END`,
-      };
-    }
     default:
       return null;
   }
