@@ -13,14 +13,6 @@ export type PluginChoice<B> =
   | { kind: 'builtin'; plugin: B }
   | { kind: 'remote'; endpoint: string; version: string; updated_version: string };
 
-export interface ChooseRequest {
-  domainId: string;
-  pluginId: string;
-  /** The version asked for; '' with AUTO means the newest. */
-  version?: string;
-  upgradeMode?: UpgradeMode;
-}
-
 /**
  * upstream's reading of a plugin_info's `upgrade_mode` (docs/decisions/plugins.md "Upgrade mode"):
  * MANUAL keeps its version; AUTO, NONE (proto3's "not set", which upstream stores as its default AUTO)
@@ -45,11 +37,10 @@ export function resolveRequestOf(
   return { domainId: r.domainId, pluginId: r.pluginId, version: r.version, upgradeMode: 'MANUAL' };
 }
 
-export async function choosePlugin<B>(resolver: PluginEndpointResolver | undefined, builtin: B | undefined, r: ChooseRequest): Promise<PluginChoice<B>> {
+export async function choosePlugin<B>(resolver: PluginEndpointResolver | undefined, builtin: B | undefined, r: ResolveRequest): Promise<PluginChoice<B>> {
   if (resolver) {
-    const request: ResolveRequest = { domainId: r.domainId, pluginId: r.pluginId, version: r.version ?? '', upgradeMode: r.upgradeMode ?? 'AUTO' };
     try {
-      const found = await resolver.resolve(request);
+      const found = await resolver.resolve(r);
       return { kind: 'remote', endpoint: found.endpoint, version: found.version, updated_version: found.updated_version };
     } catch (err) {
       if (!(err instanceof ApiError)) throw errors.unavailable('Plugin endpoints cannot be read now; retry later.');
