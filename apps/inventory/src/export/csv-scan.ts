@@ -114,6 +114,63 @@ export function listInto(dst: Buffer, pos: number, src: Buffer, i: number, j: nu
 }
 
 /**
+ * The CSV line (CRLF) of the row src[start..end) written at `pos` of `dst` (room for end - start + 2
+ * bytes), answering the new position; or -1, nothing meant to be written, when a field needs more
+ * than the common case: a SCAN_TEXT field whose first byte is in SLOW_FIRST, or a SCAN_LIST literal
+ * that listInto does not join. The line is then what writeRow writes. One pass: each byte of the
+ * scanned fields is copied as it is read (a row is ~150 bytes; the native copy and field-end calls of
+ * writeRow cost more per row, measured: docs/decisions/performance.md); the fields after the last one
+ * `scan` names are copied in one block.
+ */
+export function rowInto(dst: Buffer, pos: number, src: Buffer, start: number, end: number, scan: readonly number[]): number {
+  let i = start;
+  for (let f = 0; f < scan.length; f++) {
+    if (f > 0) dst[pos++] = 0x2c;
+    const kind = scan[f];
+    if (kind === SCAN_LIST) {
+      const j = fieldEnd(src, i, end);
+      if (j > i) pos = listInto(dst, pos, src, i, j); // empty: NULL, an empty cell
+      if (pos < 0) return -1;
+      i = j + 1;
+      continue;
+    }
+    let c = src[i];
+    if (i < end && c === 0x22) {
+      if (kind === SCAN_TEXT && SLOW_FIRST[src[i + 1]] === 1) return -1;
+      // A quoted field: to its closing quote (a doubled quote is text).
+      dst[pos++] = c;
+      for (i++; ; i++) {
+        if (i >= end) throw new Error('unterminated CSV field');
+        c = src[i];
+        dst[pos++] = c;
+        if (c === 0x22) {
+          if (i + 1 < end && src[i + 1] === 0x22) dst[pos++] = src[++i];
+          else break;
+        }
+      }
+      i += 2; // the closing quote and the comma
+      continue;
+    }
+    if (kind === SCAN_TEXT && i < end && SLOW_FIRST[c] === 1) return -1;
+    for (; i < end; i++) {
+      c = src[i];
+      if (c === 0x2c) break;
+      dst[pos++] = c;
+    }
+    i++;
+  }
+  // Fields after the last one `scan` names: as they are.
+  if (scan.length === 0) pos += src.copy(dst, pos, start, end);
+  else if (i <= end) {
+    dst[pos++] = 0x2c;
+    pos += src.copy(dst, pos, i, end);
+  }
+  dst[pos++] = 13;
+  dst[pos++] = 10;
+  return pos;
+}
+
+/**
  * Writes the CSV line (CRLF) of the row buf[start..end) (fields separated by commas, without the line
  * end) to `out`, each field `f` as `scan[f]` says: SCAN_NONE as COPY wrote it; SCAN_TEXT as it is unless
  * its first byte (after an opening quote) is in SLOW_FIRST, then rewritten by guardedField; SCAN_LIST
