@@ -3,7 +3,7 @@ import type { Connection } from 'pg';
 import { csvLine } from '@platform/core';
 import { ByteBatcher, CopyOut, csvRowWriter } from './copy-out';
 import { SLOW_FIRST, rowInto, writeRow } from './csv-scan';
-import { SCAN_LIST, SCAN_NONE, SCAN_TEXT } from './scan-kinds';
+import { SCAN_JSON, SCAN_LIST, SCAN_NONE, SCAN_TEXT } from './scan-kinds';
 import { JS_WHITESPACE } from './csv-sql';
 import { csvCell } from './format';
 
@@ -144,6 +144,32 @@ describe('Node applies the formula guard to the bytes COPY writes', () => {
       const cuts = Array.from({ length: Math.floor((bytes.length - 1) / step) }, (_, i) => (i + 1) * step);
       expect((await feed(bytes, cuts, [SCAN_TEXT, SCAN_TEXT, SCAN_TEXT])).csv).toBe(expected);
     }
+  });
+
+  test('JSON cells: a field starting with HARD (after an opening quote) is the value\'s JSON, written as csvLine writes the value; any other is kept', async () => {
+    const values: unknown[] = [
+      '=1+2', '+x', '-2', '@x', '\tx', '\rx', ' ', '', 'a,b', 'say "hi"', 'a\nb', '\u0001', -5, 1.5, 1e21, 0, true, false, null, {}, { a: [1, '=x'] }, [], ['=x', 2],
+    ];
+    for (const v of values) {
+      // As PostgreSQL writes the value's jsonb text (its own spacing: JSON.parse reads either).
+      const marked = copyField(`\u0001${JSON.stringify(v, null, 1)}`);
+      const cell = csvLine([csvCell(v, {})]).slice(0, -2);
+      for (const [row, scan, expected] of [
+        [`,${marked}\n`, [SCAN_JSON], `${cell}\r\n`],
+        [`,${marked},"=kept",${marked}\n`, [SCAN_JSON, SCAN_JSON, SCAN_JSON], `${cell},"=kept",${cell}\r\n`],
+        [`,"=kept as COPY wrote it",${marked},x\n`, [SCAN_JSON, SCAN_JSON, SCAN_TEXT], `"=kept as COPY wrote it",${cell},x\r\n`],
+        [`,${marked},x,${marked}\n`, [SCAN_JSON, SCAN_NONE, SCAN_NONE], `${cell},x,${marked}\r\n`],
+      ] as [string, number[], string][]) {
+        expect([v, lineOf(Buffer.from(row), scan)]).toEqual([v, expected]);
+      }
+    }
+    // Texts COPY wrote as they are (JSON_FAST_FIRST first), unquoted or quoted, are kept byte for byte.
+    for (const t of ['RUNNING', 'a,b', '"q"', 'x\u0001']) expect(lineOf(Buffer.from(`,${copyField(t)}\n`), [SCAN_JSON])).toBe(`${copyField(t)}\r\n`);
+    // Split across reads, beside text cells.
+    const rows = values.map((v, i) => `,${copyField(`\u0001${JSON.stringify(v)}`)},t${i}\n`);
+    const bytes = messages(rows);
+    const expected = values.map((v, i) => csvLine([csvCell(v, {}), `t${i}`])).join('');
+    for (let cut = 1; cut < bytes.length; cut += 7) expect((await feed(bytes, [cut], [SCAN_JSON, SCAN_TEXT])).csv).toBe(expected);
   });
 
   test('text arrays: COPY writes their literal (as array_out does, here), Node joins the elements one per line as csvLine writes the list', () => {
