@@ -22,10 +22,10 @@ const app = await startApp(18106);
 const base = process.env.BENCH_BASE_DIST ? await startApp(18107, process.env.BENCH_BASE_DIST) : null;
 const rssAtStart = await peakRssMb(app.proc.pid);
 
-/** CPU time (user + system) of a process so far, in seconds. */
+/** CPU time (user, system) of a process so far, in seconds. */
 function cpuSeconds(pid) {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(f[11]) + Number(f[12])) / 100;
+  return { user: Number(f[11]) / 100, sys: Number(f[12]) / 100 };
 }
 
 const fields = [
@@ -96,7 +96,8 @@ async function viaApp(app) {
   const answered = performance.now() - started;
   const cpu = cpuSeconds(app.proc.pid);
   const got = await drain(download_url);
-  return { ...got, ms: performance.now() - started, answered, cpu: cpuSeconds(app.proc.pid) - cpu };
+  const after = cpuSeconds(app.proc.pid);
+  return { ...got, ms: performance.now() - started, answered, user: after.user - cpu.user, cpu: after.user + after.sys - cpu.user - cpu.sys };
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -107,7 +108,7 @@ const ratios = [];
 const baseRatios = [];
 const cpuRatios = [];
 const shas = new Set();
-const show = (a) => `${(a.ms / 1000).toFixed(2)} s (${(a.bytes / 1e6).toFixed(0)} MB, ${a.lines} lines, app CPU ${a.cpu.toFixed(2)} s, answered in ${a.answered.toFixed(0)} ms)`;
+const show = (a) => `${(a.ms / 1000).toFixed(2)} s (${(a.bytes / 1e6).toFixed(0)} MB, ${a.lines} lines, app CPU ${a.cpu.toFixed(2)} s (user ${a.user.toFixed(2)}), answered in ${a.answered.toFixed(0)} ms)`;
 for (let round = 1; round <= rounds; round++) {
   const c = await copy();
   let a;
