@@ -1,5 +1,5 @@
 import type { ClientBase, Connection } from 'pg';
-import { writeRow } from './csv-scan';
+import { rowInto, writeRow } from './csv-scan';
 import { SCAN_NONE } from './scan-kinds';
 
 /**
@@ -261,6 +261,15 @@ export class ByteBatcher {
     return true;
   }
 
+  /** The CSV line of a COPY row src[start..end) as rowInto writes it, if it can; else nothing is written and false. */
+  scannedLine(src: Buffer, start: number, end: number, scan: readonly number[]): boolean {
+    this.room(end - start + 2);
+    const p = rowInto(this.buf, this.pos, src, start, end, scan);
+    if (p < 0) return false;
+    this.pos = p;
+    return true;
+  }
+
   text(s: string) {
     this.room(Buffer.byteLength(s));
     this.pos += this.buf.write(s, this.pos);
@@ -320,16 +329,20 @@ export function firstCsvField(row: Buffer, start = 0, end = row.length): string 
 /**
  * The handler of each COPY row of a csvCopySelect statement, writing its CSV line (CRLF) to `out`: a row
  * whose first field is empty is the line after it, each cell's field as `scan[k]` says (export/csv-scan.ts:
- * kept, guarded on its first byte, or a text array joined); otherwise that field is the JSON of
- * the row's raw values, and `nodeLine` formats them.
+ * kept, guarded on its first byte, or a text array joined: rowInto's one pass, or writeRow when a field
+ * must be rewritten); otherwise that field is the JSON of the row's raw values, and `nodeLine` formats them.
  */
 export function csvRowWriter(out: ByteBatcher, nodeLine: (raw: unknown[]) => string, scan: readonly number[]) {
-  const noScan = scan.every((k) => k === SCAN_NONE);
+  // The fields after the last one Node looks at are copied as they are, not walked.
+  let n = scan.length;
+  while (n > 0 && scan[n - 1] === SCAN_NONE) n--;
+  scan = scan.slice(0, n);
+  const noScan = n === 0;
   return (buf: Buffer, start: number, end: number) => {
     const last = buf[end - 1] === 0x0a ? end - (buf[end - 2] === 0x0d ? 2 : 1) : end; // the row without its line end
     if (buf[start] !== 0x2c) out.text(nodeLine(JSON.parse(firstCsvField(buf, start, last)) as unknown[]));
     else if (noScan) out.line(buf, start + 1, last);
-    else writeRow(out, buf, start + 1, last, scan);
+    else if (!out.scannedLine(buf, start + 1, last, scan)) writeRow(out, buf, start + 1, last, scan);
   };
 }
 

@@ -2,8 +2,8 @@ import { EventEmitter } from 'node:events';
 import type { Connection } from 'pg';
 import { csvLine } from '@platform/core';
 import { ByteBatcher, CopyOut, csvRowWriter } from './copy-out';
-import { SLOW_FIRST, writeRow } from './csv-scan';
-import { SCAN_LIST, SCAN_NONE, SCAN_TEXT } from './scan-kinds';
+import { SLOW_FIRST, rowInto, writeRow } from './csv-scan';
+import { SCAN_JSON, SCAN_LIST, SCAN_NONE, SCAN_TEXT } from './scan-kinds';
 import { JS_WHITESPACE } from './csv-sql';
 import { csvCell } from './format';
 
@@ -59,12 +59,39 @@ async function feed(bytes: Buffer, cuts: number[], scan: number[]) {
 }
 
 /** The line writeRow writes for a COPY row (its line end excluded). */
-function lineOf(row: Buffer, scan: number[]): string {
+function writeRowLine(row: Buffer, scan: number[]): string {
   const chunks: Buffer[] = [];
   const out = new ByteBatcher(async (b) => void chunks.push(Buffer.from(b)), { busy: () => {}, idle: () => {}, error: () => {} });
   writeRow(out, row, 1, row.length - 1, scan);
   void out.finish();
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** What rowInto answers for a COPY row: the line, or null (-1); it never writes past its room. */
+function rowIntoLine(row: Buffer, scan: number[]): string | null {
+  const room = row.length - 2 + 2;
+  const dst = Buffer.alloc(3 + room + 8, 0xee);
+  const pos = rowInto(dst, 3, row, 1, row.length - 1, scan);
+  expect(dst.subarray(3 + room).every((b) => b === 0xee) && dst.subarray(0, 3).every((b) => b === 0xee)).toBe(true);
+  return pos < 0 ? null : dst.toString('utf8', 3, pos);
+}
+
+/**
+ * The line written for a COPY row (its line end excluded), checked three ways: writeRow; rowInto, which
+ * answers the same line or declines (only when writeRow rewrites a field); and the row writer, with
+ * the fields after the last scanned one left out of `scan`.
+ */
+function lineOf(row: Buffer, scan: number[]): string {
+  const line = writeRowLine(row, scan);
+  const fast = rowIntoLine(row, scan);
+  if (fast !== null) expect(fast).toBe(line);
+  else expect(scan.some((k) => k !== SCAN_NONE)).toBe(true);
+  let n = scan.length;
+  while (n > 0 && scan[n - 1] === SCAN_NONE) n--;
+  const trimmed = rowIntoLine(row, scan.slice(0, n));
+  expect(trimmed).toBe(n > 0 ? fast : line);
+  expect(writeRowLine(row, scan.slice(0, n))).toBe(line);
+  return line;
 }
 
 describe('Node applies the formula guard to the bytes COPY writes', () => {
@@ -117,6 +144,32 @@ describe('Node applies the formula guard to the bytes COPY writes', () => {
       const cuts = Array.from({ length: Math.floor((bytes.length - 1) / step) }, (_, i) => (i + 1) * step);
       expect((await feed(bytes, cuts, [SCAN_TEXT, SCAN_TEXT, SCAN_TEXT])).csv).toBe(expected);
     }
+  });
+
+  test('JSON cells: a field starting with HARD (after an opening quote) is the value\'s JSON, written as csvLine writes the value; any other is kept', async () => {
+    const values: unknown[] = [
+      '=1+2', '+x', '-2', '@x', '\tx', '\rx', ' ', '', 'a,b', 'say "hi"', 'a\nb', '\u0001', -5, 1.5, 1e21, 0, true, false, null, {}, { a: [1, '=x'] }, [], ['=x', 2],
+    ];
+    for (const v of values) {
+      // As PostgreSQL writes the value's jsonb text (its own spacing: JSON.parse reads either).
+      const marked = copyField(`\u0001${JSON.stringify(v, null, 1)}`);
+      const cell = csvLine([csvCell(v, {})]).slice(0, -2);
+      for (const [row, scan, expected] of [
+        [`,${marked}\n`, [SCAN_JSON], `${cell}\r\n`],
+        [`,${marked},"=kept",${marked}\n`, [SCAN_JSON, SCAN_JSON, SCAN_JSON], `${cell},"=kept",${cell}\r\n`],
+        [`,"=kept as COPY wrote it",${marked},x\n`, [SCAN_JSON, SCAN_JSON, SCAN_TEXT], `"=kept as COPY wrote it",${cell},x\r\n`],
+        [`,${marked},x,${marked}\n`, [SCAN_JSON, SCAN_NONE, SCAN_NONE], `${cell},x,${marked}\r\n`],
+      ] as [string, number[], string][]) {
+        expect([v, lineOf(Buffer.from(row), scan)]).toEqual([v, expected]);
+      }
+    }
+    // Texts COPY wrote as they are (JSON_FAST_FIRST first), unquoted or quoted, are kept byte for byte.
+    for (const t of ['RUNNING', 'a,b', '"q"', 'x\u0001']) expect(lineOf(Buffer.from(`,${copyField(t)}\n`), [SCAN_JSON])).toBe(`${copyField(t)}\r\n`);
+    // Split across reads, beside text cells.
+    const rows = values.map((v, i) => `,${copyField(`\u0001${JSON.stringify(v)}`)},t${i}\n`);
+    const bytes = messages(rows);
+    const expected = values.map((v, i) => csvLine([csvCell(v, {}), `t${i}`])).join('');
+    for (let cut = 1; cut < bytes.length; cut += 7) expect((await feed(bytes, [cut], [SCAN_JSON, SCAN_TEXT])).csv).toBe(expected);
   });
 
   test('text arrays: COPY writes their literal (as array_out does, here), Node joins the elements one per line as csvLine writes the list', () => {

@@ -1,7 +1,7 @@
 import { types } from 'pg';
 import { CSV_FORMULA_TRIGGERS, csvField, csvQuote, csvSafeText } from '@platform/core';
 import { csvCell } from './format';
-import { SCAN_LIST, SCAN_TEXT } from './scan-kinds';
+import { SCAN_JSON, SCAN_LIST, SCAN_TEXT } from './scan-kinds';
 import { JS_WHITESPACE } from './csv-sql';
 
 /**
@@ -66,6 +66,14 @@ export interface RowOut {
   put(n: number, fill: (dst: Buffer, pos: number) => number): boolean;
 }
 
+/**
+ * A plain JSON cell that COPY left to Node, from its field's text: HARD (\u0001) then the value's JSON
+ * (export/csv-sql.ts, jsonByNode), written as csvLine writes the value (a typed number unguarded).
+ */
+export function jsonField(text: string): string {
+  return csvField(csvCell(JSON.parse(text.slice(1)), {}));
+}
+
 const parseTextArray = (types.getTypeParser as (oid: number, format: 'text') => (text: string) => unknown)(1009, 'text'); // text[]
 
 /** A plain text array cell as csvLine writes it, from its array literal (as pg parses it for the raw values). */
@@ -114,10 +122,68 @@ export function listInto(dst: Buffer, pos: number, src: Buffer, i: number, j: nu
 }
 
 /**
+ * The CSV line (CRLF) of the row src[start..end) written at `pos` of `dst` (room for end - start + 2
+ * bytes), answering the new position; or -1, nothing meant to be written, when a field needs more
+ * than the common case: a SCAN_TEXT field whose first byte is in SLOW_FIRST, a SCAN_JSON field left to
+ * Node (HARD first), or a SCAN_LIST literal that listInto does not join. The line is then what writeRow writes. One pass: each byte of the
+ * scanned fields is copied as it is read (a row is ~150 bytes; the native copy and field-end calls of
+ * writeRow cost more per row, measured: docs/decisions/performance.md); the fields after the last one
+ * `scan` names are copied in one block.
+ */
+export function rowInto(dst: Buffer, pos: number, src: Buffer, start: number, end: number, scan: readonly number[]): number {
+  let i = start;
+  for (let f = 0; f < scan.length; f++) {
+    if (f > 0) dst[pos++] = 0x2c;
+    const kind = scan[f];
+    if (kind === SCAN_LIST) {
+      const j = fieldEnd(src, i, end);
+      if (j > i) pos = listInto(dst, pos, src, i, j); // empty: NULL, an empty cell
+      if (pos < 0) return -1;
+      i = j + 1;
+      continue;
+    }
+    let c = src[i];
+    if (i < end && c === 0x22) {
+      if (kind === SCAN_TEXT ? SLOW_FIRST[src[i + 1]] === 1 : kind === SCAN_JSON && src[i + 1] === 0x01) return -1;
+      // A quoted field: to its closing quote (a doubled quote is text).
+      dst[pos++] = c;
+      for (i++; ; i++) {
+        if (i >= end) throw new Error('unterminated CSV field');
+        c = src[i];
+        dst[pos++] = c;
+        if (c === 0x22) {
+          if (i + 1 < end && src[i + 1] === 0x22) dst[pos++] = src[++i];
+          else break;
+        }
+      }
+      i += 2; // the closing quote and the comma
+      continue;
+    }
+    if (i < end && (kind === SCAN_TEXT ? SLOW_FIRST[c] === 1 : kind === SCAN_JSON && c === 0x01)) return -1;
+    for (; i < end; i++) {
+      c = src[i];
+      if (c === 0x2c) break;
+      dst[pos++] = c;
+    }
+    i++;
+  }
+  // Fields after the last one `scan` names: as they are.
+  if (scan.length === 0) pos += src.copy(dst, pos, start, end);
+  else if (i <= end) {
+    dst[pos++] = 0x2c;
+    pos += src.copy(dst, pos, i, end);
+  }
+  dst[pos++] = 13;
+  dst[pos++] = 10;
+  return pos;
+}
+
+/**
  * Writes the CSV line (CRLF) of the row buf[start..end) (fields separated by commas, without the line
  * end) to `out`, each field `f` as `scan[f]` says: SCAN_NONE as COPY wrote it; SCAN_TEXT as it is unless
- * its first byte (after an opening quote) is in SLOW_FIRST, then rewritten by guardedField; SCAN_LIST
- * joined by listInto, or listField when the literal is not simple. Bytes kept are copied in blocks.
+ * its first byte (after an opening quote) is in SLOW_FIRST, then rewritten by guardedField; SCAN_JSON as
+ * it is unless HARD first, then jsonField; SCAN_LIST joined by listInto, or listField when the literal is
+ * not simple. Bytes kept are copied in blocks.
  */
 export function writeRow(out: RowOut, buf: Buffer, start: number, end: number, scan: readonly number[]) {
   let from = start;
@@ -129,6 +195,12 @@ export function writeRow(out: RowOut, buf: Buffer, start: number, end: number, s
       if (i < j && SLOW_FIRST[buf[i] === 0x22 ? buf[i + 1] : buf[i]] === 1) {
         out.bytes(buf, from, i);
         out.text(guardedField(fieldText(buf, i, j)));
+        from = j;
+      }
+    } else if (kind === SCAN_JSON) {
+      if (i < j && (buf[i] === 0x22 ? buf[i + 1] : buf[i]) === 0x01) {
+        out.bytes(buf, from, i);
+        out.text(jsonField(fieldText(buf, i, j)));
         from = j;
       }
     } else if (kind === SCAN_LIST) {

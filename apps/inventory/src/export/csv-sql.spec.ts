@@ -6,6 +6,7 @@ import { createTempDatabase, type TempDatabase } from '@platform/testing';
 import { bindForCopy, copyCsvLines, replacePlaceholders } from './copy-out';
 import { HARD, JS_WHITESPACE, csvCopySelect, rawSelect, nodeScan, type ExportCell } from './csv-sql';
 import { csvCell, type CellOptions } from './format';
+import { SCAN_JSON, SCAN_NONE } from './scan-kinds';
 
 /**
  * The CSV PostgreSQL writes (COPY of csvCopySelect) against what Node writes from the raw values of the
@@ -206,6 +207,38 @@ describe('CSV written by PostgreSQL equals the CSV Node writes', () => {
       { numRuns: 100 },
     );
   }, 120_000); // 100 runs of COPY and Node: past the default 30 s on a loaded 2-core host
+});
+
+describe('plain JSON cells: one first-character test in SQL, the rest formatted by Node', () => {
+  const VALUES: unknown[] = [
+    'RUNNING', 'prod', '=1+2', '+cmd|calc', '-2+3', '@SUM(A1)', '\t=1', '\r=1', ' =x', ' ', '', '\u00a0', '"quoted"', 'say "hi", ok', 'a\nb', 'a\r\nb',
+    'x,"y"', '\u0001', '\u0001x', '-5', '-', '123', 'true', 'null', '[x', '{x', '한글', '😀', -5, -0.5, 0, -0, 1.5, 100, 1e21, 1e-7, 12345678901234567890,
+    true, false, null, {}, { a: 1 }, { b: [1, { c: '=x' }] }, [], ['=x', 2, null, ' ', true], [[1]], ['a,b', 'c"d'],
+  ];
+
+  test('every kind of value, by path and whole, alone and beside other cells, as Node writes the raw values', async () => {
+    await load(VALUES.map((v, i) => ({ s: `s${i}`, i, j: { k: v }, w: v })));
+    const all = cellsOf({});
+    for (const cells of [[all[6]], [all[7]], [all[6], all[7]], all]) {
+      const r = await bothOf(cells, 'UTC');
+      expect(r.got).toBe(r.want);
+      expect(r.lines).toBe(VALUES.length);
+      // No row is marked for Node by a JSON value: Node formats the JSON cell alone (the number column's
+      // exponent values, none here, would still mark theirs).
+      expect(r.toNode).toBe(0);
+    }
+    await load(trickyRows());
+  });
+
+  test("each plain JSON cell's test is in the statement once, and it marks no row", () => {
+    const cells = cellsOf({}).filter((c) => c.kind === 'json');
+    const sql = csvCopySelect('SELECT * FROM t', cells, (_v, cast) => `NULL::${cast}`);
+    expect(sql.split('= ANY(').length - 1).toBe(cells.length);
+    expect(sql.startsWith('SELECT NULL::text AS h,')).toBe(true);
+    expect(nodeScan(cells)).toEqual([SCAN_JSON, SCAN_JSON]);
+    // With a prefix the cell's text is computed in SQL, as before.
+    expect(nodeScan(cellsOf({ prefix: '>' }).filter((c) => c.kind === 'json'))).toEqual([SCAN_NONE, SCAN_NONE]);
+  });
 });
 
 describe('the pieces', () => {

@@ -1,7 +1,7 @@
 import { CSV_FORMULA_TRIGGERS, csvSafeSql } from '@platform/core';
 import type { FieldType } from '@platform/query';
 import { cellText, type CellOptions } from './format';
-import { SCAN_LIST, SCAN_NONE, SCAN_TEXT } from './scan-kinds';
+import { SCAN_JSON, SCAN_LIST, SCAN_NONE, SCAN_TEXT } from './scan-kinds';
 
 /**
  * The SQL of a CSV export run as `COPY (...) TO STDOUT WITH (FORMAT csv)`: PostgreSQL computes each
@@ -19,7 +19,8 @@ import { SCAN_LIST, SCAN_NONE, SCAN_TEXT } from './scan-kinds';
  * Each text then passes the formula guard (a `'` before a text beginning with = + - @ tab or CR, not
  * before a typed number: csvSafeSql, the rule of @platform/core's csvLine), in an outer level; but a
  * plain string or timestamp cell (scannedByNode) is the value as it is, and Node applies the guard and
- * blanks on its bytes (export/csv-scan.ts), which saves the backend a test per cell.
+ * blanks on its bytes (export/csv-scan.ts), which saves the backend a test per cell; a plain JSON cell
+ * (jsonByNode) is its text after one test, or else its value's JSON for Node to format.
  *
  * COPY writes '' as `""` (to tell it from NULL), so an empty text is written as NULL. Every value from
  * a request (prefix, postfix, default, time zone, paths) is a bind parameter (see copy-out.ts).
@@ -248,8 +249,16 @@ export const scannedByNode = (c: ExportCell) => plain(c) && (c.kind === 'string'
 /** Whether the cell is a plain text array field, which COPY writes as its array literal and Node joins (export/csv-scan.ts). */
 export const listByNode = (c: ExportCell) => plain(c) && c.kind === 'string_array';
 
+/**
+ * Whether the cell is a plain JSON field: COPY writes its `->>` text when the first character shows a
+ * string or true/false that starts no formula (JSON_FAST_FIRST: the text is the cell), else HARD and the
+ * value's JSON, which Node formats (export/csv-scan.ts). One test per cell, and none for the row.
+ */
+export const jsonByNode = (c: ExportCell) => plain(c) && c.kind === 'json';
+
 /** What Node does with each cell's field of a csvCopySelect row (export/csv-scan.ts). */
-export const nodeScan = (cells: ExportCell[]) => cells.map((c) => (scannedByNode(c) ? SCAN_TEXT : listByNode(c) ? SCAN_LIST : SCAN_NONE));
+export const nodeScan = (cells: ExportCell[]) =>
+  cells.map((c) => (scannedByNode(c) ? SCAN_TEXT : listByNode(c) ? SCAN_LIST : jsonByNode(c) ? SCAN_JSON : SCAN_NONE));
 
 /**
  * The SELECT for `COPY (...) TO STDOUT WITH (FORMAT csv)` of `copyable` cells: per row a first column,
@@ -275,6 +284,7 @@ export function csvCopySelect(rows: string, cells: ExportCell[], param: Param): 
   const parts = cells.map((c, k) => {
     // Written as it is; Node applies the guard (export/csv-scan.ts).
     if (scannedByNode(c) || listByNode(c)) return { text: `y.r${k}`, hard: null };
+    if (jsonByNode(c)) return { text: `CASE WHEN ${firstIn(`y.s${k}`, JSON_FAST_FIRST)} THEN y.s${k} ELSE ${HARD_SQL} || (${rawOf(c, k, 'y', p)})::text END`, hard: null };
     const exact = new Exact(c.opts, p).of(c.kind, c.kind === 'json' ? rawOf(c, k, 'y', p) : `y.r${k}`, `y.s${k}`);
     const numeric = numericOf(c, k, p);
     const guarded = `(SELECT ${csvSafeSql('e.t', numeric ? 'e.m' : undefined)} FROM (SELECT ${exact} AS t${numeric ? `, ${numeric} AS m` : ''}) AS e)`;
@@ -307,7 +317,8 @@ function numericOf(c: ExportCell, k: number, p: Param): string | null {
 /**
  * The text of a cell of a plain field (`text`) and when it is the cell as it is (`when`): exact, and
  * not starting a formula. Read from level 1 (`y`). Plain strings, timestamps and text arrays never get
- * here: COPY writes their values and Node guards them (scannedByNode, listByNode).
+ * here: COPY writes their values and Node guards them (scannedByNode, listByNode), nor plain JSON
+ * cells (jsonByNode).
  */
 function fastText(c: ExportCell, k: number): { text: string; when: string } | null {
   const y = `y.r${k}`;
@@ -316,8 +327,6 @@ function fastText(c: ExportCell, k: number): { text: string; when: string } | nu
       return { text: `(${y})::text`, when: `${y} IS NOT NULL` };
     case 'boolean':
       return { text: `CASE WHEN ${y} THEN 'true' ELSE 'false' END`, when: `${y} IS NOT NULL` };
-    case 'json': // a string or true/false
-      return { text: `y.s${k}`, when: firstIn(`y.s${k}`, JSON_FAST_FIRST) };
     default:
       return null;
   }

@@ -65,9 +65,12 @@ export const token = await keys.token();
  */
 const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '--max-old-space-size=128').split(' ').filter(Boolean);
 
-/** Starts the built app on `port`; answers {proc, url, stop()} once /readyz is 200. */
-export async function startApp(port) {
-  const proc = spawn(process.execPath, [...nodeArgs, path.join(root, 'dist/apps/inventory/main.js')], {
+/**
+ * Starts the built app on `port` (from `dist`, by default BENCH_DIST or dist/apps/inventory: another
+ * build, e.g. a base checkout's, for A/B runs); answers {proc, url, stop()} once /readyz is 200.
+ */
+export async function startApp(port, dist = process.env.BENCH_DIST || 'dist/apps/inventory') {
+  const proc = spawn(process.execPath, [...nodeArgs, path.join(path.resolve(root, dist), 'main.js')], {
     env: {
       ...process.env, PORT: String(port), DATABASE_URL: dbUrl, PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
       JWT_PUBLIC_KEY: keys.publicPem, LOG_LEVEL: process.env.LOG_LEVEL || 'warn',
