@@ -2,6 +2,7 @@ import request from 'supertest';
 import { bearer, waitFor } from '@platform/testing';
 import { Collector } from './collector/collector';
 import { createTestCostAnalysis, serveFiles } from './test-support';
+import { directoryNames, WHOLE_DIRECTORY_NAMES_MAX } from './unified-cost/names';
 import { OUTBOUND_REFUSED_MESSAGE } from '@platform/net';
 
 /**
@@ -192,6 +193,25 @@ describe('cost collection', () => {
     for (const table of ['cost', 'unified_cost']) {
       const { rows } = await t.db.pool.query(`SELECT tableoid::regclass::text AS part, count(*)::int AS n FROM ${table} GROUP BY 1 ORDER BY 1`);
       expect(rows.map((r) => r.part)).toEqual(['2024-01', '2024-02', '2024-03'].map((m) => `${table}_p${m.replace('-', '')}`));
+    }
+  });
+
+  it('names unified rows alike from the whole directory and, for a large one, from the ids the rows hold', async () => {
+    // The rebuild sends the domain's whole directory of names (the first sync above used it); past
+    // WHOLE_DIRECTORY_NAMES_MAX only the names of the ids in the months' cost rows.
+    const months = ['2024-01', '2024-02', '2024-03'];
+    const whole = await directoryNames(t.db.pool, t.deps.directory, 'd1', months);
+    expect(JSON.parse(whole.projects)).toEqual({ 'p-1': 'Project One', 'p-2': 'Project Two', 'p-9': 'Elsewhere' });
+    expect(JSON.parse(whole.workspaces)).toEqual({ 'ws-1': 'Workspace One' });
+    const rowsOnly = await directoryNames(t.db.pool, t.deps.directory, 'd1', months, 3);
+    expect(JSON.parse(rowsOnly.projects)).toEqual({ 'p-1': 'Project One', 'p-2': 'Project Two' });
+    expect(JSON.parse(rowsOnly.workspaces)).toEqual({ 'ws-1': 'Workspace One' });
+    expect(WHOLE_DIRECTORY_NAMES_MAX).toBeGreaterThan(4);
+    // Every id the rows hold has the same name either way, and the rows carry it (or the id's fallback).
+    for (const u of await allUnified()) {
+      expect(JSON.parse(rowsOnly.projects)[u.project_id] ?? u.project_id).toBe(u.project_name);
+      expect(JSON.parse(whole.projects)[u.project_id] ?? u.project_id).toBe(u.project_name);
+      expect(u.workspace_name).toBe('Workspace One');
     }
   });
 

@@ -78,6 +78,14 @@ interface Cached {
   workspaces: Map<string, DirectoryWorkspace>;
   /** Visible projects per `<workspace>\u0000<user>`, computed on first use for this version only. */
   members: Map<string, ReadonlySet<string>>;
+  /** names(), made on first use for this version only. */
+  names?: DirectoryNames;
+}
+
+/** A domain's project and workspace names by id (only those with a name). */
+export interface DirectoryNames {
+  projects: ReadonlyMap<string, string>;
+  workspaces: ReadonlyMap<string, string>;
 }
 
 /** Member answers kept per domain and version; past this many users the memo starts afresh. */
@@ -126,6 +134,19 @@ export class DirectoryClient {
 
   async getWorkspace(domainId: string, workspaceId: string): Promise<DirectoryWorkspace | undefined> {
     return (await this.load(domainId)).workspaces.get(workspaceId);
+  }
+
+  /**
+   * Every project's and workspace's name of a domain (id → name; a nameless one is left out), made once
+   * per published version: for a reader that names many rows at once (cost-analysis' unified rebuild).
+   */
+  async names(domainId: string): Promise<DirectoryNames> {
+    const d = await this.load(domainId);
+    if (!d.names) {
+      const named = <T extends { name: string }>(m: Map<string, T>) => new Map([...m].filter(([, v]) => v.name).map(([k, v]) => [k, v.name]));
+      d.names = { projects: named(d.projects), workspaces: named(d.workspaces) };
+    }
+    return d.names;
   }
 
   async getGroup(domainId: string, groupId: string): Promise<DirectoryGroup | undefined> {

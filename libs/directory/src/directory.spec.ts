@@ -33,10 +33,27 @@ describe('directory', () => {
     expect(await client.projectsInGroup('d1', 'pg-b')).toEqual(['p2']);
     expect(await client.projectsInGroup('d1', 'pg-none')).toEqual([]);
 
-    // A new version is picked up; the old state is gone.
-    await pub.publish('d1', { groups: [], projects: [{ project_id: 'p9', workspace_id: 'w2', project_group_id: '', name: 'nine' }] });
+    const names = await client.names('d1');
+    expect(Object.fromEntries(names.projects)).toEqual({ p1: 'one', p2: 'two', p3: 'three', p4: 'four' });
+    expect(names.workspaces.get('w1')).toBe('Production');
+    expect(await client.names('d1')).toBe(names); // made once per version
+    expect((await client.names('d2')).projects.size).toBe(0);
+
+    // A new version is picked up; the old state is gone. A nameless project is not in names().
+    await pub.publish('d1', {
+      groups: [],
+      projects: [
+        { project_id: 'p9', workspace_id: 'w2', project_group_id: '', name: 'nine' },
+        { project_id: 'p0', workspace_id: 'w2', project_group_id: '', name: '' },
+        { project_id: '__proto__', workspace_id: 'w2', project_group_id: '', name: 'proto' },
+      ],
+    });
     expect(await client.getProject('d1', 'p2')).toBeUndefined();
     expect((await client.getProject('d1', 'p9'))?.workspace_id).toBe('w2');
+    const again = await client.names('d1');
+    expect(again).not.toBe(names);
+    expect(Object.fromEntries([...again.projects].sort())).toEqual(Object.fromEntries([['__proto__', 'proto'], ['p9', 'nine']]));
+    expect(again.workspaces.size).toBe(0);
   });
 
   // G (u-g) > G1 > G2; P-own (u-p), P-g1 in G1, P-g2 in G2, P-x in X, P-none in no group; W2 mirrors it.

@@ -281,7 +281,7 @@ export class Collector {
             rowError(rec, 'billed_date is not YYYY-MM-DD');
             continue;
           }
-          if (!(rec.currency in rates)) {
+          if (!Object.hasOwn(rates, rec.currency)) {
             rowError(rec, `currency has no exchange rate (supported: ${Object.keys(rates).join(', ')})`);
             continue;
           }

@@ -50,7 +50,7 @@ const aborted = (signal: AbortSignal) => new Promise<void>((r) => (signal.aborte
 async function costPlugin(release: string, factor: number, seen: { secrets: unknown[] } = { secrets: [] }): Promise<PluginServer> {
   const self: { server?: PluginServer } = {};
   const server = await serveCostDataSource({
-    init: (req) => ({ metadata: { currency: 'USD', release, mode: String(req.options.mode ?? '') } }),
+    init: (req) => ({ metadata: { currency: String(req.options.currency ?? 'USD'), release, mode: String(req.options.mode ?? '') } }),
     verify: (req) => {
       seen.secrets.push(req.secret_data.api_key);
       if (req.options.mode === 'refuse-verify') throw fail.authenticateFailure(`the key ${String(req.secret_data.api_key)} was refused`);
@@ -336,6 +336,23 @@ describe('cost data sources served by published gRPC plugins', () => {
     if (mode === 'refuse-data') expect(failed.error_message).toContain('Request failed with key ***');
     expect(await monthSums(ds.data_source_id)).toEqual([]);
     await ok('data-source/deregister', { data_source_id: ds.data_source_id });
+  });
+
+  it("a plugin's currency that is an Object.prototype name has no rate: the rows are bad, nothing is stored", async () => {
+    // The rates are a plain object: `in` would have taken `constructor` or `__proto__` for a currency with a rate.
+    await publish([{ plugin_id: 'plugin-test-cost', version: '1.0.0', endpoint: v1.endpoint }]);
+    for (const currency of ['constructor', '__proto__']) {
+      const res = await register(`proto-${currency}`, 'plugin-test-cost', {}, { currency });
+      expect(res.status).toBe(200);
+      expect(res.body.plugin_info.metadata.currency).toBe(currency);
+      const job = await sync(res.body.data_source_id);
+      expect(job.status).toBe('FAILURE');
+      const tasks = (await ok('job-task/list', { job_id: job.job_id })).results as { error_code: string; error_message: string }[];
+      expect(tasks.map((x) => x.error_code)).toContain('ERROR_INVALID_COST_DATA');
+      expect(tasks.find((x) => x.error_code === 'ERROR_INVALID_COST_DATA')!.error_message).toContain('currency has no exchange rate');
+      expect(await monthSums(res.body.data_source_id)).toEqual([]);
+      await ok('data-source/deregister', { data_source_id: res.body.data_source_id });
+    }
   });
 
   it('a plugin that answers garbage: FAILURE with ERROR_PLUGIN_INVALID_RESPONSE', async () => {

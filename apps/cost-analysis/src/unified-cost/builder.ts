@@ -3,6 +3,7 @@ import type { CostAnalysisConfig } from '../config';
 import type { Queryable } from '../db';
 import { effectiveRates } from '../exchange-rate/service';
 import { COST_WITH_TASK } from '../cost-rows';
+import { directoryNames } from './names';
 
 /** Currencies that have a float8 column beside `cost` (analyze sums them as plain columns). */
 export const TYPED_CURRENCIES = ['KRW', 'USD', 'JPY'] as const;
@@ -91,26 +92,6 @@ export async function rebuildUnifiedCosts(
   );
 
   return inserted.rowCount ?? 0;
-}
-
-/**
- * Project and workspace names from identity's directory for the ids the rebuild will write (upstream
- * falls back to the id when unknown), as JSON objects for the INSERT: written once with the rows, not
- * by an UPDATE that rewrote every row after it.
- */
-async function directoryNames(db: Queryable, directory: DirectoryClient, domainId: string, months: string[]) {
-  const { rows } = await db.query<{ project_id: string; workspace_id: string }>(
-    `SELECT DISTINCT c.project_id, c.workspace_id FROM ${COST_WITH_TASK} WHERE t.domain_id = $1 AND c.billed_month = ANY($2::text[])`,
-    [domainId, months],
-  );
-  const projects = new Map<string, string>();
-  const workspaces = new Map<string, string>();
-  for (const r of rows) {
-    if (r.project_id && !projects.has(r.project_id)) projects.set(r.project_id, (await directory.getProject(domainId, r.project_id))?.name || r.project_id);
-    if (r.workspace_id && !workspaces.has(r.workspace_id)) workspaces.set(r.workspace_id, (await directory.getWorkspace(domainId, r.workspace_id))?.name || r.workspace_id);
-  }
-  // Object.fromEntries defines own properties: an id such as `__proto__` stays a plain key.
-  return { projects: JSON.stringify(Object.fromEntries(projects)), workspaces: JSON.stringify(Object.fromEntries(workspaces)) };
 }
 
 /** Months whose confirmation day has passed but whose unified costs were built before it: rebuild them. */
