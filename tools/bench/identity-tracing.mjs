@@ -12,10 +12,16 @@
 //   BENCH_OTLP_PROTOCOL http/protobuf (default) or http/json (the sink then counts the spans it got)
 //   BENCH_TOGETHER=1    each round loads the three servers at once (concurrency split) instead of in turn:
 //                       a neighbour's burst then hits all three alike (steadier ratios on a shared host)
+//   BENCH_RATE=n        open loop at n requests/s per server (lib/load-rate.mjs) instead of the closed loop: the
+//                       three servers then answer the same load, below saturation (a saturated closed loop counts
+//                       the traced server's smaller batches per event-loop turn as tracing's cost); the
+//                       concurrency is then the connections per server. Missed requests (rate too high) are shown.
+//   BENCH_NODE_ARGS     node options for the three servers (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof)
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import pg from 'pg';
 import { load } from './lib/load.mjs';
+import { loadRate } from './lib/load-rate.mjs';
 import { record } from './lib/report.mjs';
 import { cpuSplit, freshDatabase, root, signingKeys, waitReady } from './lib/setup.mjs';
 
@@ -25,6 +31,8 @@ const concurrency = Number(process.env.BENCH_CONCURRENCY || 32);
 const groups = Number(process.env.BENCH_GROUPS || 1000);
 const protocol = process.env.BENCH_OTLP_PROTOCOL || 'http/protobuf';
 const together = process.env.BENCH_TOGETHER === '1';
+const rate = Number(process.env.BENCH_RATE || 0);
+const nodeArgs = (process.env.BENCH_NODE_ARGS || '').split(' ').filter(Boolean);
 
 const dbUrl = await freshDatabase('identity', 'bench_identity_tracing');
 const seed = new pg.Client({ connectionString: dbUrl });
@@ -72,7 +80,7 @@ const modes = [
 ];
 const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')));
 for (const m of modes) {
-  m.child = spawn(process.execPath, [process.env.BENCH_APP || path.join(root, 'dist/apps/identity/main.js')], {
+  m.child = spawn(process.execPath, [...nodeArgs, process.env.BENCH_APP || path.join(root, 'dist/apps/identity/main.js')], {
     env: {
       ...clean, ...m.env, PORT: String(m.port), DATABASE_URL: dbUrl, BOOTSTRAP_DOMAIN_ID: 'd1', BOOTSTRAP_PASSWORD: 'bench-password',
       JWT_PRIVATE_KEY: keys.privatePem, JWT_PUBLIC_KEY: keys.publicPem, LOG_LEVEL: process.env.LOG_LEVEL || 'info',
@@ -86,13 +94,16 @@ for (const m of modes) await waitReady(m.port, `identity (${m.label})`);
 
 const body = (i) => ({ project_group_id: `pg-${String(((i * 7919) % groups) + 1).padStart(12, '0')}` });
 const run = async (m, durationMs, c = concurrency) => {
-  const res = await load({ url: `http://127.0.0.1:${m.port}/identity/v2/project-group/get`, body, headers: { authorization: `Bearer ${token}` }, concurrency: c, durationMs });
+  const target = { url: `http://127.0.0.1:${m.port}/identity/v2/project-group/get`, body, headers: { authorization: `Bearer ${token}` }, durationMs };
+  const res = rate > 0 ? await loadRate({ ...target, rate, connections: concurrency }) : await load({ ...target, concurrency: c });
   m.answered = (m.answered ?? 0) + res.requests;
+  m.missed = (m.missed ?? 0) + (res.missed ?? 0);
   return res;
 };
 for (const m of modes) await run(m, 5000); // warm-up (JIT, pools, the exporter's first batches)
 
-console.log(`project-group/get, ${groups} groups, concurrency ${concurrency}, ${rounds} rounds of ${seconds} s ${together ? 'with the three servers loaded together' : 'slices in turn'}, export ${protocol}`);
+const loadText = rate > 0 ? `open loop at ${rate} requests/s per server on ${concurrency} connections` : `concurrency ${concurrency}`;
+console.log(`project-group/get, ${groups} groups, ${loadText}, ${rounds} rounds of ${seconds} s ${together ? 'with the three servers loaded together' : 'slices in turn'}, export ${protocol}`);
 let errors = 0;
 for (let r = 0; r < rounds; r++) {
   const slice = (m, cpu0, res) => {
@@ -136,6 +147,6 @@ for (const m of modes) {
 sink.kill('SIGTERM');
 await new Promise((r) => sink.on('exit', r));
 const got = JSON.parse(sinkOut || '{}');
-const answered = on.map((m) => `${m.label} ${m.answered}`).join(', ');
+const answered = on.map((m) => `${m.label} ${m.answered}`).join(', ') + (rate > 0 ? `; missed (rate above capacity): ${modes.map((m) => `${m.label} ${m.missed}`).join(', ')}` : '');
 console.log(`OTLP receiver: ${got.exports} exports, ${(got.bytes / 1e6).toFixed(1)} MB${protocol === 'http/json' ? `, ${got.spans} spans` : ''}; requests answered (warm-up included): ${answered}`);
 process.exit(errors ? 1 : 0);

@@ -258,11 +258,17 @@ export function endSpan(span: ClientSpan, error?: unknown, attributes?: OtelApi.
   span.end();
 }
 
-/** `fn` bound to the active context while a sampled span is active (a callback run from another request's turn), else `fn`. */
-export function bindToActive<F extends (...args: never[]) => unknown>(fn: F): F {
+/**
+ * `fn` bound to the caller's context while tracing is on, whatever it is (none included), else `fn`: a
+ * callback that another turn runs (pg-pool hands a released connection to a waiting caller from the
+ * releasing statement's callback) then runs in its caller's context, not in that turn's, so a caller
+ * outside any sampled span makes no span under another request's.
+ */
+export function bindToCaller<F extends (...args: never[]) => unknown>(fn: F): F {
   const a = api;
-  if (!a || !a.trace.getActiveSpan()?.isRecording()) return fn;
-  return a.context.bind(a.context.active(), fn);
+  if (!a) return fn;
+  const context = a.context.active();
+  return ((...args: Parameters<F>) => a.context.with(context, fn, undefined, ...args)) as F;
 }
 
 /** The current trace context as text, to carry in a queued job; undefined when tracing is off. */
