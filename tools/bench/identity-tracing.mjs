@@ -16,6 +16,9 @@
 //                       three servers then answer the same load, below saturation (a saturated closed loop counts
 //                       the traced server's smaller batches per event-loop turn as tracing's cost); the
 //                       concurrency is then the connections per server. Missed requests (rate too high) are shown.
+//   BENCH_BASE_APP=file another build's main.js run as three more servers (base off, base 100%, base 10%) in the
+//                       same rounds: each mode of this build against the same mode of that one, per round
+//                       (figures then not recorded)
 //   BENCH_NODE_ARGS     node options for the three servers (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof)
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -78,9 +81,12 @@ const modes = [
   { label: 'on 100%', port: 18122, env: { ...otlp, OTEL_TRACES_SAMPLER: 'parentbased_always_on' } },
   { label: 'on 10%', port: 18123, env: { ...otlp, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' } },
 ];
+const ours = [...modes];
+const baseApp = process.env.BENCH_BASE_APP;
+if (baseApp) modes.push(...ours.map((m, i) => ({ ...m, label: m.label.replace(/^(on )?/, 'base '), port: 18124 + i, app: path.resolve(baseApp), of: m })));
 const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')));
 for (const m of modes) {
-  m.child = spawn(process.execPath, [...nodeArgs, process.env.BENCH_APP || path.join(root, 'dist/apps/identity/main.js')], {
+  m.child = spawn(process.execPath, [...nodeArgs, m.app ?? (process.env.BENCH_APP || path.join(root, 'dist/apps/identity/main.js'))], {
     env: {
       ...clean, ...m.env, PORT: String(m.port), DATABASE_URL: dbUrl, BOOTSTRAP_DOMAIN_ID: 'd1', BOOTSTRAP_PASSWORD: 'bench-password',
       JWT_PRIVATE_KEY: keys.privatePem, JWT_PUBLIC_KEY: keys.publicPem, LOG_LEVEL: process.env.LOG_LEVEL || 'info',
@@ -128,7 +134,7 @@ const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
-const [off, ...on] = modes;
+const [off, ...on] = ours;
 const offUs = median(off.slices.map((s) => s.cpuUs));
 console.log(`\n${'mode'.padEnd(9)} CPU per request (median of ${rounds})  ratio to off (median of the rounds' ratios)  req/s (median)`);
 console.log(`${off.label.padEnd(9)} ${offUs.toFixed(0).padStart(6)} µs${' '.repeat(28)}1.00${' '.repeat(44)}${median(off.slices.map((s) => s.rps)).toFixed(0)}`);
@@ -137,7 +143,19 @@ for (const m of on) {
   const us = median(m.slices.map((s) => s.cpuUs));
   const ratio = median(m.slices.map((s, i) => s.cpuUs / off.slices[i].cpuUs));
   console.log(`${m.label.padEnd(9)} ${us.toFixed(0).padStart(6)} µs${' '.repeat(28)}${ratio.toFixed(2)} (goal ≤ ${goals[m.label]})${' '.repeat(30)}${median(m.slices.map((s) => s.rps)).toFixed(0)}`);
-  record({ measure: `project-group/get: server CPU per request, tracing ${m.label} vs off`, ours: us, baseline: offUs, unit: 'µs', ratio, goal: `≤ ${goals[m.label]}×`, met: ratio <= goals[m.label] });
+  if (!baseApp) record({ measure: `project-group/get: server CPU per request, tracing ${m.label} vs off`, ours: us, baseline: offUs, unit: 'µs', ratio, goal: `≤ ${goals[m.label]}×`, met: ratio <= goals[m.label] });
+}
+if (baseApp) {
+  const [baseOff, ...baseOn] = modes.slice(ours.length);
+  for (const m of baseOn) {
+    const ratio = median(m.slices.map((s, i) => s.cpuUs / baseOff.slices[i].cpuUs));
+    console.log(`${m.label.padEnd(9)} ${median(m.slices.map((s) => s.cpuUs)).toFixed(0).padStart(6)} µs${' '.repeat(28)}${ratio.toFixed(2)} (to base off)`);
+  }
+  console.log(`\nthis build / base build, CPU per request in the same rounds (per round; median):`);
+  for (const m of modes.slice(ours.length)) {
+    const r = m.slices.map((s, i) => m.of.slices[i].cpuUs / s.cpuUs);
+    console.log(`  ${m.of.label.padEnd(9)} ${r.map((x) => x.toFixed(2)).join(' ')}; median ${median(r).toFixed(2)}`);
+  }
 }
 
 for (const m of modes) {
@@ -147,6 +165,6 @@ for (const m of modes) {
 sink.kill('SIGTERM');
 await new Promise((r) => sink.on('exit', r));
 const got = JSON.parse(sinkOut || '{}');
-const answered = on.map((m) => `${m.label} ${m.answered}`).join(', ') + (rate > 0 ? `; missed (rate above capacity): ${modes.map((m) => `${m.label} ${m.missed}`).join(', ')}` : '');
+const answered = modes.slice(1).map((m) => `${m.label} ${m.answered}`).join(', ') + (rate > 0 ? `; missed (rate above capacity): ${modes.map((m) => `${m.label} ${m.missed}`).join(', ')}` : '');
 console.log(`OTLP receiver: ${got.exports} exports, ${(got.bytes / 1e6).toFixed(1)} MB${protocol === 'http/json' ? `, ${got.spans} spans` : ''}; requests answered (warm-up included): ${answered}`);
 process.exit(errors ? 1 : 0);
