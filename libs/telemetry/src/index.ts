@@ -295,7 +295,7 @@ export function bindToCaller<F extends (...args: never[]) => unknown>(fn: F): F 
       holding = false;
       contexts?.release();
     }
-    return a.context.with(context, fn, undefined, ...args);
+    return a.context.with(context, fn as (...xs: Parameters<F>) => unknown, undefined, ...args);
   }) as F;
 }
 
