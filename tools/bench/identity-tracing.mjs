@@ -83,7 +83,9 @@ const modes = [
 ];
 const ours = [...modes];
 const baseApp = process.env.BENCH_BASE_APP;
-if (baseApp) modes.push(...ours.map((m, i) => ({ ...m, label: m.label.replace(/^(on )?/, 'base '), port: 18124 + i, app: path.resolve(baseApp), of: m })));
+// Interleaved (off, base off, 100%, base 100% ...): started, warmed and loaded in that order, so that neither
+// build is always the first three (those paid 1.15-1.8x in both orientations when they were).
+if (baseApp) modes.splice(0, modes.length, ...ours.flatMap((m, i) => [m, { ...m, label: m.label.replace(/^(on )?/, 'base '), port: 18124 + i, app: path.resolve(baseApp), of: m }]));
 const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')));
 for (const m of modes) {
   m.child = spawn(process.execPath, [...nodeArgs, m.app ?? (process.env.BENCH_APP || path.join(root, 'dist/apps/identity/main.js'))], {
@@ -146,13 +148,14 @@ for (const m of on) {
   if (!baseApp) record({ measure: `project-group/get: server CPU per request, tracing ${m.label} vs off`, ours: us, baseline: offUs, unit: 'µs', ratio, goal: `≤ ${goals[m.label]}×`, met: ratio <= goals[m.label] });
 }
 if (baseApp) {
-  const [baseOff, ...baseOn] = modes.slice(ours.length);
+  const bases = modes.filter((m) => m.of);
+  const [baseOff, ...baseOn] = bases;
   for (const m of baseOn) {
     const ratio = median(m.slices.map((s, i) => s.cpuUs / baseOff.slices[i].cpuUs));
     console.log(`${m.label.padEnd(9)} ${median(m.slices.map((s) => s.cpuUs)).toFixed(0).padStart(6)} µs${' '.repeat(28)}${ratio.toFixed(2)} (to base off)`);
   }
   console.log(`\nthis build / base build, CPU per request in the same rounds (per round; median):`);
-  for (const m of modes.slice(ours.length)) {
+  for (const m of bases) {
     const r = m.slices.map((s, i) => m.of.slices[i].cpuUs / s.cpuUs);
     console.log(`  ${m.of.label.padEnd(9)} ${r.map((x) => x.toFixed(2)).join(' ')}; median ${median(r).toFixed(2)}`);
   }
@@ -165,6 +168,6 @@ for (const m of modes) {
 sink.kill('SIGTERM');
 await new Promise((r) => sink.on('exit', r));
 const got = JSON.parse(sinkOut || '{}');
-const answered = modes.slice(1).map((m) => `${m.label} ${m.answered}`).join(', ') + (rate > 0 ? `; missed (rate above capacity): ${modes.map((m) => `${m.label} ${m.missed}`).join(', ')}` : '');
+const answered = modes.filter((m) => m !== off).map((m) => `${m.label} ${m.answered}`).join(', ') + (rate > 0 ? `; missed (rate above capacity): ${modes.map((m) => `${m.label} ${m.missed}`).join(', ')}` : '');
 console.log(`OTLP receiver: ${got.exports} exports, ${(got.bytes / 1e6).toFixed(1)} MB${protocol === 'http/json' ? `, ${got.spans} spans` : ''}; requests answered (warm-up included): ${answered}`);
 process.exit(errors ? 1 : 0);
