@@ -4,7 +4,8 @@
 // With it, the spans are the platform's own, made at its boundaries (no auto-instrumentation): a
 // request that the sampler does not take enters no context and makes no span. The spans are of a type
 // of our own (span.ts), queued in our own bounded buffer (buffer.ts) and exported by the SDK's
-// exporters (tracer.ts): issue #31, third round.
+// exporters (tracer.ts): issue #31, third round. The context storage is ours (context.ts), switched
+// off while no traced work is open (fourth round).
 import type * as OtelApi from '@opentelemetry/api';
 import type { IncomingMessage } from 'node:http';
 import { PlatformContextManager } from './context';

@@ -6,16 +6,11 @@
 // Comparing servers at the same requests/s below saturation keeps a slower server's smaller batches per
 // event-loop turn out of the CPU per request. Bounded in time; loopback only.
 import net from 'node:net';
-import { summarize } from './load.mjs';
+import { loopbackUrl, rawRequests, summarize } from './load.mjs';
 
 export async function loadRate({ url, body, headers = {}, rate = 1000, connections = 16, durationMs = 10_000, variants = 1000, maxLagMs = 200 }) {
-  const u = new URL(url);
-  if (!['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname)) throw new Error('benchmarks only target this machine');
-  const requests = Array.from({ length: variants }, (_, i) => {
-    const payload = Buffer.from(JSON.stringify(body(i)));
-    const head = [`POST ${u.pathname}${u.search} HTTP/1.1`, `Host: ${u.host}`, 'Connection: keep-alive', 'Content-Type: application/json', `Content-Length: ${payload.length}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
-    return Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`), payload]);
-  });
+  const u = loopbackUrl(url);
+  const requests = rawRequests(u, body, headers, variants);
   const latencies = [];
   let errors = 0;
   let missed = 0;
