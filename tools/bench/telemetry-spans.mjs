@@ -10,6 +10,11 @@
 //   node tools/bench/telemetry-spans.mjs
 //   BENCH_BASE_LIB=<other checkout>/libs/telemetry/src/index.ts   A/B: alternating runs, ratio new/base
 //   BENCH_ITERATIONS (100000), BENCH_RUNS (5 per side); BENCH_CPU_PROF=<dir>: each run writes a --cpu-prof there
+//   BENCH_AWAITS=n      each request is async: n awaits inside its span (the request path's promises, which an
+//                       enabled AsyncLocalStorage's promise hooks pay for), then its SQL span across a setImmediate
+//                       (the statement's I/O); BENCH_CONCURRENCY requests in flight (1)
+//   BENCH_RATIO=r       the share of requests sampled (parentbased_traceidratio r; every request by default)
+//   BENCH_OFF=1         one more side: the same loop with tracing off (no endpoint), for the ratio to off
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
@@ -25,8 +30,11 @@ const bundle = (entry, name) => {
   buildSync({ entryPoints: [entry], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile, packages: 'external', logLevel: 'error' });
   return outfile;
 };
+const awaits = Number(process.env.BENCH_AWAITS || 0);
+const inFlight = Math.max(1, Number(process.env.BENCH_CONCURRENCY || 1));
 const sides = [{ label: 'this checkout', file: bundle(path.join(root, 'libs/telemetry/src/index.ts'), 'new'), us: [] }];
 if (process.env.BENCH_BASE_LIB) sides.unshift({ label: 'base', file: bundle(process.env.BENCH_BASE_LIB, 'base'), us: [] });
+if (process.env.BENCH_OFF === '1') sides.unshift({ label: 'off', file: sides[sides.length - 1].file, us: [], off: true });
 
 const sinkPort = 18495;
 const sink = spawn(process.execPath, ['-e', `require('node:http').createServer((q, s) => { q.resume(); q.on('end', () => s.writeHead(200, { 'content-type': 'application/x-protobuf' }).end()); }).listen(${sinkPort}, '127.0.0.1')`], { stdio: 'ignore' });
@@ -46,7 +54,20 @@ const script = (file) => `
     });
     t.endRequestSpan(rs, 'POST', '/identity/v2/project-group/get', 200);
   };
-  const loop = async (n) => { for (let i = 0; i < n; i++) { one(); if ((i & 63) === 63) await new Promise((r) => setImmediate(r)); } };
+  const oneAsync = async () => {
+    const rs = t.startRequestSpan(req, 'POST', '/identity/v2/project-group/get');
+    const work = async () => {
+      for (let k = 0; k < ${awaits}; k++) await Promise.resolve(k);
+      const c = t.startClientSpan('SELECT identity', attrs('SELECT * FROM project_group WHERE domain_id = $1 AND project_group_id = $2'));
+      await new Promise((r) => setImmediate(r));
+      if (c) t.endSpan(c);
+    };
+    await (rs ? t.inRequestSpan(rs, work) : work());
+    if (rs) t.endRequestSpan(rs, 'POST', '/identity/v2/project-group/get', 200);
+  };
+  const loop = ${awaits > 0}
+    ? async (n) => { let i = 0; await Promise.all(Array.from({ length: ${inFlight} }, async () => { while (i++ < n) await oneAsync(); })); }
+    : async (n) => { for (let i = 0; i < n; i++) { one(); if ((i & 63) === 63) await new Promise((r) => setImmediate(r)); } };
   (async () => {
     await loop(20000); // warm-up: JIT, the exporter's first batches
     await new Promise((r) => setTimeout(r, 200));
@@ -58,13 +79,16 @@ const script = (file) => `
     process.exit(0);
   })();`;
 const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')));
+const ratio = process.env.BENCH_RATIO;
 const env = {
   ...clean, NODE_PATH: path.join(root, 'node_modules'), OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sinkPort}`,
-  OTEL_TRACES_SAMPLER: 'parentbased_always_on', OTEL_BSP_MAX_QUEUE_SIZE: '16384',
+  ...(ratio ? { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: ratio } : { OTEL_TRACES_SAMPLER: 'parentbased_always_on' }),
+  OTEL_BSP_MAX_QUEUE_SIZE: '16384',
 };
-const once = (file) =>
+const offEnv = { ...clean, NODE_PATH: path.join(root, 'node_modules') };
+const once = (file, off) =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : []), '-e', script(file)], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : []), '-e', script(file)], { cwd: root, env: off ? offEnv : env, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.on('exit', (code) => (code === 0 ? resolve(Number(out)) : reject(new Error(`exit ${code}`))));
@@ -74,13 +98,16 @@ const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
-console.log(`${iterations} sampled requests (server span + one SQL span) per run, http/protobuf export; load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+const shape = awaits > 0 ? `${awaits} awaits and a setImmediate each, ${inFlight} in flight` : 'synchronous';
+console.log(`${iterations} requests (server span + one SQL span), ${ratio ? `${ratio} of them` : 'all'} sampled, ${shape}, http/protobuf export; load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 for (let r = 0; r < runs; r++) {
-  for (const s of r % 2 ? [...sides].reverse() : sides) s.us.push(await once(s.file));
+  for (const s of r % 2 ? [...sides].reverse() : sides) s.us.push(await once(s.file, s.off));
   console.log(`run ${r + 1}: ${sides.map((s) => `${s.label} ${s.us[r].toFixed(2)} µs`).join(', ')}`);
 }
 for (const s of sides) console.log(`${s.label.padEnd(14)} ${median(s.us).toFixed(2)} µs per request (median of ${runs})`);
-if (sides.length === 2) console.log(`ratio this/base, median of the runs' ratios: ${median(sides[1].us.map((u, i) => u / sides[0].us[i])).toFixed(2)}`);
+const last = sides[sides.length - 1];
+for (const s of sides.slice(0, -1)) console.log(`ratio this checkout / ${s.label}, per run: ${last.us.map((u, i) => (u / s.us[i]).toFixed(2)).join(' ')}; median ${median(last.us.map((u, i) => u / s.us[i])).toFixed(2)}`);
+if (sides[0].off && sides.length === 3) console.log(`ratio base / off, per run: ${sides[1].us.map((u, i) => (u / sides[0].us[i]).toFixed(2)).join(' ')}; median ${median(sides[1].us.map((u, i) => u / sides[0].us[i])).toFixed(2)}`);
 console.log(`load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 sink.kill('SIGTERM');
 process.exit(0);

@@ -24,6 +24,15 @@ async function main() {
     ),
   );
   await pool.end();
+  // A connection opened inside an operation, then handed from that operation's release to a statement
+  // run outside any: that statement makes no span (it is not the operation's, whose context the
+  // release and the connection's socket carry).
+  const one = createPool(process.env.DATABASE_URL!, { max: 1 });
+  const op3 = withSpan('op 3', {}, () => one.query(`SELECT $1::text AS v3, pg_sleep(0.05)`, [secret]));
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  await Promise.all([op3, one.query(`SELECT $1::text AS waiting`, [secret])]); // waits for op 3's connection
+  await one.query(`SELECT $1::text AS later`, [secret]); // outside, on the connection opened inside op 3
+  await one.end();
   await shutdownTelemetry();
 }
 

@@ -10,7 +10,7 @@ import { bundleEntry, createTempDatabase, otlpEnv, otlpReceiver, spanAttribute, 
 const ROOT = path.resolve(__dirname, '../../..');
 
 describe('SQL spans of the pool', () => {
-  it("makes one span per statement under the operation that ran it, with the text's placeholders and never a value or an error's message, even racing for one connection", async () => {
+  it("makes one span per statement under the operation that ran it, with the text's placeholders and never a value or an error's message, even racing for one connection, and none for a statement outside them handed their connection", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'db-trace-'));
     const receiver = await otlpReceiver();
     const db = await createTempDatabase();
@@ -21,7 +21,7 @@ describe('SQL spans of the pool', () => {
       const run = spawnSync(process.execPath, [file], { cwd: ROOT, encoding: 'utf8', env: { ...clean, NODE_PATH: path.join(ROOT, 'node_modules'), ...otlpEnv(receiver), DATABASE_URL: db.url, SECRET: secret } });
       expect(run.stderr).toBe('');
       expect(run.status).toBe(0);
-      await waitFor(async () => receiver.spans.some((s) => s.name === 'op 2'), 5000, 'the spans');
+      await waitFor(async () => receiver.spans.some((s) => s.name === 'op 3'), 5000, 'the spans');
 
       const text = (s: OtlpSpan) => spanAttribute(s, 'db.query.text') ?? '';
       const sql = receiver.spans.filter((s) => spanAttribute(s, 'db.system.name') === 'postgresql');
@@ -33,7 +33,10 @@ describe('SQL spans of the pool', () => {
         expect(mine.every((s) => s.kind === 3 && s.traceId === op.traceId)).toBe(true);
         expect(spanAttribute(mine.find((s) => text(s).includes('bad'))!, 'error.type')).toBe('22P02');
       }
-      expect(sql).toHaveLength(4);
+      const op3 = receiver.spans.find((s) => s.name === 'op 3')!;
+      expect(sql.filter((s) => s.parentSpanId === op3.spanId).map(text)).toEqual([`SELECT $1::text AS v3, pg_sleep(0.05)`]);
+      expect(sql.filter((s) => /waiting|later/.test(text(s)))).toEqual([]);
+      expect(sql).toHaveLength(5);
       expect(receiver.bodies.join('\n')).not.toContain(secret);
       for (const s of receiver.spans) expect(spanText(s)).not.toContain(secret);
     } finally {

@@ -1,6 +1,6 @@
 // Spans of SQL statements (libs/telemetry), made by the pool itself: one client span per statement
 // run inside a sampled operation, with the statement's text ($n placeholders, never the bound values).
-import { bindToActive, endSpan, startClientSpan, tracingEnabled } from '@platform/telemetry';
+import { bindToCaller, endSpan, startClientSpan, tracingEnabled } from '@platform/telemetry';
 import type { Pool, PoolClient } from 'pg';
 
 /** Statement text kept in a span, at most (a bulk INSERT's placeholders run long). */
@@ -60,11 +60,12 @@ function traceClient(client: PoolClient) {
 /**
  * While tracing is on: every connection of `pool` makes a span per statement run inside a sampled
  * operation (Prisma's queries included: they go through the same pool), and a connection handed to a
- * waiting caller keeps that caller's context (pg-pool calls it back from another request's release).
+ * waiting caller keeps that caller's context, none included (pg-pool calls it back from another
+ * request's release).
  */
 export function traceStatements(pool: Pool) {
   if (!tracingEnabled()) return;
   pool.on('connect', (client) => traceClient(client));
   const connect = pool.connect.bind(pool) as (cb?: (...args: never[]) => unknown) => unknown;
-  (pool as unknown as { connect: typeof connect }).connect = (cb) => (cb ? connect(bindToActive(cb)) : connect());
+  (pool as unknown as { connect: typeof connect }).connect = (cb) => (cb ? connect(bindToCaller(cb)) : connect());
 }

@@ -4,9 +4,11 @@
 // With it, the spans are the platform's own, made at its boundaries (no auto-instrumentation): a
 // request that the sampler does not take enters no context and makes no span. The spans are of a type
 // of our own (span.ts), queued in our own bounded buffer (buffer.ts) and exported by the SDK's
-// exporters (tracer.ts): issue #31, third round.
+// exporters (tracer.ts): issue #31, third round. The context storage is ours (context.ts), switched
+// off while no traced work is open (fourth round).
 import type * as OtelApi from '@opentelemetry/api';
 import type { IncomingMessage } from 'node:http';
+import { PlatformContextManager } from './context';
 import { PlatformSpan } from './span';
 import { childOf, exportersFromEnv, makeShared, rootSpan, standardSampler, startSpan, type Tracing } from './tracer';
 
@@ -43,6 +45,8 @@ const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 let api: Api | undefined;
 let tracing: Tracing | undefined;
 let sdk: { shutdown(): Promise<void> } | undefined;
+/** The context manager (context.ts): its storage switched off while no traced work is open. */
+let contexts: PlatformContextManager | undefined;
 /**
  * The share of root requests (no parent in their headers) that the sampler of `OTEL_TRACES_SAMPLER`
  * takes, when that sampler is one of the six standard ones; undefined otherwise (another sampler: the
@@ -114,7 +118,9 @@ export function startTelemetry(service: string): boolean {
   const named = nonEmpty(env.OTEL_SERVICE_NAME) || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
   // The SDK's tracer provider only names the resource (a probe span's, below): its processor exports nothing.
   const probe = { onStart() {}, onEnd() {}, forceFlush: async () => {}, shutdown: async () => {} };
+  const manager = new PlatformContextManager(otel.ROOT_CONTEXT);
   const instance = new NodeSDK({
+    contextManager: manager,
     ...(named ? {} : { serviceName: service }),
     // Metrics stay Prometheus' (/metrics) and logs stdout's, unless the standard variables ask for more.
     ...(nonEmpty(env.OTEL_METRICS_EXPORTER) ? {} : { metricReaders: [] }),
@@ -129,6 +135,7 @@ export function startTelemetry(service: string): boolean {
   const { shared, buffers } = makeShared(otel, resource, exporters, env);
   const { sampler, parentBased } = standardSampler(sdkTracing, sampling?.name, sampling?.ratio ?? 1);
   api = otel;
+  contexts = manager;
   sdk = { shutdown: () => Promise.all([...buffers.map((b) => b.shutdown()), instance.shutdown()]).then(() => {}) };
   tracing = { api: otel, sampler, parentBased, shared, buffers };
   rootRatio = sampling?.ratio;
@@ -188,14 +195,26 @@ export function startRequestSpan(req: IncomingMessage, method: string, path: str
   const a = api;
   if (!a || UNTRACED_PATHS.has(path)) return undefined;
   if (rootRatio !== undefined && isRoot(req)) {
-    if (!(Math.random() < rootRatio)) return undefined;
+    if (!(Math.random() < rootRatio)) return untraced();
     const span = rootSpan(tracing!, method, a.SpanKind.SERVER, { 'http.request.method': method, 'url.path': path });
-    return { span, ids: { trace_id: span.traceId, span_id: span.spanId }, context: a.trace.setSpan(a.ROOT_CONTEXT, span) };
+    return held({ span, ids: { trace_id: span.traceId, span_id: span.spanId }, context: a.trace.setSpan(a.ROOT_CONTEXT, span) });
   }
   const parent = a.propagation.extract(a.ROOT_CONTEXT, req.headers);
   const span = startSpan(tracing!, method, a.SpanKind.SERVER, parent);
-  if (!span.isRecording()) return parent === a.ROOT_CONTEXT || !a.trace.getSpan(parent) ? undefined : { span, ids: undefined, context: a.trace.setSpan(parent, span) };
-  return recorded(a, span, method, path, parent);
+  if (!span.isRecording()) return parent === a.ROOT_CONTEXT || !a.trace.getSpan(parent) ? untraced() : held({ span, ids: undefined, context: a.trace.setSpan(parent, span) });
+  return held(recorded(a, span, method, path, parent));
+}
+
+/** A request that carries a context: held open until endRequestSpan (the storage stays on meanwhile). */
+function held(rs: RequestSpan): RequestSpan {
+  contexts?.hold();
+  return rs;
+}
+
+/** A request that carries none: the storage is switched off if no traced work is open (context.ts). */
+function untraced(): undefined {
+  contexts?.idle();
+  return undefined;
 }
 
 /** Whether a request carries none of the headers the propagators read (no parent to follow). */
@@ -219,6 +238,7 @@ export function inRequestSpan<T>(rs: RequestSpan | undefined, fn: () => T): T {
 /** Ends a request's server span, named after what answered it (`POST /identity/v2/token/issue`) when known. */
 export function endRequestSpan(rs: RequestSpan, method: string, route: string | undefined, status: number) {
   const span = rs.span;
+  contexts?.release();
   if (route !== undefined) {
     span.updateName(`${method} ${route}`);
     span.setAttribute('http.route', route);
@@ -258,11 +278,26 @@ export function endSpan(span: ClientSpan, error?: unknown, attributes?: OtelApi.
   span.end();
 }
 
-/** `fn` bound to the active context while a sampled span is active (a callback run from another request's turn), else `fn`. */
-export function bindToActive<F extends (...args: never[]) => unknown>(fn: F): F {
+/**
+ * `fn` bound to the caller's context while tracing is on, whatever it is (none included), else `fn`: a
+ * callback that another turn runs (pg-pool hands a released connection to a waiting caller from the
+ * releasing statement's callback) then runs in its caller's context, not in that turn's, so a caller
+ * outside any sampled span makes no span under another request's.
+ */
+export function bindToCaller<F extends (...args: never[]) => unknown>(fn: F): F {
   const a = api;
-  if (!a || !a.trace.getActiveSpan()?.isRecording()) return fn;
-  return a.context.bind(a.context.active(), fn);
+  if (!a) return fn;
+  const context = a.context.active();
+  // A callback that carries a context holds the storage on until it has run.
+  let holding = context !== a.ROOT_CONTEXT;
+  if (holding) contexts?.hold();
+  return ((...args: Parameters<F>) => {
+    if (holding) {
+      holding = false;
+      contexts?.release();
+    }
+    return a.context.with(context, fn as (...xs: Parameters<F>) => unknown, undefined, ...args);
+  }) as F;
 }
 
 /** The current trace context as text, to carry in a queued job; undefined when tracing is off. */
@@ -300,6 +335,7 @@ export function withSpan<T>(name: string, o: SpanOptions, fn: () => Promise<T>):
     .map((context) => ({ context }));
   const attributes = Object.fromEntries(Object.entries(o.attributes ?? {}).filter(([, v]) => v !== undefined)) as OtelApi.Attributes;
   const span = startSpan(tracing!, name, KINDS[o.kind ?? 'internal'], parent, attributes, links);
+  contexts?.hold();
   return a.context.with(a.trace.setSpan(parent, span), async () => {
     try {
       return await fn();
@@ -311,6 +347,7 @@ export function withSpan<T>(name: string, o: SpanOptions, fn: () => Promise<T>):
       throw e;
     } finally {
       span.end();
+      contexts?.release();
     }
   });
 }

@@ -248,6 +248,44 @@ describe('startTelemetry in a process of its own', () => {
     expect(decide({ OTEL_TRACES_SAMPLER: 'jaeger_remote' })).toMatchObject({ taken: 2000, recording: true, ...followed });
   });
 
+  it('switches the context storage off when an unsampled request starts with no sampled one open, never while one is', () => {
+    // The draw is made to order (Math.random: 0 samples, 0.99 does not). A store on a new promise (the
+    // AsyncLocalStorage's symbol property) is what the storage's promise hooks cost every request.
+    const script = `
+      const t = require(${JSON.stringify(file)});
+      t.startTelemetry('probe');
+      let draw = 0;
+      Math.random = () => draw;
+      const stores = () => Object.getOwnPropertySymbols(Promise.resolve()).filter((k) => k.description === 'kResourceStore').length;
+      const req = { headers: {} };
+      const traceIn = (rs) => t.inRequestSpan(rs, async () => { await new Promise((r) => setTimeout(r, 20)); return t.activeTraceIds()?.trace_id; });
+      (async () => {
+        const before = stores();
+        const a = t.startRequestSpan(req, 'GET', '/a');
+        const inA = traceIn(a);
+        draw = 0.99;
+        const b = t.startRequestSpan(req, 'GET', '/b'); // unsampled while a is open: the storage stays on
+        await null;
+        const duringA = stores();
+        const aTrace = await inA;
+        t.endRequestSpan(a, 'GET', undefined, 200);
+        const c = t.startRequestSpan(req, 'GET', '/c'); // unsampled, nothing open: switched off
+        await null; // (Node stops the promise hooks a microtask later)
+        const afterA = stores();
+        draw = 0;
+        const d = t.startRequestSpan(req, 'GET', '/d');
+        const dTrace = await traceIn(d);
+        t.endRequestSpan(d, 'GET', undefined, 200);
+        process.stdout.write(JSON.stringify({ before, sampled: [Boolean(a), Boolean(b), Boolean(c), Boolean(d)], duringA, afterA, aKept: aTrace === a.ids.trace_id, dKept: dTrace === d.ids.trace_id }));
+        t.shutdownTelemetry().then(() => process.exit(0));
+      })();`;
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')));
+    const env = { ...clean, NODE_PATH: path.join(ROOT, 'node_modules'), OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_BSP_SCHEDULE_DELAY: '60000', OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' };
+    const out = spawnSync(process.execPath, ['-e', script], { cwd: ROOT, env, encoding: 'utf8' });
+    if (out.status !== 0) throw new Error(out.stderr);
+    expect(JSON.parse(out.stdout)).toEqual({ before: 0, sampled: [true, false, false, true], duringA: 1, afterA: 0, aKept: true, dKept: true });
+  });
+
   it('starts the SDK with an endpoint, and no auto-instrumentation (the platform makes its own spans)', () => {
     const r = run({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' });
     expect(r).toMatchObject({ on: true, enabled: true, mixin: 'function', instrumented: 0, patched: false });

@@ -1,5 +1,5 @@
 // Where the platform's own spans are made and sent (issue #31, third round). The SDK (NodeSDK) is
-// still started for the context manager (AsyncLocalStorage), the propagators of OTEL_PROPAGATORS and
+// still started for the context manager (ours, context.ts: an AsyncLocalStorage), the propagators of OTEL_PROPAGATORS and
 // the resource (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, its detectors); the spans are PlatformSpan
 // (span.ts), decided by the standard sampler of OTEL_TRACES_SAMPLER, queued in a SpanBuffer per
 // exporter of OTEL_TRACES_EXPORTER (buffer.ts, OTEL_BSP_*) and exported by the SDK's own exporters.

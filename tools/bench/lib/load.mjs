@@ -4,7 +4,7 @@ import http from 'node:http';
 import net from 'node:net';
 
 /** The target as a URL, refused unless it is this machine. */
-function loopbackUrl(url) {
+export function loopbackUrl(url) {
   const u = new URL(url);
   if (!['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname)) throw new Error('benchmarks only target this machine');
   return u;
@@ -69,11 +69,7 @@ export function summarize(runs) {
  */
 export async function loadRaw({ url, body, headers = {}, concurrency = 32, durationMs = 10_000, variants = 1000 }) {
   const u = loopbackUrl(url);
-  const requests = Array.from({ length: variants }, (_, i) => {
-    const payload = Buffer.from(JSON.stringify(body(i)));
-    const head = [`POST ${u.pathname}${u.search} HTTP/1.1`, `Host: ${u.host}`, 'Connection: keep-alive', 'Content-Type: application/json', `Content-Length: ${payload.length}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
-    return Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`), payload]);
-  });
+  const requests = rawRequests(u, body, headers, variants);
   const latencies = [];
   let errors = 0;
   let next = 0;
@@ -118,4 +114,13 @@ export async function loadRaw({ url, body, headers = {}, concurrency = 32, durat
     });
   await Promise.all(Array.from({ length: concurrency }, worker));
   return summarize([{ latencies, errors, seconds: (Date.now() - started) / 1000 }]);
+}
+
+/** `variants` keep-alive POSTs of `body(i)` to `u`, as raw bytes built before the clock starts (loadRaw, loadRate). */
+export function rawRequests(u, body, headers, variants) {
+  return Array.from({ length: variants }, (_, i) => {
+    const payload = Buffer.from(JSON.stringify(body(i)));
+    const head = [`POST ${u.pathname}${u.search} HTTP/1.1`, `Host: ${u.host}`, 'Connection: keep-alive', 'Content-Type: application/json', `Content-Length: ${payload.length}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+    return Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`), payload]);
+  });
 }
