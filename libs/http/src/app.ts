@@ -74,6 +74,8 @@ declare module 'express-serve-static-core' {
 }
 
 const noAuth = undefined as unknown as RequestContext['auth'];
+/** The status logged and counted for a request whose caller left before its answer was written (nginx's 499). */
+const CALLER_CLOSED = 499;
 
 export function createServiceApp(options: ServiceAppOptions): express.Express {
   const { service, logger } = options;
@@ -104,7 +106,17 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
       set: (v: Logger) => (ex.log = v),
     });
     res.setHeader('x-request-id', ex.requestId);
-    res.on('finish', () => pipeline.finish(ex, req.method, req.path, res.statusCode));
+    // Once, when the answer is written; or when the caller leaves first (a download cut short), which
+    // Node reports as 'close' with no 'finish': then status 499 (the caller closed the request), and
+    // its span ends too (an open span would also keep the trace context storage on, libs/telemetry).
+    let finished = false;
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      pipeline.finish(ex, req.method, req.path, res.writableFinished ? res.statusCode : CALLER_CLOSED);
+    };
+    res.on('finish', finish);
+    res.on('close', finish);
     if (ex.span) inRequestSpan(ex.span, next);
     else next();
   });
