@@ -73,7 +73,21 @@ function onStream(o: H2ServerOptions, stream: ServerHttp2Stream, headers: Incomi
   const enc = headers['grpc-encoding'];
   if (typeof enc === 'string' && enc !== 'identity') return void closeAfter(stream, GRPC.UNIMPLEMENTED, `Compression ${enc} is not supported`);
 
-  const ac = new AbortController();
+  // The call's AbortController, made when a handler first reads its signal (Event.parse's never does).
+  let ac: AbortController | undefined;
+  let abortedWith: Error | undefined;
+  const abort = (reason: Error) => {
+    abortedWith ??= reason;
+    ac?.abort(reason);
+  };
+  const signalOf = () => {
+    if (!ac) {
+      ac = new AbortController();
+      if (abortedWith) ac.abort(abortedWith);
+    }
+    return ac.signal;
+  };
+  let metadata: Record<string, string> | undefined;
   let ended = false;
   let timer: NodeJS.Timeout | undefined;
   const timeout = parseGrpcTimeout(headers['grpc-timeout']);
@@ -94,12 +108,12 @@ function onStream(o: H2ServerOptions, stream: ServerHttp2Stream, headers: Incomi
     if (!ended) {
       ended = true;
       clearTimeout(timer);
-      ac.abort(new Error('call cancelled'));
+      abort(new Error('call cancelled'));
     }
   });
   if (timeout !== undefined) {
     timer = setTimeout(() => {
-      ac.abort(new Error('deadline exceeded'));
+      abort(new Error('deadline exceeded'));
       end(GRPC.DEADLINE_EXCEEDED, 'Deadline exceeded');
     }, timeout);
     timer.unref();
@@ -135,9 +149,13 @@ function onStream(o: H2ServerOptions, stream: ServerHttp2Stream, headers: Incomi
     route({
       path,
       message: all.subarray(5),
-      signal: ac.signal,
+      get signal() {
+        return signalOf();
+      },
       deadline,
-      metadata: metadataOf(headers),
+      get metadata() {
+        return (metadata ??= metadataOf(headers));
+      },
       write: (message) => {
         if (ended || stream.destroyed) return true;
         if (message.length > o.maxSendBytes) {
