@@ -254,29 +254,6 @@ describe('plugin failures', () => {
     expect(c.openChannels).toBe(0);
   });
 
-  it('a handler that reads its signal only after the cancel finds it aborted', async () => {
-    let started = false;
-    let cancelled = false;
-    let seen: boolean | undefined;
-    const s = await serve({
-      init: async (_r, ctx) => {
-        started = true;
-        while (!cancelled) await sleep(10);
-        await sleep(500); // the cancel (RST_STREAM) has reached the plugin by now
-        seen = ctx.signal.aborted;
-        return {};
-      },
-    });
-    const ac = new AbortController();
-    const p = clients().cost(s.endpoint).dataSource.init({}, { signal: ac.signal });
-    while (!started) await sleep(10);
-    ac.abort(new Error('job canceled'));
-    await expect(p).rejects.toThrow('job canceled');
-    cancelled = true;
-    while (seen === undefined) await sleep(10);
-    expect(seen).toBe(true);
-  });
-
   it('the caller cancels: the call ends with its reason and the plugin sees the cancel', async () => {
     let pluginCancelled = false;
     const s = await serve({ init: async (_r, ctx) => { await aborted(ctx.signal); pluginCancelled = true; return {}; } });

@@ -73,21 +73,7 @@ function onStream(o: H2ServerOptions, stream: ServerHttp2Stream, headers: Incomi
   const enc = headers['grpc-encoding'];
   if (typeof enc === 'string' && enc !== 'identity') return void closeAfter(stream, GRPC.UNIMPLEMENTED, `Compression ${enc} is not supported`);
 
-  // The call's AbortController, made when a handler first reads its signal (Event.parse's never does).
-  let ac: AbortController | undefined;
-  let abortedWith: Error | undefined;
-  const abort = (reason: Error) => {
-    abortedWith ??= reason;
-    ac?.abort(reason);
-  };
-  const signalOf = () => {
-    if (!ac) {
-      ac = new AbortController();
-      if (abortedWith) ac.abort(abortedWith);
-    }
-    return ac.signal;
-  };
-  let metadata: Record<string, string> | undefined;
+  const ac = new AbortController();
   let ended = false;
   let timer: NodeJS.Timeout | undefined;
   const timeout = parseGrpcTimeout(headers['grpc-timeout']);
@@ -108,12 +94,12 @@ function onStream(o: H2ServerOptions, stream: ServerHttp2Stream, headers: Incomi
     if (!ended) {
       ended = true;
       clearTimeout(timer);
-      abort(new Error('call cancelled'));
+      ac.abort(new Error('call cancelled'));
     }
   });
   if (timeout !== undefined) {
     timer = setTimeout(() => {
-      abort(new Error('deadline exceeded'));
+      ac.abort(new Error('deadline exceeded'));
       end(GRPC.DEADLINE_EXCEEDED, 'Deadline exceeded');
     }, timeout);
     timer.unref();
@@ -149,13 +135,9 @@ function onStream(o: H2ServerOptions, stream: ServerHttp2Stream, headers: Incomi
     route({
       path,
       message: all.subarray(5),
-      get signal() {
-        return signalOf();
-      },
+      signal: ac.signal,
       deadline,
-      get metadata() {
-        return (metadata ??= metadataOf(headers));
-      },
+      metadata: metadataOf(headers),
       write: (message) => {
         if (ended || stream.destroyed) return true;
         if (message.length > o.maxSendBytes) {

@@ -62,16 +62,7 @@ function statusOf(err: unknown, method: string, onError?: ServeOptions['onError'
   return { code: Status.INTERNAL, details: fail.unknown(String((err as Error)?.message ?? err)).details };
 }
 
-/** The handler's context; its signal and metadata made only when the handler reads them. */
-const contextOf = (call: H2Call): HandlerContext => ({
-  get signal() {
-    return call.signal;
-  },
-  deadline: call.deadline,
-  get metadata() {
-    return call.metadata;
-  },
-});
+const contextOf = (call: H2Call): HandlerContext => ({ signal: call.signal, deadline: call.deadline, metadata: call.metadata });
 
 function decodeRequest<Req>(m: RpcMethod<Req>, bytes: Buffer): Req {
   try {
