@@ -27,6 +27,9 @@ const queuePrefix = `bench-monitoring-${randomBytes(4).toString('hex')}`;
 const port = 18105;
 
 const dbUrl = await freshDatabase('monitoring', dbName);
+// The plugin table (empty: the built-in parses): without it the worker cannot tell whether a plugin is
+// published for the webhook's id, and every delivery waits for it (PluginUnavailable) instead of being stored.
+const pluginDbUrl = await freshDatabase('plugin', 'bench_monitoring_plugins');
 const db = new pg.Pool({ connectionString: dbUrl, max: 2 });
 const accessKey = randomBytes(24).toString('base64url');
 const webhookId = 'webhook-bench00000001';
@@ -40,6 +43,7 @@ const env = {
   ...process.env,
   PORT: String(port),
   DATABASE_URL: dbUrl,
+  PLUGIN_DATABASE_URL: pluginDbUrl,
   REDIS_URL: redisUrl,
   QUEUE_PREFIX: queuePrefix,
   JWT_PUBLIC_KEY: signingKeys().publicPem,
