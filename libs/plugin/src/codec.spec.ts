@@ -28,6 +28,18 @@ describe('Struct ↔ JSON', () => {
     expect(roundTrip(value)).toEqual(value);
   });
 
+  it('writes strings as UTF-8 byte for byte at every length: ASCII, accents, CJK, emoji, a lone surrogate, keys too', () => {
+    const strings = ['a', 'x'.repeat(31), 'y'.repeat(32), 'z'.repeat(33), 'é', 'aé', `${'a'.repeat(31)}é`, '日本語', '😀', 'a😀b', '\ud800', 'a\udc00', '\u007f\u0080'];
+    for (const s of strings) {
+      const utf8 = Buffer.from(s); // a lone surrogate is U+FFFD, as Buffer writes it
+      const bytes = getData.request.encode({ options: { [s]: s } });
+      const key = Buffer.concat([Buffer.from([0x0a, utf8.length]), utf8]); // Struct entry key (field 1)
+      const value = Buffer.concat([Buffer.from([0x1a, utf8.length]), utf8]); // Value string_value (field 3)
+      expect([s, bytes.includes(key), bytes.includes(value)]).toEqual([s, true, true]);
+      expect(roundTrip({ [s]: s })).toEqual({ [utf8.toString()]: utf8.toString() });
+    }
+  });
+
   it('absent Structs decode as {}, absent scalars as their defaults, absent messages as absent', () => {
     expect(getData.request.decode(getData.request.encode({}))).toEqual({ options: {}, secret_data: {}, schema: '', task_options: {}, domain_id: '' });
   });

@@ -3,6 +3,15 @@ import { EncodeError, ENTRY, ENTRY_KEY, ENTRY_VALUE, isPlainObject, LIST_VALUES,
 const varintSize = (n: number): number => (n < 0x80 ? 1 : n < 0x4000 ? 2 : n < 0x200000 ? 3 : n < 0x10000000 ? 4 : 5);
 /** An int32 as protobuf writes it: a negative one sign-extended to 10 bytes. */
 const int32Size = (n: number): number => (n < 0 ? 10 : varintSize(n));
+/** Strings up to this length are measured and written in JS when they are ASCII (no native call each). */
+const SHORT = 32;
+/** A string's UTF-8 length: a short ASCII one (most keys and labels) counted here, others by Buffer.byteLength. */
+function utf8Length(s: string): number {
+  const n = s.length;
+  if (n > SHORT) return Buffer.byteLength(s);
+  for (let i = 0; i < n; i++) if (s.charCodeAt(i) > 0x7f) return Buffer.byteLength(s);
+  return n;
+}
 const typeError = (v: unknown) => new EncodeError('', `${typeof v === 'object' ? 'an object of a class' : `a ${typeof v}`} is not JSON`);
 /**
  * Writes a message in two passes over the value: the first checks every value and measures every
@@ -88,7 +97,7 @@ export class Encoder {
       case 'string': {
         if (typeof v !== 'string') throw new EncodeError('', 'must be a string');
         if (v === '' && !f.repeated) return 0;
-        const len = Buffer.byteLength(v);
+        const len = utf8Length(v);
         this.push(len);
         return tag + varintSize(len) + len;
       }
@@ -134,7 +143,7 @@ export class Encoder {
       const item = obj[key];
       if (item === undefined) continue; // as JSON.stringify leaves it out
       const entryAt = this.hole();
-      const keyLen = Buffer.byteLength(key);
+      const keyLen = utf8Length(key);
       this.push(keyLen);
       const valueAt = this.hole();
       let value: number;
@@ -171,7 +180,7 @@ export class Encoder {
   private sizeValue(v: unknown, depth: number): number {
     this.tooDeep(depth);
     if (typeof v === 'string') {
-      const len = Buffer.byteLength(v);
+      const len = utf8Length(v);
       this.push(len);
       return 1 + varintSize(len) + len;
     }
@@ -216,7 +225,12 @@ export class Encoder {
   private string(v: string): void {
     const len = this.sizes[this.cursor++];
     this.varint(len);
-    if (len > 0) this.buf.write(v, this.pos, len, 'utf8');
+    if (len === v.length && len <= SHORT) {
+      // As many bytes as UTF-16 units: every unit is ASCII (anything else takes 2 or 3 bytes a unit).
+      const b = this.buf;
+      const at = this.pos;
+      for (let i = 0; i < len; i++) b[at + i] = v.charCodeAt(i);
+    } else if (len > 0) this.buf.write(v, this.pos, len, 'utf8');
     this.pos += len;
   }
 

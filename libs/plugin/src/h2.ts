@@ -123,6 +123,11 @@ export interface UnaryRequest {
 }
 
 const EMPTY = Buffer.alloc(0);
+/**
+ * A request's options with HTTP/2's default priority spelled out (the values Node would fill in): Node
+ * copies them per request and otherwise adds weight, parent, exclusive and silent to each copy.
+ */
+const REQUEST_OPTIONS = Object.freeze({ endStream: false, weight: constants.NGHTTP2_DEFAULT_WEIGHT, parent: 0, exclusive: false, silent: false });
 
 /**
  * One unary call: resolves with the answer's message bytes, rejects with a GrpcStatusError (the
@@ -145,7 +150,7 @@ export function h2Unary(channel: H2Channel, req: UnaryRequest): Promise<Buffer> 
         te: 'trailers',
         'grpc-timeout': grpcTimeout(remaining),
       };
-      stream = session.request(headers, { endStream: false });
+      stream = session.request(headers, REQUEST_OPTIONS);
     } catch (e) {
       return reject(new GrpcStatusError(GRPC.UNAVAILABLE, `cannot start the call: ${(e as Error)?.message ?? e}`));
     }

@@ -7,10 +7,15 @@
 // ≥ 0.7× the built-in's events/s. Loopback only, bounded in time.
 //   node tools/build/build-app.mjs monitoring && node tools/bench/monitoring/plugin-ingest.mjs
 //   (BENCH_SECONDS=15, BENCH_CONCURRENCY=32, BENCH_KEYS=1000, BENCH_RUNS=2 alternating runs of each, median;
-//   BENCH_DIST=<another dist/apps/monitoring> runs that build instead)
+//   BENCH_DIST=<another dist/apps/monitoring> runs that build instead; BENCH_ONLY=plugin its runs alone;
+//   BENCH_PLUGIN_BUNDLE=<another checkout's tmp/bench-monitoring-plugin/plugin.cjs> runs its plugin (its kit);
+//   BENCH_NODE_ARGS / BENCH_PLUGIN_NODE_ARGS: node flags of the worker / the plugin, e.g. --cpu-prof).
+//   Prints each process's CPU per event (app, worker, plugin, the Postgres backends, Redis, this load
+//   generator) and the machine's busy share: whether a path is bound by CPU or by waiting.
 import { fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -18,10 +23,12 @@ import Redis from 'ioredis';
 import { bundle } from '../../build/bundle.mjs';
 import { loadRaw } from '../lib/load.mjs';
 import { record } from '../lib/report.mjs';
+import { busyShare, machineTicks, pgBackends, pgCpu, redisCpu, selfCpu } from '../lib/cpu-breakdown.mjs';
 import { cpuSeconds, freshDatabase, root, signingKeys, waitReady } from '../lib/setup.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const entry = path.join(root, 'tmp/bench-monitoring-plugin/plugin.cjs');
+// BENCH_PLUGIN_BUNDLE: a plugin.cjs bundled from another checkout (its kit), used as it is.
+const entry = process.env.BENCH_PLUGIN_BUNDLE ? path.resolve(process.env.BENCH_PLUGIN_BUNDLE) : path.join(root, 'tmp/bench-monitoring-plugin/plugin.cjs');
 const PLUGIN_ID = 'plugin-prometheus-mon-webhook';
 
 if (process.argv[2] === 'serve') {
@@ -46,13 +53,17 @@ if (process.argv[2] === 'serve') {
   const runs = Number(process.env.BENCH_RUNS || 2);
   const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
   const port = 18106;
-  await bundle({ entryPoints: [path.join(here, 'plugin-entry.ts')], outfile: entry });
+  if (!process.env.BENCH_PLUGIN_BUNDLE) await bundle({ entryPoints: [path.join(here, 'plugin-entry.ts')], outfile: entry });
   const pluginDbUrl = await freshDatabase('plugin', 'bench_plugin');
   const pluginDb = new pg.Pool({ connectionString: pluginDbUrl, max: 1 });
-  const plugin = fork(fileURLToPath(import.meta.url), ['serve'], { stdio: 'inherit' });
+  // BENCH_PLUGIN_NODE_ARGS: node flags of the plugin's process (e.g. --cpu-prof ..., written when it stops).
+  const pluginArgs = (process.env.BENCH_PLUGIN_NODE_ARGS || '').split(/\s+/).filter(Boolean);
+  const plugin = fork(fileURLToPath(import.meta.url), ['serve'], { stdio: 'inherit', execArgv: [...process.execArgv, ...pluginArgs] });
   const { endpoint } = await new Promise((resolve) => plugin.once('message', resolve));
   process.on('exit', () => plugin.kill()); // a failed run must not leave the plugin's process behind
   const keysPair = signingKeys();
+  const redisInfo = new Redis(redisUrl); // INFO cpu, for Redis's share
+  const samples = []; // each run's events/s and CPU per event by process
 
   const alert = (i) => ({
     version: '4',
@@ -123,8 +134,10 @@ if (process.argv[2] === 'serve') {
       const w = await loadRaw({ url, body: alert, concurrency, durationMs: 2000, variants: keys }); // warm-up (also stored)
       for (let i = 0; i < 300 && (await stored()) < w.requests - w.errors; i++) await new Promise((res) => setTimeout(res, 100));
       const warm = await stored();
-      const cpu0 = cpuSeconds(children[1].pid);
-      const plugin0 = cpuSeconds(plugin.pid);
+      const pids = await pgBackends(db, [dbName, 'bench_plugin']); // the app's and the worker's pools are open by now
+      const cpu = async () => ({ app: cpuSeconds(children[0].pid), worker: cpuSeconds(children[1].pid), plugin: published ? cpuSeconds(plugin.pid) : 0, postgres: pgCpu(pids), redis: await redisCpu(redisInfo), load: selfCpu() });
+      const cpu0 = await cpu();
+      const ticks0 = machineTicks();
       const t0 = Date.now();
       const r = await loadRaw({ url, body: alert, concurrency, durationMs: seconds * 1000, variants: keys });
       const accepted = r.requests - r.errors;
@@ -135,13 +148,18 @@ if (process.argv[2] === 'serve') {
         done = (await stored()) - warm;
       }
       const t1 = Date.now();
+      const cpu1 = await cpu();
+      const busy = busyShare(ticks0, machineTicks());
       const errors = Number((await db.query(`SELECT count(*) FROM webhook_delivery WHERE outcome <> 'STORED'`)).rows[0].count);
       const rate = done / ((t1 - t0) / 1000);
-      const workerCpu = ((cpuSeconds(children[1].pid) - cpu0) * 1000) / done;
-      const pluginCpu = published ? ((cpuSeconds(plugin.pid) - plugin0) * 1000) / done : 0;
+      const per = Object.fromEntries(Object.keys(cpu0).map((k) => [k, ((cpu1[k] - cpu0[k]) * 1000) / done]));
+      const total = Object.values(per).reduce((a, b) => a + b, 0);
       console.log(
-        `${published ? 'gRPC plugin' : 'built-in   '}  ${rate.toFixed(0).padStart(6)} events/s end to end (${done} of ${accepted} stored, ${errors} not STORED), accept p99 ${r.p99.toFixed(1)} ms, CPU per event: worker ${workerCpu.toFixed(3)} ms${published ? `, plugin ${pluginCpu.toFixed(3)} ms` : ''}`,
+        `${published ? 'gRPC plugin' : 'built-in   '}  ${rate.toFixed(0).padStart(6)} events/s end to end (${done} of ${accepted} stored, ${errors} not STORED), accept p99 ${r.p99.toFixed(1)} ms\n` +
+          `             CPU per event (ms): ${Object.entries(per).filter(([k]) => published || k !== 'plugin').map(([k, v]) => `${k} ${v.toFixed(3)}`).join(', ')}; all ${total.toFixed(3)}` +
+          ` = ${((total * rate) / 1000).toFixed(2)} cores at this rate; machine ${(busy * 100).toFixed(0)}% busy (of ${os.availableParallelism()} cores, other sessions too)`,
       );
+      samples.push({ published, rate, per });
       if (errors || done < accepted) throw new Error('not every accepted delivery was stored as events');
       return rate;
     } finally {
@@ -171,10 +189,18 @@ if (process.argv[2] === 'serve') {
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const ours = median(remote);
   const baseline = builtin.length ? median(builtin) : NaN;
+  // Where each path's CPU goes (median of its runs per process): the plugin path's extra cost by process.
+  for (const published of [false, true]) {
+    const mine = samples.filter((x) => x.published === published);
+    if (!mine.length) continue;
+    const keysOf = Object.keys(mine[0].per).filter((k) => published || k !== 'plugin');
+    console.log(`${published ? 'gRPC plugin' : 'built-in   '}  median CPU per event (ms): ${keysOf.map((k) => `${k} ${median(mine.map((x) => x.per[k])).toFixed(3)}`).join(', ')}`);
+  }
   console.log(`\ngRPC plugin ${ours.toFixed(0)} events/s, built-in ${baseline.toFixed(0)} events/s: ${(ours / baseline).toFixed(2)}× (target ≥ 0.7×)`);
   record({ measure: 'webhook ingestion through a gRPC plugin vs the built-in (events/s, end to end)', ours, baseline, unit: 'events/s', goal: '≥ 0.7×', met: ours / baseline >= 0.7 });
   plugin.send('stop');
   await new Promise((r) => plugin.once('exit', r));
   await pluginDb.end();
+  redisInfo.disconnect();
   process.exit(0);
 }

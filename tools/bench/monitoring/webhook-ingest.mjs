@@ -15,6 +15,7 @@ import pg from 'pg';
 import Redis from 'ioredis';
 import { load, loadRaw } from '../lib/load.mjs';
 import { record } from '../lib/report.mjs';
+import { pgBackends, pgCpu, redisCpu, selfCpu } from '../lib/cpu-breakdown.mjs';
 import { cpuSeconds, freshDatabase, root, signingKeys, waitReady } from '../lib/setup.mjs';
 
 const seconds = Number(process.env.BENCH_SECONDS || 20);
@@ -26,6 +27,9 @@ const queuePrefix = `bench-monitoring-${randomBytes(4).toString('hex')}`;
 const port = 18105;
 
 const dbUrl = await freshDatabase('monitoring', dbName);
+// The plugin table (empty: the built-in parses): without it the worker cannot tell whether a plugin is
+// published for the webhook's id, and every delivery waits for it (PluginUnavailable) instead of being stored.
+const pluginDbUrl = await freshDatabase('plugin', 'bench_monitoring_plugins');
 const db = new pg.Pool({ connectionString: dbUrl, max: 2 });
 const accessKey = randomBytes(24).toString('base64url');
 const webhookId = 'webhook-bench00000001';
@@ -39,6 +43,7 @@ const env = {
   ...process.env,
   PORT: String(port),
   DATABASE_URL: dbUrl,
+  PLUGIN_DATABASE_URL: pluginDbUrl,
   REDIS_URL: redisUrl,
   QUEUE_PREFIX: queuePrefix,
   JWT_PUBLIC_KEY: signingKeys().publicPem,
@@ -92,35 +97,17 @@ const alert = (i) => ({
 });
 const url = `http://127.0.0.1:${port}/monitoring/v1/webhook/${webhookId}/${accessKey}/events`;
 
-// CPU seconds used so far: each child from /proc, Redis from INFO (the machine is shared: CPU per event is the stable figure).
-const procCpu = cpuSeconds;
+// CPU seconds used so far: each child from /proc, Redis from INFO, the Postgres backends of the bench database
+// (the machine is shared: CPU per event is the stable figure).
 const redisInfo = new Redis(redisUrl);
-const redisCpu = async () => {
-  const info = await redisInfo.info('cpu');
-  const get = (k) => Number(new RegExp(`${k}:([0-9.]+)`).exec(info)[1]);
-  return get('used_cpu_user') + get('used_cpu_sys');
-};
-// Postgres: the backends serving the bench database (the shared WAL writer and checkpointer not counted).
-const pgBackends = async () => (await db.query('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [dbName])).rows.map((r) => r.pid);
-const pgCpu = (pids) => pids.reduce((sum, pid) => {
-  try {
-    return sum + procCpu(pid);
-  } catch {
-    return sum; // a backend that ended
-  }
-}, 0);
-const selfCpu = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6;
-};
-const cpu = async (pids) => ({ app: procCpu(children[0].pid), worker: procCpu(children[1].pid), redis: await redisCpu(), postgres: pgCpu(pids), load: selfCpu() });
+const cpu = async (pids) => ({ app: cpuSeconds(children[0].pid), worker: cpuSeconds(children[1].pid), redis: await redisCpu(redisInfo), postgres: pgCpu(pids), load: selfCpu() });
 
 const client = process.env.BENCH_CLIENT || 'raw';
 const drive = client === 'node' ? load : (o) => loadRaw({ ...o, variants: keys });
 const w = await drive({ url, body: alert, concurrency, durationMs: 2000 }); // warm-up (also stored)
 for (let i = 0; i < 300 && (await stored()) < w.requests - w.errors; i++) await new Promise((res) => setTimeout(res, 100));
 const warm = await stored();
-const pids = await pgBackends(); // the app's and the worker's pools are open by now
+const pids = await pgBackends(db, [dbName]); // the app's and the worker's pools are open by now
 const cpu0 = await cpu(pids);
 const t0 = Date.now();
 const r = await drive({ url, body: alert, concurrency, durationMs: seconds * 1000 });

@@ -1,6 +1,7 @@
 import { generateId } from '@platform/core';
 import { ApiError } from '@platform/errors';
 import { chooseMonitoringPlugin, monitoringClient, parsedEventOf, type RemotePlugins } from '../plugins/remote';
+import type { PluginChoice } from '@platform/plugin';
 import type { PluginRegistry, Struct } from '../plugins/registry';
 import { EVENT_TYPES, ParseError, SEVERITIES, type ParseContext, type ParsedEvent, type ParseResult, type WebhookPlugin } from '../plugins/webhook';
 import type { DeliveryJob } from './job';
@@ -49,6 +50,24 @@ export function sanitize<T>(v: T): T {
     return out as T;
   }
   return v;
+}
+
+/** Whether sanitize would change `v` (a U+0000 in a string or a key) or not copy it faithfully (a `__proto__` key). */
+function needsCopy(v: unknown): boolean {
+  if (typeof v === 'string') return v.includes('\u0000');
+  if (Array.isArray(v)) {
+    for (const x of v) if (needsCopy(x)) return true;
+    return false;
+  }
+  if (v && typeof v === 'object') {
+    for (const k of Object.keys(v)) if (k === '__proto__' || k.includes('\u0000') || needsCopy((v as Record<string, unknown>)[k])) return true;
+  }
+  return false;
+}
+
+/** sanitize's result without the copy when it would be equal: for a payload nothing will change (a remote plugin's). */
+export function sanitizedShared<T>(v: T): T {
+  return needsCopy(v) ? sanitize(v) : v;
 }
 
 const text = (v: unknown, max = MAX_TEXT) => sanitize(typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v)).slice(0, max);
@@ -128,6 +147,8 @@ function remoteFailure(e: unknown): Error {
   return new ParseError(e.message);
 }
 
+type Choice = PluginChoice<WebhookPlugin>;
+
 /** Parses a delivery's payload with the plugin its webhook's plugin_info names (chosen on every delivery). */
 export class DeliveryParser {
   constructor(
@@ -136,16 +157,20 @@ export class DeliveryParser {
     private readonly remote?: RemotePlugins,
   ) {}
 
-  async parse(job: DeliveryJob): Promise<ParseResult> {
+  /** The plugin a delivery is parsed with (its webhook's plugin_info; chosen on every delivery). */
+  async choose(job: DeliveryJob): Promise<Choice> {
     const w = job.webhook;
-    let choice;
     try {
       // Without published plugins (or with "nothing published" cached by the resolver) a built-in costs a map lookup.
-      choice = await chooseMonitoringPlugin(this.remote, this.registry, w.domain_id, w.plugin_id, w.version, w.upgrade_mode);
+      return await chooseMonitoringPlugin(this.remote, this.registry, w.domain_id, w.plugin_id, w.version, w.upgrade_mode);
     } catch (e) {
       if (e instanceof ApiError && e.status === 404) throw new ParseError(`webhook plugin ${w.plugin_id} is not installed`);
       throw remoteFailure(e);
     }
+  }
+
+  async parse(job: DeliveryJob, choice: Choice): Promise<ParseResult> {
+    const w = job.webhook;
     if (choice.kind === 'builtin') return checkBuiltinVersion(choice.plugin, job).parse(w.options, job.data, this.ctx);
     let answer;
     try {
@@ -163,10 +188,13 @@ export class DeliveryParser {
  * was accepted disappears.
  */
 export async function prepareDelivery(parser: DeliveryParser, job: DeliveryJob): Promise<PreparedDelivery> {
-  // A copy (sanitize rebuilds every object and array): the plugin may change job.data as it parses.
-  const raw_data = sanitize(job.data);
+  let raw_data: Struct | undefined;
   try {
-    const result = await parser.parse(job);
+    const choice = await parser.choose(job);
+    // A built-in may change job.data as it parses: it keeps a copy (sanitize rebuilds every object and
+    // array). A remote plugin gets the bytes, job.data stays as it is: a copy only when one must clean it.
+    raw_data = choice.kind === 'builtin' ? sanitize(job.data) : sanitizedShared(job.data);
+    const result = await parser.parse(job, choice);
     const events = result.events.map((e, i) => toRow(e, i));
     const outcome: Outcome = events.length ? 'STORED' : ((result.outcome as Outcome | undefined) ?? 'NO_EVENTS');
     return { job, outcome, error: '', events, raw_data };
@@ -174,6 +202,6 @@ export async function prepareDelivery(parser: DeliveryParser, job: DeliveryJob):
     if (e instanceof PluginUnavailable || e instanceof PluginBadAnswer) throw e; // not the payload's: the job's
     const message = e instanceof Error ? e.message : String(e);
     const detail = e instanceof ParseError ? e.detail : undefined;
-    return { job, outcome: 'PARSE_ERROR', error: text(message, 2000), ...(detail && { detail }), events: [errorEvent(job.webhook.name, message)], raw_data };
+    return { job, outcome: 'PARSE_ERROR', error: text(message, 2000), ...(detail && { detail }), events: [errorEvent(job.webhook.name, message)], raw_data: raw_data ?? sanitize(job.data) };
   }
 }

@@ -233,6 +233,16 @@ describe('monitoring with published plugins (kit plugins over gRPC)', () => {
     expect(got.body.requests).toEqual({ total: 3, error: 1 });
   });
 
+  it("a published plugin's events keep the payload as sent in raw_data (no copy of it is made, nothing in it changes)", async () => {
+    const w = await createWebhook('plugin-acme-mon-webhook', {}, 'raw-data');
+    const payload = { alerts: [{ id: 'r1', status: 'firing', host: 'web-2' }, { id: 'r2', status: 'firing', host: 'web-3' }], extra: { list: [1, 'two', null, true, { deep: [2.5] }], empty: {} } };
+    await post(w, payload).expect(200);
+    await waitFor(async () => (await stored(w.webhook_id)) === 1, 15_000, 'the delivery stored');
+    const events = await eventsOf(w.webhook_id);
+    expect(events.map((e) => e.event_key)).toEqual(['acme-r1', 'acme-r2']);
+    for (const e of events) expect(e.raw_data).toEqual(payload);
+  });
+
   it('the plugin down during posts: every post accepted, parsed once it is back; exact count, no doubles', async () => {
     const own = await serveMonitoringWebhook(webhookHandlers(calls));
     const port = own.port;
