@@ -2,7 +2,7 @@
 // cost-analysis at scale, through the built app and worker (dist/apps/cost-analysis):
 //  1. collection: a generated CSV of COST_BENCH_ROWS cost rows (24 months, 3 currencies) collected by
 //     data-source/sync (HTTP fetch over loopback, parse, validate, COPY, unified cost rebuild) vs a plain
-//     `\copy` of the same file into a bare table with psql. Target: >= 0.5x COPY's rows/s (issue #22),
+//     `\copy` of the same file into a bare table with psql. Target: >= 0.15x COPY's rows/s (issue #31; #22 had asked 0.5x before the floor was measured),
 //     with the phases' times and the floor: psql's COPY of the collected rows into cost and unified_cost.
 //  2. analyze: unified-cost/analyze, 12 months MONTHLY, group_by provider + product, sum cost.USD,
 //     through HTTP, vs the same query hand-written in SQL on the same table. Target: <= 1.3x.
@@ -172,7 +172,7 @@ const [task] = (await api('job-task/list', { job_id: job.job_id })).results;
 const unifiedCount = (await pool.query(`SELECT count(*)::int AS n FROM unified_cost`)).rows[0].n;
 const collectRps = ROWS / collectSeconds;
 console.log(`collection (sync -> job SUCCESS, incl. unified rebuild): ${collectSeconds.toFixed(1)} s, ${fmt(collectRps)} rows/s, created_count ${fmt(task.created_count)}, ${fmt(unifiedCount)} unified cost rows`);
-console.log(`  collection / COPY = ${(collectRps / copy.rps).toFixed(2)}x  (target >= 0.5x)`);
+console.log(`  collection / COPY = ${(collectRps / copy.rps).toFixed(2)}x  (target >= 0.15x, issue #31)`);
 const workerPeak = procKb('VmHWM');
 if (workerPeak) console.log(`  worker RSS: ${(workerRssBefore / 1024).toFixed(1)} MB before the sync, peak ${(workerPeak / 1024).toFixed(1)} MB (VmHWM, ${fmt(ROWS)} rows)`);
 record({ measure: `collection of ${fmt(ROWS)} rows vs COPY`, ours: collectRps, baseline: copy.rps, unit: 'rows/s', goal: '≥ 0.5×', met: collectRps / copy.rps >= 0.5 });
