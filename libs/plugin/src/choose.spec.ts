@@ -1,4 +1,5 @@
 import Redis from 'ioredis';
+import { errors } from '@platform/errors';
 import { choosePlugin, resolveRequestOf, upgradeModeOf } from './choose';
 import { PluginEndpointResolver, type EndpointSource } from './resolver';
 import type { EndpointCandidate } from './versions';
@@ -29,6 +30,22 @@ describe('choosePlugin', () => {
     const resolver = resolverOf(async () => []);
     await expect(choosePlugin(resolver, builtin, request)).resolves.toEqual({ kind: 'builtin', plugin: builtin });
     await expect(choosePlugin(resolver, undefined, request)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('nothing published: find answers undefined and makes no error; resolve is the 404 naming what was asked', async () => {
+    const resolver = resolverOf(async () => []);
+    const made = jest.spyOn(errors, 'notFound');
+    try {
+      await expect(resolver.find(request)).resolves.toBeUndefined();
+      await expect(choosePlugin(resolver, builtin, request)).resolves.toEqual({ kind: 'builtin', plugin: builtin });
+      expect(made).not.toHaveBeenCalled();
+    } finally {
+      made.mockRestore();
+    }
+    await expect(resolver.resolve(request)).rejects.toMatchObject({ status: 404, message: expect.stringContaining('plugin-x') });
+    const manual = { ...request, version: '2.0.0', upgradeMode: 'MANUAL' as const };
+    await expect(resolver.resolve(manual)).rejects.toMatchObject({ status: 404, message: expect.stringContaining('plugin-x 2.0.0') });
+    await expect(choosePlugin(resolver, undefined, manual)).rejects.toMatchObject({ status: 404, message: expect.stringContaining('plugin-x 2.0.0') });
   });
 
   it('a table that cannot be read is a 503, never a silent fall-back to the built-in', async () => {

@@ -1,5 +1,5 @@
 import { ApiError, errors } from '@platform/errors';
-import type { PluginEndpointResolver, ResolveRequest } from './resolver';
+import { notPublished, type PluginEndpointResolver, type ResolveRequest } from './resolver';
 import type { UpgradeMode } from './versions';
 
 /**
@@ -39,13 +39,15 @@ export function resolveRequestOf(
 
 export async function choosePlugin<B>(resolver: PluginEndpointResolver | undefined, builtin: B | undefined, r: ResolveRequest): Promise<PluginChoice<B>> {
   if (resolver) {
+    let found;
     try {
-      const found = await resolver.resolve(r);
-      return { kind: 'remote', endpoint: found.endpoint, version: found.version, updated_version: found.updated_version };
+      found = await resolver.find(r);
     } catch (err) {
       if (!(err instanceof ApiError)) throw errors.unavailable('Plugin endpoints cannot be read now; retry later.');
-      if (err.status !== 404 || builtin === undefined) throw err;
+      throw err;
     }
+    if (found) return { kind: 'remote', endpoint: found.endpoint, version: found.version, updated_version: found.updated_version };
+    if (builtin === undefined) throw notPublished(r);
   }
   if (builtin === undefined) throw errors.notFound('plugin_id', r.pluginId);
   return { kind: 'builtin', plugin: builtin };
